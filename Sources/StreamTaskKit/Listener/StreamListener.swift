@@ -1,0 +1,190 @@
+import Foundation
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOPosix
+
+/// Accepts TCP connections and hands each one over as a connected ``StreamTask``.
+///
+/// ```swift
+/// let listener = StreamListener(host: "127.0.0.1", port: 0)
+/// try await listener.start()
+/// print("listening on", listener.port!)
+/// for await task in listener.connections {
+///     Task { try await serve(task) }
+/// }
+/// ```
+///
+/// Accepted tasks belong to the listener's session (they are in its ``StreamSession/allTasks``,
+/// use its timeouts and delegate) but do not count against its per-host limit.
+public final class StreamListener: Sendable {
+    /// The host or address to bind.
+    public let host: String
+    /// The port asked for; 0 lets the system choose (see ``port``).
+    public let requestedPort: Int
+    /// The most accepted connections open at once; more wait in the kernel's backlog.
+    public let maximumConnections: Int
+    /// The session that accepted tasks belong to.
+    public let session: StreamSession
+
+    /// The accepted connections, in the order they arrived. One consumer at a time; the
+    /// sequence ends when the listener shuts down.
+    public let connections: AsyncStream<StreamTask>
+
+    private let continuation: AsyncStream<StreamTask>.Continuation
+    private let backlog: Int32
+
+    private struct State {
+        var channel: (any Channel)?
+        var open: [Int: StreamTask] = [:]
+        var closed = false
+    }
+
+    private let state = NIOLockedValueBox(State())
+
+    /// Creates a listener; it binds when you call ``start()``.
+    ///
+    /// - Parameters:
+    ///   - host: The address to bind, for example `"127.0.0.1"`, `"::1"` or `"0.0.0.0"`.
+    ///   - port: The port; 0 picks a free one.
+    ///   - maximumConnections: The most accepted connections open at once.
+    ///   - backlog: The kernel's queue of connections not yet accepted.
+    ///   - session: The session accepted tasks belong to; a new default one if omitted.
+    public init(
+        host: String,
+        port: Int,
+        maximumConnections: Int = .max,
+        backlog: Int = 256,
+        session: StreamSession = StreamSession()
+    ) {
+        self.host = host
+        self.requestedPort = port
+        self.maximumConnections = max(1, maximumConnections)
+        self.backlog = Int32(clamping: backlog)
+        self.session = session
+        (connections, continuation) = AsyncStream.makeStream(of: StreamTask.self, bufferingPolicy: .unbounded)
+    }
+
+    /// The address the listener is bound to, once started.
+    public var localAddress: SocketAddress? { state.withLockedValue { $0.channel?.localAddress } }
+
+    /// The port the listener is bound to, once started (the real one when 0 was asked for).
+    public var port: Int? { localAddress?.port }
+
+    /// Binds the address and starts accepting.
+    ///
+    /// - Throws: ``StreamTaskError/Code/bindFailed`` when the address cannot be bound.
+    public func start() async throws {
+        let limit = maximumConnections
+        var bootstrap = ServerBootstrap(group: session.eventLoopGroup)
+            .serverChannelOption(ChannelOptions.backlog, value: backlog)
+            .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
+        if limit != .max {
+            // Accept one connection per read so the limit is exact.
+            bootstrap = bootstrap.serverChannelOption(ChannelOptions.maxMessagesPerRead, value: 1)
+        }
+        bootstrap = bootstrap
+            .serverChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(AcceptLimitHandler(limit: limit))
+                }
+            }
+            .childChannelOption(ChannelOptions.autoRead, value: false)
+            .childChannelOption(ChannelOptions.allowRemoteHalfClosure, value: true)
+            .childChannelInitializer { [self] channel in
+                channel.eventLoop.makeCompletedFuture { try self.accept(channel) }
+            }
+        do {
+            let channel = try await bootstrap.bind(host: host, port: requestedPort).get()
+            let refused = state.withLockedValue { state -> Bool in
+                guard !state.closed else { return true }
+                state.channel = channel
+                return false
+            }
+            if refused {
+                try? await channel.close()
+                throw StreamTaskError(.listenerClosed, "the listener was shut down before it started")
+            }
+        } catch let error as StreamTaskError {
+            throw error
+        } catch {
+            let code = (error as? IOError)?.errnoCode
+            throw StreamTaskError(
+                .bindFailed,
+                "could not listen: \(error)",
+                host: host,
+                port: requestedPort,
+                errno: code,
+                underlying: error
+            )
+        }
+    }
+
+    private func accept(_ channel: any Channel) throws {
+        let remote = channel.remoteAddress
+        let adopted = session.adopt { id in
+            StreamTask(
+                session: session,
+                identifier: id,
+                host: remote?.ipAddress ?? "?",
+                port: remote?.port ?? 0,
+                eventLoop: channel.eventLoop
+            )
+        }
+        guard let task = adopted else {
+            throw StreamTaskError(.sessionInvalidated, "the listener's session was invalidated")
+        }
+        let accepted = state.withLockedValue { state -> Bool in
+            guard !state.closed else { return false }
+            state.open[task.taskIdentifier] = task
+            return true
+        }
+        guard accepted else {
+            task.cancel()
+            throw StreamTaskError(.listenerClosed, "the listener is shutting down")
+        }
+        try task.attach(channel)
+        channel.closeFuture.whenComplete { _ in
+            self.state.withLockedValue { _ = $0.open.removeValue(forKey: task.taskIdentifier) }
+        }
+        continuation.yield(task)
+    }
+
+    /// The accepted connections that are still open.
+    public var openConnections: [StreamTask] {
+        state.withLockedValue { $0.open.values.sorted { $0.taskIdentifier < $1.taskIdentifier } }
+    }
+
+    /// Stops accepting, ends ``connections``, and waits for the accepted connections to finish.
+    ///
+    /// - Parameter gracePeriod: How long open connections may go on; those still open after it
+    ///   are cancelled. `nil` waits for them however long they take; 0 cancels them at once.
+    public func shutdown(gracePeriod: TimeInterval? = nil) async {
+        let channel = state.withLockedValue { state -> (any Channel)? in
+            state.closed = true
+            defer { state.channel = nil }
+            return state.channel
+        }
+        try? await channel?.close()
+        continuation.finish()
+        await withTaskGroup(of: Bool.self) { group in
+            group.addTask {
+                for task in self.openConnections {
+                    for await _ in task.events {}
+                }
+                return true
+            }
+            if let gracePeriod {
+                group.addTask {
+                    try? await Task.sleep(for: .seconds(gracePeriod))
+                    guard !Task.isCancelled else { return false }
+                    for task in self.openConnections { task.cancel() }
+                    return false
+                }
+            }
+            // Once every connection has finished, the grace timer has nothing left to do.
+            while let allFinished = await group.next() {
+                if allFinished { group.cancelAll() }
+            }
+        }
+    }
+}

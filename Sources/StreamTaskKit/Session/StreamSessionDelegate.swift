@@ -1,0 +1,25 @@
+/// Callbacks about a session and its tasks, shaped like `URLSessionStreamDelegate`.
+///
+/// Every method has an empty default implementation: implement the ones you need. Callbacks
+/// arrive on the session's delegate queue, one at a time and in the order the events happened;
+/// ``StreamTaskEvent`` documents when each one fires.
+public protocol StreamSessionDelegate: AnyObject, Sendable {
+    /// No more bytes will arrive on the task (the peer's FIN, or `closeRead()`).
+    func streamSession(_ session: StreamSession, readClosedFor streamTask: StreamTask)
+    /// `closeWrite()` took effect: the peer has been sent the end of the stream.
+    func streamSession(_ session: StreamSession, writeClosedFor streamTask: StreamTask)
+    /// The task's final metrics, delivered once just before it completes.
+    func streamSession(_ session: StreamSession, task: StreamTask, didFinishCollecting metrics: StreamTaskMetrics)
+    /// The task completed: `nil` after an orderly close, the error otherwise.
+    func streamSession(_ session: StreamSession, task: StreamTask, didCompleteWithError error: (any Error)?)
+    /// The session was invalidated and every one of its tasks has completed.
+    func streamSession(_ session: StreamSession, didBecomeInvalidWithError error: (any Error)?)
+}
+
+extension StreamSessionDelegate {
+    public func streamSession(_ session: StreamSession, readClosedFor streamTask: StreamTask) {}
+    public func streamSession(_ session: StreamSession, writeClosedFor streamTask: StreamTask) {}
+    public func streamSession(_ session: StreamSession, task: StreamTask, didFinishCollecting metrics: StreamTaskMetrics) {}
+    public func streamSession(_ session: StreamSession, task: StreamTask, didCompleteWithError error: (any Error)?) {}
+    public func streamSession(_ session: StreamSession, didBecomeInvalidWithError error: (any Error)?) {}
+}

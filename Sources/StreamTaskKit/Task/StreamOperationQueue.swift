@@ -1,0 +1,417 @@
+import NIOCore
+
+/// Identifies one operation queued on a task.
+struct OperationID: Hashable, Sendable, CustomStringConvertible {
+    var rawValue: UInt64
+    var description: String { "op\(rawValue)" }
+}
+
+/// The operations of one stream task and its inbound buffer, as a plain value.
+///
+/// It performs no I/O: each input (an operation enqueued, bytes received, the channel
+/// becoming writable, a timeout, …) returns the ``Action``s its owner must carry out, in order.
+/// That keeps every ordering rule testable without sockets.
+///
+/// Ordering rules:
+/// - Reads (and `closeRead`) form one lane, writes (and `closeWrite`) another. Each lane
+///   completes in the order it was issued; the lanes are independent, so a pending read never
+///   holds back a write (a request/response client may issue its read before its write).
+/// - A read completes from the buffer as soon as the buffer satisfies it. A read that times out
+///   or is abandoned leaves the buffer alone: the next read gets the bytes.
+/// - Writes are handed to the channel while it is writable; more wait here (backpressure).
+///   `closeWrite` runs once every earlier write has completed, `closeRead` once every earlier
+///   read has.
+/// - Input is requested from the channel only while the buffer holds fewer than
+///   `highWaterMark` bytes, so a slow reader slows the peer and memory stays bounded.
+struct StreamOperationQueue {
+    enum Operation {
+        /// Read at least `minLength` and at most `maxLength` bytes.
+        case read(minLength: Int, maxLength: Int)
+        /// Read up to and including `delimiter`, which must end within `maxLength` bytes.
+        case readThrough(delimiter: [UInt8], maxLength: Int)
+        case write(ByteBuffer)
+        case closeRead
+        case closeWrite
+    }
+
+    enum Event: Equatable {
+        case readClosed
+        case writeClosed
+    }
+
+    enum Action {
+        /// A read finished: its bytes, and whether the stream is now at its end.
+        case succeedRead(OperationID, ByteBuffer, atEOF: Bool)
+        /// A write, `closeRead` or `closeWrite` finished.
+        case succeed(OperationID)
+        case fail(OperationID, StreamTaskError)
+        /// Hand these bytes to the channel; report the write's outcome with `writeCompleted`.
+        case write(OperationID, ByteBuffer)
+        case flush
+        case shutdownOutput
+        case shutdownInput
+        /// Ask the channel for more input; report the end of that burst with `receiveCompleted`.
+        case requestInput
+        /// Close the whole connection.
+        case close
+        case emit(Event)
+    }
+
+    enum Connection {
+        case notConnected
+        case open
+        /// Closed; `nil` for an orderly close.
+        case closed(StreamTaskError?)
+    }
+
+    private struct Pending {
+        let id: OperationID
+        let operation: Operation
+        /// A write that has been handed to the channel.
+        var issued = false
+    }
+
+    let highWaterMark: Int
+    private(set) var connection = Connection.notConnected
+    private var pending = CircularBuffer<Pending>(initialCapacity: 4)
+    private var buffer: ByteBuffer?
+    /// The peer's end of stream arrived (or the connection closed in order).
+    private var endOfInput = false
+    private var inputShutDown = false
+    private var outputShutDown = false
+    private var closeReadQueued = false
+    private var closeWriteQueued = false
+    private var writable = true
+    private var inputRequested = false
+    private var readClosedReported = false
+    private var closeRequested = false
+
+    init(highWaterMark: Int = 256 * 1024) {
+        self.highWaterMark = highWaterMark
+    }
+
+    /// Bytes received and not yet read.
+    var bufferedByteCount: Int { buffer?.readableBytes ?? 0 }
+
+    /// Whether any operation is still waiting or in flight.
+    var hasPendingOperations: Bool { !pending.isEmpty }
+
+    /// The error the connection closed with, if it closed with one.
+    var closeError: StreamTaskError? {
+        if case .closed(let error) = connection { return error }
+        return nil
+    }
+
+    // MARK: Inputs
+
+    mutating func enqueue(_ operation: Operation, id: OperationID) -> [Action] {
+        if let error = validate(operation) {
+            return [.fail(id, error)]
+        }
+        switch operation {
+        case .closeRead: closeReadQueued = true
+        case .closeWrite: closeWriteQueued = true
+        default: break
+        }
+        pending.append(Pending(id: id, operation: operation))
+        return process()
+    }
+
+    mutating func connected() -> [Action] {
+        guard case .notConnected = connection else { return [] }
+        connection = .open
+        return process()
+    }
+
+    mutating func received(_ bytes: ByteBuffer) -> [Action] {
+        guard case .open = connection, !inputShutDown, !endOfInput else { return [] }
+        var bytes = bytes
+        if buffer == nil || buffer!.readableBytes == 0 {
+            buffer = bytes
+        } else {
+            buffer!.writeBuffer(&bytes)
+        }
+        return process()
+    }
+
+    /// The channel finished a burst of reads asked for with ``Action/requestInput``.
+    mutating func receiveCompleted() -> [Action] {
+        inputRequested = false
+        return process()
+    }
+
+    /// The peer closed its side of the stream (a FIN arrived).
+    mutating func inputEnded() -> [Action] {
+        guard !endOfInput else { return [] }
+        endOfInput = true
+        var actions = reportReadClosed()
+        actions += process()
+        return actions
+    }
+
+    mutating func writabilityChanged(_ isWritable: Bool) -> [Action] {
+        writable = isWritable
+        return isWritable ? process() : []
+    }
+
+    mutating func writeCompleted(_ id: OperationID, error: StreamTaskError?) -> [Action] {
+        guard let index = pending.firstIndex(where: { $0.id == id }) else { return [] }
+        pending.remove(at: index)
+        var actions: [Action] = [error.map { .fail(id, $0) } ?? .succeed(id)]
+        actions += process()
+        return actions
+    }
+
+    /// Withdraws an operation that timed out or whose caller stopped waiting.
+    ///
+    /// A write the channel already has cannot be taken back, and part of it may have been sent:
+    /// the stream is no longer at a message boundary, so the connection is closed.
+    mutating func abandon(_ id: OperationID, error: StreamTaskError) -> [Action] {
+        guard let index = pending.firstIndex(where: { $0.id == id }) else { return [] }
+        let item = pending.remove(at: index)
+        var actions: [Action] = [.fail(id, error)]
+        if case .write = item.operation, item.issued {
+            let reason = StreamTaskError(
+                error.code,
+                "the connection was closed because a write was abandoned after the channel took it (\(error.message))"
+            )
+            actions += closed(error: reason)
+            actions.append(.close)
+        } else {
+            actions += process()
+        }
+        return actions
+    }
+
+    /// The connection is gone: in order (`nil`) or with an error.
+    mutating func closed(error: StreamTaskError?) -> [Action] {
+        if case .closed = connection { return [] }
+        connection = .closed(error)
+        if error == nil { endOfInput = true }
+        var actions: [Action] = []
+        let failure = error ?? StreamTaskError(.connectionClosed, "the connection is closed")
+        for item in pending where item.issued {
+            actions.append(.fail(item.id, failure))
+        }
+        pending.removeAll(where: { $0.issued })
+        actions += process()
+        return actions
+    }
+
+    /// Fails every operation with a cancellation error and closes the connection.
+    mutating func cancel() -> [Action] {
+        var actions: [Action] = pending.map { .fail($0.id, .cancelled) }
+        pending.removeAll()
+        buffer = nil
+        if case .closed = connection { return actions }
+        let wasOpen: Bool
+        if case .open = connection { wasOpen = true } else { wasOpen = false }
+        connection = .closed(.cancelled)
+        if wasOpen { actions.append(.close) }
+        return actions
+    }
+
+    // MARK: Processing
+
+    private func validate(_ operation: Operation) -> StreamTaskError? {
+        switch operation {
+        case .read(let minLength, let maxLength):
+            if minLength < 0 {
+                return .invalidArgument("minLength must not be negative (got \(minLength))")
+            }
+            if maxLength < 1 {
+                return .invalidArgument("maxLength must be at least 1 (got \(maxLength))")
+            }
+            if maxLength < minLength {
+                return .invalidArgument("maxLength (\(maxLength)) must not be less than minLength (\(minLength))")
+            }
+            return closeReadQueued ? .readClosed : nil
+        case .readThrough(let delimiter, let maxLength):
+            if delimiter.isEmpty {
+                return .invalidArgument("the delimiter must not be empty")
+            }
+            if maxLength < delimiter.count {
+                return .invalidArgument(
+                    "maxLength (\(maxLength)) must be at least the delimiter's length (\(delimiter.count))"
+                )
+            }
+            return closeReadQueued ? .readClosed : nil
+        case .write:
+            return closeWriteQueued ? .writeClosed : nil
+        case .closeRead, .closeWrite:
+            return nil
+        }
+    }
+
+    private mutating func process() -> [Action] {
+        var actions: [Action] = []
+        var readLaneBlocked = false
+        var writeLaneBlocked = false
+        var writeInFlight = false
+        var issuedWrite = false
+        var index = pending.startIndex
+        while index != pending.endIndex {
+            let item = pending[index]
+            var done = false
+            switch item.operation {
+            case .read(let minLength, let maxLength):
+                guard !readLaneBlocked else { break }
+                if let action = completeRead(item.id, minLength: minLength, maxLength: maxLength) {
+                    actions.append(action)
+                    done = true
+                } else {
+                    readLaneBlocked = true
+                }
+            case .readThrough(let delimiter, let maxLength):
+                guard !readLaneBlocked else { break }
+                if let action = completeReadThrough(item.id, delimiter: delimiter, maxLength: maxLength) {
+                    actions.append(action)
+                    done = true
+                } else {
+                    readLaneBlocked = true
+                }
+            case .closeRead:
+                guard !readLaneBlocked else { break }
+                if case .notConnected = connection {
+                    readLaneBlocked = true
+                    break
+                }
+                actions += performCloseRead()
+                actions.append(.succeed(item.id))
+                done = true
+            case .write(let bytes):
+                if item.issued {
+                    writeInFlight = true
+                    break
+                }
+                guard !writeLaneBlocked else { break }
+                switch connection {
+                case .notConnected:
+                    writeLaneBlocked = true
+                case .closed(let error):
+                    actions.append(.fail(item.id, error ?? StreamTaskError(.connectionClosed, "the connection is closed")))
+                    done = true
+                case .open:
+                    if !writable {
+                        writeLaneBlocked = true
+                    } else {
+                        pending[index].issued = true
+                        actions.append(.write(item.id, bytes))
+                        issuedWrite = true
+                        writeInFlight = true
+                    }
+                }
+            case .closeWrite:
+                guard !writeLaneBlocked, !writeInFlight else {
+                    writeLaneBlocked = true
+                    break
+                }
+                switch connection {
+                case .notConnected:
+                    writeLaneBlocked = true
+                case .closed(let error):
+                    actions.append(error.map { .fail(item.id, $0) } ?? .succeed(item.id))
+                    done = true
+                case .open:
+                    if !outputShutDown {
+                        outputShutDown = true
+                        actions.append(.shutdownOutput)
+                        actions.append(.emit(.writeClosed))
+                    }
+                    actions.append(.succeed(item.id))
+                    done = true
+                }
+            }
+            if done {
+                pending.remove(at: index)
+            } else {
+                index = pending.index(after: index)
+            }
+        }
+        if issuedWrite {
+            actions.append(.flush)
+        }
+        if case .open = connection {
+            if (endOfInput || inputShutDown) && outputShutDown && !closeRequested {
+                closeRequested = true
+                actions.append(.close)
+            } else if !endOfInput, !inputShutDown, !inputRequested, bufferedByteCount < highWaterMark {
+                inputRequested = true
+                actions.append(.requestInput)
+            }
+        }
+        return actions
+    }
+
+    private mutating func completeRead(_ id: OperationID, minLength: Int, maxLength: Int) -> Action? {
+        if inputShutDown { return .fail(id, .readClosed) }
+        let available = bufferedByteCount
+        if available > 0 && available >= minLength {
+            let bytes = take(Swift.min(available, maxLength))
+            return .succeedRead(id, bytes, atEOF: endOfInput && bufferedByteCount == 0)
+        }
+        if endOfInput {
+            return .succeedRead(id, take(available), atEOF: true)
+        }
+        if case .closed(let error?) = connection {
+            return .fail(id, error)
+        }
+        if minLength == 0 {
+            return .succeedRead(id, ByteBuffer(), atEOF: false)
+        }
+        return nil
+    }
+
+    private mutating func completeReadThrough(_ id: OperationID, delimiter: [UInt8], maxLength: Int) -> Action? {
+        if inputShutDown { return .fail(id, .readClosed) }
+        let available = bufferedByteCount
+        if let end = buffer?.endOfFirst(delimiter, within: Swift.min(available, maxLength)) {
+            let bytes = take(end)
+            return .succeedRead(id, bytes, atEOF: endOfInput && bufferedByteCount == 0)
+        }
+        if available >= maxLength {
+            return .fail(
+                id,
+                StreamTaskError(
+                    .delimiterNotFound,
+                    "no delimiter within the first \(maxLength) bytes; the bytes stay buffered for the next read"
+                )
+            )
+        }
+        if endOfInput {
+            return .succeedRead(id, take(available), atEOF: true)
+        }
+        if case .closed(let error?) = connection {
+            return .fail(id, error)
+        }
+        return nil
+    }
+
+    private mutating func performCloseRead() -> [Action] {
+        guard !inputShutDown else { return [] }
+        inputShutDown = true
+        buffer = nil
+        var actions = reportReadClosed()
+        if case .open = connection, !endOfInput {
+            actions.append(.shutdownInput)
+        }
+        return actions
+    }
+
+    private mutating func reportReadClosed() -> [Action] {
+        guard !readClosedReported else { return [] }
+        readClosedReported = true
+        return [.emit(.readClosed)]
+    }
+
+    private mutating func take(_ count: Int) -> ByteBuffer {
+        guard count > 0, buffer != nil else { return ByteBuffer() }
+        let bytes = buffer!.readSlice(length: count)!
+        if buffer!.readableBytes == 0 {
+            buffer = nil
+        } else if buffer!.readerIndex > 64 * 1024 && buffer!.readerIndex > buffer!.readableBytes {
+            buffer!.discardReadBytes()
+        }
+        return bytes
+    }
+}

@@ -1,0 +1,51 @@
+import Foundation
+import NIOCore
+import NIOFoundationCompat
+
+/// Completion-handler forms with `URLSessionStreamTask`'s argument labels, so code written for
+/// it ports by renaming types. Handlers run on the session's delegate queue, in order.
+extension StreamTask {
+    /// Reads at least `minBytes` and at most `maxBytes` bytes; see
+    /// ``readData(ofMinLength:maxLength:timeout:)`` for the rules.
+    ///
+    /// The handler gets the bytes (`nil` only on error), whether the stream has ended, and the
+    /// error, if any.
+    public func readData(
+        ofMinLength minBytes: Int,
+        maxLength maxBytes: Int,
+        timeout: TimeInterval,
+        completionHandler: @escaping @Sendable (Data?, Bool, (any Error)?) -> Void
+    ) {
+        let queue = session.delegateQueue
+        submit(.read(minLength: minBytes, maxLength: maxBytes), timeout: timeout) { result in
+            switch result {
+            case .success(let outcome):
+                let data = Data(buffer: outcome.bytes, byteTransferStrategy: .automatic)
+                queue.async { completionHandler(data, outcome.atEOF, nil) }
+            case .failure(let error):
+                queue.async { completionHandler(nil, false, error) }
+            }
+        }
+    }
+
+    /// Writes `data`; the handler gets `nil` once every byte has been handed to the kernel, or
+    /// the error. See ``write(_:timeout:)`` for the rules.
+    public func write(
+        _ data: Data,
+        timeout: TimeInterval,
+        completionHandler: @escaping @Sendable ((any Error)?) -> Void
+    ) {
+        let queue = session.delegateQueue
+        submit(.write(ByteBuffer(data: data)), timeout: timeout) { result in
+            let error: (any Error)? = result.failure
+            queue.async { completionHandler(error) }
+        }
+    }
+}
+
+extension Result {
+    fileprivate var failure: Failure? {
+        if case .failure(let error) = self { return error }
+        return nil
+    }
+}

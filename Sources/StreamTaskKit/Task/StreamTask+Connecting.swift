@@ -1,0 +1,133 @@
+import Foundation
+import NIOCore
+import NIOPosix
+
+extension StreamTask {
+    /// The session granted a connection slot (at once, or when another task to the host ended).
+    func connectionSlotGranted() {
+        onLoop { self.startConnecting() }
+    }
+
+    private func startConnecting() {
+        guard lifecycle == .waitingForSlot else { return }
+        lifecycle = .connecting
+        let timeout = configuration.timeoutIntervalForConnect
+        if timeout > 0 {
+            connectTimer = eventLoop.scheduleTask(in: .seconds(timeout)) {
+                self.connectFailed(ChannelErrorMapper.connectTimeout(host: self.host, port: self.port, timeout: timeout))
+            }
+        }
+        configuration.logger.debug("resolving", metadata: ["task": "\(taskIdentifier)", "host": "\(host)"])
+        updateShared { $0.metrics.domainLookupStartDate = Date() }
+        NameResolver.resolve(host: host, port: port, on: eventLoop).whenComplete { result in
+            guard self.lifecycle == .connecting else { return }
+            switch result {
+            case .failure(let error):
+                self.connectFailed(ChannelErrorMapper.mapConnect(error, host: self.host, port: self.port, timeout: timeout))
+            case .success(let addresses):
+                self.updateShared {
+                    let now = Date()
+                    $0.metrics.domainLookupEndDate = now
+                    $0.metrics.connectStartDate = now
+                }
+                self.connect(to: addresses, timeout: timeout)
+            }
+        }
+    }
+
+    private func connect(to addresses: [SocketAddress], timeout: TimeInterval) {
+        let bootstrap = ClientBootstrap(group: eventLoop)
+            .channelOption(ChannelOptions.autoRead, value: false)
+            .channelOption(ChannelOptions.allowRemoteHalfClosure, value: true)
+            .resolver(ResolvedAddresses(addresses: addresses, eventLoop: eventLoop))
+            // The task's own timer bounds the whole connect; this bounds NIO's attempts with it.
+            .connectTimeout(timeout > 0 ? .seconds(timeout) : .hours(24 * 365))
+        bootstrap.connect(host: host, port: port).whenComplete { result in
+            switch result {
+            case .success(let channel):
+                guard self.lifecycle == .connecting else {
+                    channel.close(promise: nil)
+                    return
+                }
+                self.connectTimer?.cancel()
+                self.connectTimer = nil
+                self.updateShared { $0.metrics.connectEndDate = Date() }
+                do {
+                    try self.attach(channel)
+                } catch {
+                    channel.close(promise: nil)
+                    self.connectFailed(ChannelErrorMapper.mapConnect(error, host: self.host, port: self.port, timeout: timeout))
+                }
+            case .failure(let error):
+                guard self.lifecycle == .connecting else { return }
+                self.connectFailed(ChannelErrorMapper.mapConnect(error, host: self.host, port: self.port, timeout: timeout))
+            }
+        }
+    }
+
+    /// Takes over a channel: the task's handler joins its pipeline, and queued operations
+    /// start once the channel is active (at once for a connected channel; for an accepted one,
+    /// when it has been registered). Runs on the channel's event loop, which is the task's.
+    func attach(_ channel: any Channel) throws {
+        let handler = StreamTaskChannelHandler(task: self)
+        self.handler = handler
+        lifecycle = .running
+        updateShared { $0.state = .running }
+        try channel.pipeline.syncOperations.addHandler(handler)
+    }
+
+    /// The channel is connected and registered: record its addresses and start the queue.
+    func channelBecameActive(_ channel: any Channel) {
+        guard case .notConnected = queue.connection else { return }
+        updateShared { shared in
+            shared.metrics.localAddress = channel.localAddress?.ipAddress
+            shared.metrics.localPort = channel.localAddress?.port
+            shared.metrics.remoteAddress = channel.remoteAddress?.ipAddress
+            shared.metrics.remotePort = channel.remoteAddress?.port
+        }
+        configuration.logger.debug(
+            "connected",
+            metadata: ["task": "\(taskIdentifier)", "remote": "\(channel.remoteAddress.map { "\($0)" } ?? "?")"]
+        )
+        run(queue.connected())
+    }
+
+    private func connectFailed(_ error: StreamTaskError) {
+        guard lifecycle == .waitingForSlot || lifecycle == .connecting else { return }
+        configuration.logger.debug("connect failed", metadata: ["task": "\(taskIdentifier)", "error": "\(error)"])
+        run(queue.closed(error: error.at(host: host, port: port)))
+        complete()
+    }
+
+    // MARK: Channel events (from StreamTaskChannelHandler, on the event loop)
+
+    func channelReceived(_ bytes: ByteBuffer) {
+        let count = Int64(bytes.readableBytes)
+        updateShared { $0.metrics.countOfBytesReceived += count }
+        run(queue.received(bytes))
+    }
+
+    func channelReceiveCompleted() {
+        run(queue.receiveCompleted())
+    }
+
+    func channelInputClosed() {
+        run(queue.inputEnded())
+    }
+
+    func channelWritabilityChanged(_ isWritable: Bool) {
+        run(queue.writabilityChanged(isWritable))
+    }
+
+    func channelFailed(_ error: any Error) {
+        let failure = ChannelErrorMapper.map(error)
+        configuration.logger.debug("connection error", metadata: ["task": "\(taskIdentifier)", "error": "\(failure)"])
+        if channelFailure == nil { channelFailure = failure }
+        handler?.close()
+    }
+
+    func channelClosed() {
+        run(queue.closed(error: channelFailure))
+        complete()
+    }
+}

@@ -1,0 +1,110 @@
+import Foundation
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOFoundationCompat
+
+extension StreamTask {
+    /// Reads at least `minBytes` and at most `maxBytes` bytes.
+    ///
+    /// Returns as soon as `minBytes` are buffered, with as many as are there up to `maxBytes`.
+    /// At end of stream it returns whatever is left, which may be fewer than `minBytes` or none,
+    /// and `atEOF` is `true` once nothing is left to read. With `minBytes == 0` it returns at once
+    /// with what is buffered.
+    ///
+    /// A read that times out throws ``StreamTaskError/Code/timedOut`` and loses nothing: the
+    /// bytes that had arrived stay buffered for the next read. So does a read whose Swift task is
+    /// cancelled.
+    ///
+    /// - Parameters:
+    ///   - minBytes: The fewest bytes to return (unless the stream ends first); 0 or more.
+    ///   - maxBytes: The most bytes to return; at least 1 and at least `minBytes`.
+    ///   - timeout: Seconds to wait; 0 means no timeout.
+    /// - Returns: The bytes (never `nil` when the read succeeds, possibly empty at end of stream)
+    ///   and whether the stream has ended with nothing left to read.
+    public func readData(
+        ofMinLength minBytes: Int,
+        maxLength maxBytes: Int,
+        timeout: TimeInterval
+    ) async throws -> (Data?, Bool) {
+        let outcome = try await perform(.read(minLength: minBytes, maxLength: maxBytes), timeout: timeout)
+        return (Data(buffer: outcome.bytes, byteTransferStrategy: .automatic), outcome.atEOF)
+    }
+
+    /// Reads at least `minBytes` and at most `maxBytes` bytes, with the session's read timeout.
+    public func readData(ofMinLength minBytes: Int, maxLength maxBytes: Int) async throws -> (Data?, Bool) {
+        try await readData(ofMinLength: minBytes, maxLength: maxBytes, timeout: configuration.timeoutIntervalForRead)
+    }
+
+    /// Reads up to and including the first `delimiter` (for example `"\r\n"`).
+    ///
+    /// The delimiter must end within the first `maxLength` bytes; if `maxLength` bytes arrive
+    /// without one, the read throws ``StreamTaskError/Code/delimiterNotFound`` and the bytes stay
+    /// buffered, so the caller can read them another way or close the connection.
+    ///
+    /// - Returns: The bytes through the delimiter. At end of stream, the bytes left without a
+    ///   delimiter (the data does not end with `delimiter`), or `nil` when nothing is left.
+    public func readData(
+        upToAndIncluding delimiter: Data,
+        maxLength: Int,
+        timeout: TimeInterval
+    ) async throws -> Data? {
+        let outcome = try await perform(.readThrough(delimiter: Array(delimiter), maxLength: maxLength), timeout: timeout)
+        if outcome.atEOF && outcome.bytes.readableBytes == 0 { return nil }
+        return Data(buffer: outcome.bytes, byteTransferStrategy: .automatic)
+    }
+
+    /// Reads up to and including the first `delimiter`, with the session's read timeout.
+    public func readData(upToAndIncluding delimiter: Data, maxLength: Int) async throws -> Data? {
+        try await readData(upToAndIncluding: delimiter, maxLength: maxLength, timeout: configuration.timeoutIntervalForRead)
+    }
+
+    /// Writes `data`, returning once every byte has been handed to the kernel.
+    ///
+    /// While the peer does not read, writes wait here rather than piling up in memory. A write
+    /// that times out before the channel took it is withdrawn and nothing of it is sent. One that
+    /// times out after the channel took it may have been sent in part, so the connection is
+    /// closed (the stream would no longer be at a message boundary).
+    ///
+    /// - Parameters:
+    ///   - data: The bytes to send.
+    ///   - timeout: Seconds to wait; 0 means no timeout.
+    public func write(_ data: Data, timeout: TimeInterval) async throws {
+        _ = try await perform(.write(ByteBuffer(data: data)), timeout: timeout)
+    }
+
+    /// Writes `data` with the session's write timeout.
+    public func write(_ data: Data) async throws {
+        try await write(data, timeout: configuration.timeoutIntervalForWrite)
+    }
+
+    /// Closes the read side once every earlier read has completed: buffered bytes are dropped,
+    /// and later reads fail with ``StreamTaskError/Code/readClosed``.
+    public func closeRead() {
+        submit(.closeRead, timeout: 0) { _ in }
+    }
+
+    /// Closes the write side once every earlier write has completed: the peer sees end of
+    /// stream, and reading goes on. Writes issued after this fail at once with
+    /// ``StreamTaskError/Code/writeClosed``.
+    public func closeWrite() {
+        submit(.closeWrite, timeout: 0) { _ in }
+    }
+
+    /// Queues `operation` and waits for it; cancelling the waiting Swift task withdraws it.
+    func perform(_ operation: StreamOperationQueue.Operation, timeout: TimeInterval) async throws -> Outcome {
+        // The id exists before the operation reaches the loop, and the flag is set before the
+        // withdrawal is queued: whichever runs first on the loop, the operation cannot be missed.
+        let id = makeOperationID()
+        let abandoned = NIOLockedValueBox(false)
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Outcome, any Error>) in
+                submit(operation, id: id, timeout: timeout, abandoned: abandoned) { result in
+                    continuation.resume(with: result.mapError { $0 as any Error })
+                }
+            }
+        } onCancel: {
+            abandoned.withLockedValue { $0 = true }
+            abandon(id)
+        }
+    }
+}

@@ -1,0 +1,335 @@
+import Foundation
+import NIOConcurrencyHelpers
+import NIOCore
+
+/// A TCP connection that you read and write with queued, timed operations, like
+/// `URLSessionStreamTask`.
+///
+/// A task made by ``StreamSession/streamTask(withHostName:port:)`` starts suspended: operations
+/// issued before ``resume()`` wait, and run once the connection is up. A task accepted by a
+/// ``StreamListener`` is already connected.
+///
+/// Reads complete in the order they were issued, and so do writes; the two are independent, so
+/// a pending read never holds back a write. Every public method may be called from any thread.
+public final class StreamTask: @unchecked Sendable, CustomStringConvertible {
+    // @unchecked Sendable: the `var`s below are touched only on `eventLoop` (each entry point
+    // hops there first); what other threads read lives in `shared`, behind a lock.
+
+    /// Where a task is in its life.
+    public enum State: Sendable, Equatable {
+        /// Created and not resumed yet.
+        case suspended
+        /// Resumed: waiting for a connection slot, connecting, or connected.
+        case running
+        /// `cancel()` was called and the connection is closing.
+        case canceling
+        /// The connection is closed and every operation has finished.
+        case completed
+    }
+
+    /// A number that identifies the task within its session.
+    public let taskIdentifier: Int
+    /// The host the task connects to (for an accepted task: the peer's address).
+    public let host: String
+    /// The port the task connects to (for an accepted task: the peer's port).
+    public let port: Int
+    /// The session the task belongs to.
+    public let session: StreamSession
+
+    let eventLoop: any EventLoop
+    let configuration: StreamSession.Configuration
+
+    enum Lifecycle {
+        case suspended
+        case waitingForSlot
+        case connecting
+        case running
+        case completed
+    }
+
+    typealias Outcome = (bytes: ByteBuffer, atEOF: Bool)
+    typealias Completion = @Sendable (Result<Outcome, StreamTaskError>) -> Void
+
+    var lifecycle: Lifecycle
+    var queue: StreamOperationQueue
+    var handler: StreamTaskChannelHandler?
+    var connectTimer: Scheduled<Void>?
+    /// The first error the channel reported; the connection closes with it.
+    var channelFailure: StreamTaskError?
+    private var completions: [OperationID: Completion] = [:]
+    private var timers: [OperationID: Scheduled<Void>] = [:]
+
+    struct Shared {
+        var state: State
+        var error: StreamTaskError?
+        var metrics: StreamTaskMetrics
+        var delegate: (any StreamSessionDelegate)?
+        var nextOperation: UInt64 = 0
+    }
+
+    private let shared: NIOLockedValueBox<Shared>
+    private let broadcaster = EventBroadcaster<StreamTaskEvent>()
+
+    init(
+        session: StreamSession,
+        identifier: Int,
+        host: String,
+        port: Int,
+        eventLoop: (any EventLoop)? = nil,
+        failedWith failure: StreamTaskError? = nil
+    ) {
+        self.session = session
+        self.taskIdentifier = identifier
+        self.host = host
+        self.port = port
+        self.configuration = session.configuration
+        self.eventLoop = eventLoop ?? session.eventLoopGroup.next()
+        self.queue = StreamOperationQueue(highWaterMark: session.configuration.inboundBufferLimit)
+        self.lifecycle = .suspended
+        self.shared = NIOLockedValueBox(Shared(state: .suspended, metrics: StreamTaskMetrics()))
+        if let failure {
+            // A task the session refused: it is born completed.
+            _ = queue.closed(error: failure)
+            lifecycle = .completed
+            shared.withLockedValue {
+                $0.state = .completed
+                $0.error = failure
+                $0.metrics.taskEndDate = $0.metrics.taskStartDate
+            }
+            broadcaster.emit(.completed(failure), last: true)
+        }
+    }
+
+    // MARK: Public state
+
+    /// Where the task is in its life.
+    public var state: State { shared.withLockedValue { $0.state } }
+
+    /// Why the task completed, once it has: `nil` while running and after an orderly close.
+    public var error: StreamTaskError? { shared.withLockedValue { $0.error } }
+
+    /// The task's metrics so far.
+    public var metrics: StreamTaskMetrics { shared.withLockedValue { $0.metrics } }
+
+    /// A delegate for this task only; when `nil`, the session's delegate hears about it.
+    public var delegate: (any StreamSessionDelegate)? {
+        get { shared.withLockedValue { $0.delegate } }
+        set { shared.withLockedValue { $0.delegate = newValue } }
+    }
+
+    /// The task's events, from its creation on: each iteration starts with the events that
+    /// already happened, and the sequence ends after ``StreamTaskEvent/completed(_:)``.
+    public var events: AsyncStream<StreamTaskEvent> { broadcaster.subscribe() }
+
+    public var description: String {
+        "StreamTask #\(taskIdentifier) \(StreamTaskError.endpoint(host: host, port: port))"
+    }
+
+    // MARK: Lifecycle
+
+    /// Starts the task: waits for a connection slot for its host if the session's limit is
+    /// reached, resolves the host name and connects. Calling it again does nothing.
+    public func resume() {
+        onLoop {
+            guard self.lifecycle == .suspended else { return }
+            self.lifecycle = .waitingForSlot
+            self.updateShared { $0.state = .running }
+            self.session.requestConnectionSlot(for: self)
+        }
+    }
+
+    /// Cancels the task: every queued operation fails with ``StreamTaskError/Code/cancelled``
+    /// and the connection closes.
+    public func cancel() {
+        onLoop {
+            switch self.lifecycle {
+            case .completed:
+                return
+            case .running where self.handler != nil:
+                self.updateShared { $0.state = .canceling }
+                self.run(self.queue.cancel())
+            default:
+                self.run(self.queue.cancel())
+                self.complete()
+            }
+        }
+    }
+
+    /// Marks the task completed: reports its metrics and outcome, and leaves the session.
+    func complete() {
+        guard lifecycle != .completed else { return }
+        lifecycle = .completed
+        connectTimer?.cancel()
+        connectTimer = nil
+        handler = nil
+        let error = queue.closeError
+        let metrics = shared.withLockedValue { shared -> StreamTaskMetrics in
+            shared.state = .completed
+            shared.error = error
+            shared.metrics.taskEndDate = Date()
+            return shared.metrics
+        }
+        publish(.metricsCollected(metrics))
+        publish(.completed(error))
+        session.taskCompleted(self)
+    }
+
+    // MARK: Operations
+
+    func makeOperationID() -> OperationID {
+        shared.withLockedValue { shared in
+            shared.nextOperation += 1
+            return OperationID(rawValue: shared.nextOperation)
+        }
+    }
+
+    /// Queues `operation`; `completion` runs on the event loop when it finishes. When
+    /// `abandoned` is already set as the operation reaches the loop, it fails at once.
+    func submit(
+        _ operation: StreamOperationQueue.Operation,
+        id: OperationID? = nil,
+        timeout: TimeInterval,
+        abandoned: NIOLockedValueBox<Bool>? = nil,
+        completion: @escaping Completion
+    ) {
+        let id = id ?? makeOperationID()
+        onLoop {
+            if abandoned?.withLockedValue({ $0 }) == true {
+                completion(.failure(Self.abandonedError))
+                return
+            }
+            self.completions[id] = completion
+            if timeout > 0 {
+                let error = Self.timeoutError(for: operation, after: timeout)
+                self.timers[id] = self.eventLoop.scheduleTask(in: .seconds(timeout)) {
+                    self.timers[id] = nil
+                    self.run(self.queue.abandon(id, error: error))
+                }
+            }
+            self.run(self.queue.enqueue(operation, id: id))
+        }
+    }
+
+    /// The caller stopped waiting for operation `id` (its Swift task was cancelled).
+    func abandon(_ id: OperationID) {
+        onLoop { self.run(self.queue.abandon(id, error: Self.abandonedError)) }
+    }
+
+    static let abandonedError = StreamTaskError(
+        .cancelled,
+        "the Swift task waiting for this operation was cancelled; unread bytes stay buffered"
+    )
+
+    private static func timeoutError(for operation: StreamOperationQueue.Operation, after seconds: TimeInterval)
+        -> StreamTaskError
+    {
+        switch operation {
+        case .read, .readThrough:
+            return StreamTaskError(
+                .timedOut,
+                "the read timed out after \(seconds) s; no bytes were lost, the next read gets them"
+            )
+        default:
+            return StreamTaskError(.timedOut, "the write timed out after \(seconds) s")
+        }
+    }
+
+    /// Carries out what the operation queue decided.
+    func run(_ actions: [StreamOperationQueue.Action]) {
+        for action in actions {
+            switch action {
+            case .succeedRead(let id, let bytes, let atEOF):
+                finish(id, .success((bytes, atEOF)))
+            case .succeed(let id):
+                finish(id, .success((ByteBuffer(), false)))
+            case .fail(let id, let error):
+                finish(id, .failure(error.at(host: host, port: port)))
+            case .write(let id, let bytes):
+                write(bytes, id: id)
+            case .flush:
+                handler?.flush()
+            case .shutdownOutput:
+                handler?.shutdownOutput()
+            case .shutdownInput:
+                handler?.shutdownInput()
+            case .requestInput:
+                handler?.read()
+            case .close:
+                handler?.close()
+            case .emit(.readClosed):
+                publish(.readClosed)
+            case .emit(.writeClosed):
+                publish(.writeClosed)
+            }
+        }
+    }
+
+    private func write(_ bytes: ByteBuffer, id: OperationID) {
+        let promise = eventLoop.makePromise(of: Void.self)
+        let count = Int64(bytes.readableBytes)
+        promise.futureResult.whenComplete { result in
+            switch result {
+            case .success:
+                self.updateShared { $0.metrics.countOfBytesSent += count }
+                self.run(self.queue.writeCompleted(id, error: nil))
+            case .failure(let error):
+                let failure = ChannelErrorMapper.map(error)
+                if self.channelFailure == nil, failure.code != .connectionClosed {
+                    self.channelFailure = failure
+                }
+                self.run(self.queue.writeCompleted(id, error: failure))
+            }
+        }
+        if let handler {
+            handler.write(bytes, promise: promise)
+        } else {
+            promise.fail(ChannelError.ioOnClosedChannel)
+        }
+    }
+
+    private func finish(_ id: OperationID, _ result: Result<Outcome, StreamTaskError>) {
+        timers.removeValue(forKey: id)?.cancel()
+        completions.removeValue(forKey: id)?(result)
+    }
+
+    // MARK: Helpers
+
+    func onLoop(_ body: @escaping @Sendable () -> Void) {
+        if eventLoop.inEventLoop {
+            body()
+        } else {
+            eventLoop.execute(body)
+        }
+    }
+
+    func updateShared(_ body: (inout Shared) -> Void) {
+        shared.withLockedValue(body)
+    }
+
+    private func publish(_ event: StreamTaskEvent) {
+        var last = false
+        if case .completed = event { last = true }
+        broadcaster.emit(event, last: last)
+        guard let delegate = self.delegate ?? session.delegate else { return }
+        let session = self.session
+        session.delegateQueue.async {
+            switch event {
+            case .readClosed:
+                delegate.streamSession(session, readClosedFor: self)
+            case .writeClosed:
+                delegate.streamSession(session, writeClosedFor: self)
+            case .metricsCollected(let metrics):
+                delegate.streamSession(session, task: self, didFinishCollecting: metrics)
+            case .completed(let error):
+                delegate.streamSession(session, task: self, didCompleteWithError: error)
+            }
+        }
+    }
+}
+
+extension TimeAmount {
+    /// A time amount from seconds, as `TimeInterval`s come in.
+    static func seconds(_ interval: TimeInterval) -> TimeAmount {
+        .nanoseconds(Int64((interval * 1_000_000_000).rounded()))
+    }
+}

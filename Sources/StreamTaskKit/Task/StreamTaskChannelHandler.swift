@@ -1,0 +1,76 @@
+import NIOCore
+
+/// The last handler of a task's pipeline: passes the channel's events to the task and carries
+/// out the task's I/O on the channel.
+final class StreamTaskChannelHandler: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = ByteBuffer
+    typealias OutboundOut = ByteBuffer
+
+    private let task: StreamTask
+    private var context: ChannelHandlerContext?
+
+    init(task: StreamTask) {
+        self.task = task
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        self.context = context
+        if context.channel.isActive {
+            task.channelBecameActive(context.channel)
+        }
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        task.channelBecameActive(context.channel)
+        context.fireChannelActive()
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        self.context = nil
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        task.channelReceived(unwrapInboundIn(data))
+    }
+
+    func channelReadComplete(context: ChannelHandlerContext) {
+        task.channelReceiveCompleted()
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if let event = event as? ChannelEvent, event == .inputClosed {
+            task.channelInputClosed()
+        }
+        context.fireUserInboundEventTriggered(event)
+    }
+
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        task.channelWritabilityChanged(context.channel.isWritable)
+        context.fireChannelWritabilityChanged()
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        task.channelFailed(error)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        task.channelClosed()
+        context.fireChannelInactive()
+    }
+
+    // MARK: I/O for the task
+
+    func write(_ bytes: ByteBuffer, promise: EventLoopPromise<Void>) {
+        guard let context else {
+            promise.fail(ChannelError.ioOnClosedChannel)
+            return
+        }
+        context.write(wrapOutboundOut(bytes), promise: promise)
+    }
+
+    func flush() { context?.flush() }
+    func read() { context?.read() }
+    func shutdownOutput() { context?.close(mode: .output, promise: nil) }
+    func shutdownInput() { context?.close(mode: .input, promise: nil) }
+    func close() { context?.close(promise: nil) }
+}

@@ -1,0 +1,135 @@
+import Foundation
+
+/// An error from a stream task, a session or a listener.
+///
+/// Errors are compared by ``code``: `error.code == .timedOut`. The ``description`` is a sentence
+/// a person can act on; it names the host and port where the error concerns a connection and,
+/// where the operating system reported one, the `errno` value.
+public struct StreamTaskError: Error, Sendable, CustomStringConvertible {
+    /// What kind of failure this is. New codes may be added in later releases.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        enum Base: String, Hashable, Sendable {
+            case invalidArgument
+            case timedOut
+            case cancelled
+            case hostNotFound
+            case connectionRefused
+            case unreachable
+            case connectTimeout
+            case connectionReset
+            case connectionFailed
+            case connectionClosed
+            case readClosed
+            case writeClosed
+            case delimiterNotFound
+            case sessionInvalidated
+            case listenerClosed
+            case bindFailed
+        }
+
+        let base: Base
+
+        /// An argument was out of range (negative lengths, `maxLength < minLength`, …).
+        public static let invalidArgument = Code(base: .invalidArgument)
+        /// The operation did not finish within its timeout.
+        public static let timedOut = Code(base: .timedOut)
+        /// The task, or the waiting Swift task, was cancelled.
+        public static let cancelled = Code(base: .cancelled)
+        /// The host name did not resolve to any address.
+        public static let hostNotFound = Code(base: .hostNotFound)
+        /// The peer refused the connection (nothing listens on that port).
+        public static let connectionRefused = Code(base: .connectionRefused)
+        /// No route to the host or its network.
+        public static let unreachable = Code(base: .unreachable)
+        /// Connecting took longer than the connect timeout.
+        public static let connectTimeout = Code(base: .connectTimeout)
+        /// The peer reset the connection.
+        public static let connectionReset = Code(base: .connectionReset)
+        /// Connecting failed for another reason; see the description and ``StreamTaskError/errno``.
+        public static let connectionFailed = Code(base: .connectionFailed)
+        /// The connection closed while the operation was outstanding, or was already closed.
+        public static let connectionClosed = Code(base: .connectionClosed)
+        /// Reading was closed with ``StreamTask/closeRead()``.
+        public static let readClosed = Code(base: .readClosed)
+        /// Writing was closed with ``StreamTask/closeWrite()``.
+        public static let writeClosed = Code(base: .writeClosed)
+        /// A delimited read found no delimiter within its maximum length; the bytes stay buffered.
+        public static let delimiterNotFound = Code(base: .delimiterNotFound)
+        /// The session was invalidated before the task could start.
+        public static let sessionInvalidated = Code(base: .sessionInvalidated)
+        /// The listener is shut down.
+        public static let listenerClosed = Code(base: .listenerClosed)
+        /// The listener could not bind its address.
+        public static let bindFailed = Code(base: .bindFailed)
+
+        public var description: String { base.rawValue }
+    }
+
+    /// What kind of failure this is.
+    public let code: Code
+    /// The host the task was connecting or connected to, when there is one.
+    public let host: String?
+    /// The port the task was connecting or connected to, when there is one.
+    public let port: Int?
+    /// The operating system's error number, when the failure came from a system call.
+    public let errno: Int32?
+    /// A sentence describing the failure.
+    public let message: String
+    /// The lower-level error this one wraps, if any.
+    public let underlyingError: (any Error)?
+
+    init(
+        _ code: Code,
+        _ message: String,
+        host: String? = nil,
+        port: Int? = nil,
+        errno: Int32? = nil,
+        underlying: (any Error)? = nil
+    ) {
+        self.code = code
+        self.message = message
+        self.host = host
+        self.port = port
+        self.errno = errno
+        self.underlyingError = underlying
+    }
+
+    /// The same error, attributed to a host and port.
+    func at(host: String, port: Int) -> StreamTaskError {
+        if self.host != nil { return self }
+        return StreamTaskError(code, message, host: host, port: port, errno: errno, underlying: underlyingError)
+    }
+
+    public var description: String {
+        var text = "StreamTaskError.\(code): \(message)"
+        if let host, let port {
+            text += " (\(Self.endpoint(host: host, port: port)))"
+        }
+        if let errno {
+            text += " [errno \(errno): \(String(cString: strerror(errno)))]"
+        }
+        return text
+    }
+
+    static func endpoint(host: String, port: Int) -> String {
+        host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
+    }
+}
+
+extension StreamTaskError: LocalizedError {
+    public var errorDescription: String? { description }
+}
+
+extension StreamTaskError {
+    static func invalidArgument(_ message: String) -> StreamTaskError {
+        StreamTaskError(.invalidArgument, message)
+    }
+
+    static func timedOut(_ what: String, after seconds: TimeInterval) -> StreamTaskError {
+        StreamTaskError(.timedOut, "\(what) timed out after \(seconds) s")
+    }
+
+    static let cancelled = StreamTaskError(.cancelled, "the task was cancelled")
+    static let readClosed = StreamTaskError(.readClosed, "reading was closed with closeRead()")
+    static let writeClosed = StreamTaskError(.writeClosed, "writing was closed with closeWrite()")
+}

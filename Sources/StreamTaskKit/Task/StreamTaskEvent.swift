@@ -1,0 +1,21 @@
+/// Something that happened to a task, delivered through ``StreamTask/events``.
+///
+/// When each one fires:
+/// - ``readClosed``: no more bytes will arrive. It fires once, at the first of: the peer's end of
+///   stream (its FIN) reaching the task, or ``StreamTask/closeRead()`` taking effect. Bytes that
+///   arrived before the FIN may still be unread: reads return them, then end of stream. (The
+///   FIN arriving is not the same as a read returning `atEOF == true`: that comes later, when the
+///   buffer is empty.)
+/// - ``writeClosed``: ``StreamTask/closeWrite()`` took effect: every earlier write completed and
+///   the end of stream was sent to the peer.
+/// - ``metricsCollected(_:)``: the task completed; these are its final metrics. Fires once,
+///   just before ``completed(_:)``.
+/// - ``completed(_:)``: the connection is closed and the task is done: `nil` after an orderly
+///   close (both directions ended), the error otherwise (cancellation, connect failure, reset).
+///   It is always the last event.
+public enum StreamTaskEvent: Sendable {
+    case readClosed
+    case writeClosed
+    case metricsCollected(StreamTaskMetrics)
+    case completed(StreamTaskError?)
+}

@@ -1,0 +1,48 @@
+import Foundation
+
+/// What happened on one task's connection, in the spirit of `URLSessionTaskMetrics`.
+///
+/// Read it at any time from ``StreamTask/metrics``; it is also delivered once, when the task
+/// completes, as ``StreamTaskEvent/metricsCollected(_:)`` and through
+/// ``StreamSessionDelegate/streamSession(_:task:didFinishCollecting:)``.
+/// A date is `nil` while its phase has not happened (a task accepted by a listener has no
+/// domain lookup and no connect phase).
+public struct StreamTaskMetrics: Sendable, Hashable {
+    /// When the task was created.
+    public var taskStartDate: Date
+    /// When the task completed, or `nil` while it is still running.
+    public var taskEndDate: Date?
+    /// When name resolution started and ended.
+    public var domainLookupStartDate: Date?
+    public var domainLookupEndDate: Date?
+    /// When the TCP connection attempt started and when the connection was established.
+    public var connectStartDate: Date?
+    public var connectEndDate: Date?
+    /// When the TLS handshake started and ended.
+    public var secureConnectionStartDate: Date?
+    public var secureConnectionEndDate: Date?
+    /// Whether the connection goes through a proxy.
+    public var isProxyConnection: Bool
+    /// The local end of the connection, once connected.
+    public var localAddress: String?
+    public var localPort: Int?
+    /// The peer's end of the connection, once connected.
+    public var remoteAddress: String?
+    public var remotePort: Int?
+    /// Bytes handed to the kernel by completed writes.
+    public var countOfBytesSent: Int64
+    /// Bytes received from the peer (whether or not they have been read yet).
+    public var countOfBytesReceived: Int64
+
+    /// From the task's creation to its completion (or to now, while it runs).
+    public var taskInterval: DateInterval {
+        DateInterval(start: taskStartDate, end: max(taskStartDate, taskEndDate ?? Date()))
+    }
+
+    init(taskStartDate: Date = Date()) {
+        self.taskStartDate = taskStartDate
+        self.isProxyConnection = false
+        self.countOfBytesSent = 0
+        self.countOfBytesReceived = 0
+    }
+}
