@@ -73,7 +73,7 @@ struct StreamOperationQueue {
 
     let highWaterMark: Int
     private(set) var connection = Connection.notConnected
-    private var pending = CircularBuffer<Pending>(initialCapacity: 4)
+    private var pending: [Pending] = []
     private var buffer: ByteBuffer?
     /// The peer's end of stream arrived (or the connection closed in order).
     private var endOfInput = false
@@ -249,8 +249,8 @@ struct StreamOperationQueue {
         var writeLaneBlocked = false
         var writeInFlight = false
         var issuedWrite = false
-        var index = pending.startIndex
-        while index != pending.endIndex {
+        var index = 0
+        while index < pending.count {
             let item = pending[index]
             var done = false
             switch item.operation {
@@ -325,7 +325,7 @@ struct StreamOperationQueue {
             if done {
                 pending.remove(at: index)
             } else {
-                index = pending.index(after: index)
+                index += 1
             }
         }
         if issuedWrite {

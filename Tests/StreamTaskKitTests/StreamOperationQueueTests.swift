@@ -1,0 +1,253 @@
+import NIOCore
+import Testing
+
+@testable import StreamTaskKit
+
+/// The operation queue as a plain value: every ordering rule without a socket.
+@Suite struct StreamOperationQueueTests {
+    typealias Action = StreamOperationQueue.Action
+
+    private func id(_ n: UInt64) -> OperationID { OperationID(rawValue: n) }
+
+    private func bytes(_ string: String) -> ByteBuffer { ByteBuffer(string: string) }
+
+    /// The reads an action list completed, as (id, text, atEOF).
+    private func reads(_ actions: [Action]) -> [(UInt64, String, Bool)] {
+        actions.compactMap {
+            if case .succeedRead(let id, let buffer, let atEOF) = $0 {
+                return (id.rawValue, String(buffer: buffer), atEOF)
+            }
+            return nil
+        }
+    }
+
+    private func failures(_ actions: [Action]) -> [(UInt64, StreamTaskError.Code)] {
+        actions.compactMap {
+            if case .fail(let id, let error) = $0 { return (id.rawValue, error.code) }
+            return nil
+        }
+    }
+
+    private func writes(_ actions: [Action]) -> [UInt64] {
+        actions.compactMap {
+            if case .write(let id, _) = $0 { return id.rawValue }
+            return nil
+        }
+    }
+
+    private func contains(_ actions: [Action], _ predicate: (Action) -> Bool) -> Bool {
+        actions.contains(where: predicate)
+    }
+
+    private func openQueue(highWaterMark: Int = 1024) -> StreamOperationQueue {
+        var queue = StreamOperationQueue(highWaterMark: highWaterMark)
+        _ = queue.connected()
+        return queue
+    }
+
+    @Test func readCompletesAtExactlyMinLength() {
+        var queue = openQueue()
+        #expect(reads(queue.enqueue(.read(minLength: 5, maxLength: 10), id: id(1))).isEmpty)
+        #expect(reads(queue.received(bytes("1234"))).isEmpty)
+        let done = reads(queue.received(bytes("5")))
+        #expect(done.count == 1)
+        #expect(done.first?.1 == "12345")
+        #expect(done.first?.2 == false)
+    }
+
+    @Test func readReturnsAtMostMaxLengthAndKeepsTheRest() {
+        var queue = openQueue()
+        _ = queue.received(bytes("abcdefghij"))
+        #expect(reads(queue.enqueue(.read(minLength: 1, maxLength: 4), id: id(1))).map(\.1) == ["abcd"])
+        #expect(queue.bufferedByteCount == 6)
+        #expect(reads(queue.enqueue(.read(minLength: 6, maxLength: 100), id: id(2))).map(\.1) == ["efghij"])
+    }
+
+    @Test func endOfStreamBeforeMinLengthReturnsWhatIsLeft() {
+        var queue = openQueue()
+        _ = queue.enqueue(.read(minLength: 10, maxLength: 20), id: id(1))
+        _ = queue.received(bytes("abc"))
+        let actions = queue.inputEnded()
+        #expect(contains(actions) { if case .emit(.readClosed) = $0 { return true } else { return false } })
+        #expect(reads(actions).map { "\($0.1)|\($0.2)" } == ["abc|true"])
+        let after = reads(queue.enqueue(.read(minLength: 1, maxLength: 20), id: id(2)))
+        #expect(after.map { "\($0.1)|\($0.2)" } == ["|true"])
+    }
+
+    @Test func atEOFOnlyOnceTheBufferIsEmpty() {
+        var queue = openQueue()
+        _ = queue.received(bytes("0123456789"))
+        _ = queue.inputEnded()
+        #expect(reads(queue.enqueue(.read(minLength: 1, maxLength: 6), id: id(1))).map(\.2) == [false])
+        #expect(reads(queue.enqueue(.read(minLength: 1, maxLength: 6), id: id(2))).map { "\($0.1)|\($0.2)" } == ["6789|true"])
+    }
+
+    @Test func timedOutReadLosesNothing() {
+        var queue = openQueue()
+        _ = queue.enqueue(.read(minLength: 5, maxLength: 10), id: id(1))
+        _ = queue.received(bytes("abc"))
+        let timeout = StreamTaskError(.timedOut, "test")
+        #expect(failures(queue.abandon(id(1), error: timeout)).map(\.1) == [.timedOut])
+        #expect(queue.bufferedByteCount == 3)
+        _ = queue.received(bytes("de"))
+        #expect(reads(queue.enqueue(.read(minLength: 5, maxLength: 10), id: id(2))).map(\.1) == ["abcde"])
+    }
+
+    @Test func readsCompleteInTheOrderIssued() {
+        var queue = openQueue()
+        _ = queue.enqueue(.read(minLength: 3, maxLength: 3), id: id(1))
+        _ = queue.enqueue(.read(minLength: 1, maxLength: 3), id: id(2))
+        _ = queue.enqueue(.read(minLength: 3, maxLength: 3), id: id(3))
+        // A later read that could be satisfied alone still waits for the one before it.
+        #expect(reads(queue.received(bytes("a"))).isEmpty)
+        let done = reads(queue.received(bytes("aabbbccc")))
+        #expect(done.map(\.0) == [1, 2, 3])
+        #expect(done.map(\.1) == ["aaa", "bbb", "ccc"])
+    }
+
+    @Test func pendingReadDoesNotHoldBackAWrite() {
+        var queue = openQueue()
+        _ = queue.enqueue(.read(minLength: 1, maxLength: 10), id: id(1))
+        #expect(writes(queue.enqueue(.write(bytes("request")), id: id(2))) == [2])
+    }
+
+    @Test func writesAreIssuedInOrderAndWaitWhileUnwritable() {
+        var queue = openQueue()
+        #expect(writes(queue.enqueue(.write(bytes("1")), id: id(1))) == [1])
+        _ = queue.writabilityChanged(false)
+        #expect(writes(queue.enqueue(.write(bytes("2")), id: id(2))).isEmpty)
+        #expect(writes(queue.enqueue(.write(bytes("3")), id: id(3))).isEmpty)
+        let resumed = queue.writabilityChanged(true)
+        #expect(writes(resumed) == [2, 3])
+        #expect(contains(resumed) { if case .flush = $0 { return true } else { return false } })
+    }
+
+    @Test func writesWaitForTheConnection() {
+        var queue = StreamOperationQueue()
+        #expect(writes(queue.enqueue(.write(bytes("early")), id: id(1))).isEmpty)
+        #expect(writes(queue.connected()) == [1])
+    }
+
+    @Test func queuedWriteThatTimesOutIsWithdrawnWithoutClosing() {
+        var queue = openQueue()
+        _ = queue.enqueue(.write(bytes("big")), id: id(1))
+        _ = queue.writabilityChanged(false)
+        _ = queue.enqueue(.write(bytes("late")), id: id(2))
+        let actions = queue.abandon(id(2), error: StreamTaskError(.timedOut, "test"))
+        #expect(failures(actions).map(\.0) == [2])
+        #expect(!contains(actions) { if case .close = $0 { return true } else { return false } })
+        #expect(writes(queue.writabilityChanged(true)).isEmpty)
+    }
+
+    @Test func issuedWriteThatTimesOutClosesTheConnection() {
+        var queue = openQueue()
+        _ = queue.enqueue(.write(bytes("sent in part")), id: id(1))
+        _ = queue.enqueue(.read(minLength: 1, maxLength: 1), id: id(2))
+        let actions = queue.abandon(id(1), error: StreamTaskError(.timedOut, "test"))
+        #expect(contains(actions) { if case .close = $0 { return true } else { return false } })
+        #expect(failures(actions).map(\.0) == [1, 2])
+        #expect(failures(queue.enqueue(.write(bytes("x")), id: id(3))).map(\.1) == [.timedOut])
+    }
+
+    @Test func closeWriteWaitsForEarlierWritesThenRefusesLaterOnes() {
+        var queue = openQueue()
+        _ = queue.enqueue(.write(bytes("last words")), id: id(1))
+        let queued = queue.enqueue(.closeWrite, id: id(2))
+        #expect(!contains(queued) { if case .shutdownOutput = $0 { return true } else { return false } })
+        #expect(failures(queue.enqueue(.write(bytes("too late")), id: id(3))).map(\.1) == [.writeClosed])
+        let afterWrite = queue.writeCompleted(id(1), error: nil)
+        #expect(contains(afterWrite) { if case .shutdownOutput = $0 { return true } else { return false } })
+        #expect(contains(afterWrite) { if case .emit(.writeClosed) = $0 { return true } else { return false } })
+        #expect(contains(afterWrite) { if case .succeed(let done) = $0 { return done == id(2) } else { return false } })
+    }
+
+    @Test func closeReadWaitsForEarlierReadsThenRefusesLaterOnes() {
+        var queue = openQueue()
+        _ = queue.enqueue(.read(minLength: 2, maxLength: 2), id: id(1))
+        _ = queue.enqueue(.closeRead, id: id(2))
+        #expect(failures(queue.enqueue(.read(minLength: 1, maxLength: 1), id: id(3))).map(\.1) == [.readClosed])
+        let actions = queue.received(bytes("okdropped"))
+        #expect(reads(actions).map(\.1) == ["ok"])
+        #expect(contains(actions) { if case .shutdownInput = $0 { return true } else { return false } })
+        #expect(queue.bufferedByteCount == 0)
+    }
+
+    @Test func delimitedReadIncludesTheDelimiter() {
+        var queue = openQueue()
+        let crlf: [UInt8] = Array("\r\n".utf8)
+        _ = queue.enqueue(.readThrough(delimiter: crlf, maxLength: 512), id: id(1))
+        _ = queue.enqueue(.readThrough(delimiter: crlf, maxLength: 512), id: id(2))
+        #expect(reads(queue.received(bytes("NICK a\r"))).isEmpty)
+        #expect(reads(queue.received(bytes("\nUSER b\r\nrest"))).map(\.1) == ["NICK a\r\n", "USER b\r\n"])
+        #expect(queue.bufferedByteCount == 4)
+    }
+
+    @Test func overlongDelimitedReadFailsAndKeepsTheBytes() {
+        var queue = openQueue()
+        let crlf: [UInt8] = Array("\r\n".utf8)
+        _ = queue.enqueue(.readThrough(delimiter: crlf, maxLength: 8), id: id(1))
+        // A delimiter that would end just past the limit does not count.
+        let actions = queue.received(bytes("1234567\r\n"))
+        #expect(failures(actions).map(\.1) == [.delimiterNotFound])
+        #expect(queue.bufferedByteCount == 9)
+        #expect(reads(queue.enqueue(.read(minLength: 9, maxLength: 9), id: id(2))).map(\.1) == ["1234567\r\n"])
+    }
+
+    @Test func delimitedReadAtEndOfStreamReturnsTheUnterminatedRest() {
+        var queue = openQueue()
+        let lf: [UInt8] = [10]
+        _ = queue.received(bytes("line\ntail"))
+        _ = queue.inputEnded()
+        #expect(reads(queue.enqueue(.readThrough(delimiter: lf, maxLength: 100), id: id(1))).map(\.1) == ["line\n"])
+        #expect(reads(queue.enqueue(.readThrough(delimiter: lf, maxLength: 100), id: id(2))).map { "\($0.1)|\($0.2)" } == ["tail|true"])
+        #expect(reads(queue.enqueue(.readThrough(delimiter: lf, maxLength: 100), id: id(3))).map { "\($0.1)|\($0.2)" } == ["|true"])
+    }
+
+    @Test(arguments: [(-1, 10), (0, 0), (5, 4)])
+    func invalidLengthsFailAtOnce(minLength: Int, maxLength: Int) {
+        var queue = StreamOperationQueue()
+        let actions = queue.enqueue(.read(minLength: minLength, maxLength: maxLength), id: id(1))
+        #expect(failures(actions).map(\.1) == [.invalidArgument])
+        #expect(!queue.hasPendingOperations)
+    }
+
+    @Test func inputIsRequestedOnlyBelowTheHighWaterMark() {
+        var queue = StreamOperationQueue(highWaterMark: 8)
+        #expect(contains(queue.connected()) { if case .requestInput = $0 { return true } else { return false } })
+        _ = queue.received(bytes("0123456789"))
+        #expect(!contains(queue.receiveCompleted()) { if case .requestInput = $0 { return true } else { return false } })
+        let drained = queue.enqueue(.read(minLength: 1, maxLength: 5), id: id(1))
+        #expect(contains(drained) { if case .requestInput = $0 { return true } else { return false } })
+    }
+
+    @Test func resetFailsReadsThatTheBufferCannotSatisfy() {
+        var queue = openQueue()
+        _ = queue.received(bytes("abc"))
+        _ = queue.enqueue(.read(minLength: 5, maxLength: 5), id: id(1))
+        let actions = queue.closed(error: StreamTaskError(.connectionReset, "test"))
+        #expect(failures(actions).map(\.1) == [.connectionReset])
+        // What arrived before the reset can still be read.
+        #expect(reads(queue.enqueue(.read(minLength: 1, maxLength: 5), id: id(2))).map(\.1) == ["abc"])
+        #expect(failures(queue.enqueue(.read(minLength: 1, maxLength: 5), id: id(3))).map(\.1) == [.connectionReset])
+    }
+
+    @Test func cancelFailsEveryOperation() {
+        var queue = openQueue()
+        _ = queue.enqueue(.read(minLength: 1, maxLength: 1), id: id(1))
+        _ = queue.enqueue(.write(bytes("a")), id: id(2))
+        _ = queue.writabilityChanged(false)
+        _ = queue.enqueue(.write(bytes("b")), id: id(3))
+        let actions = queue.cancel()
+        #expect(Set(failures(actions).map(\.0)) == [1, 2, 3])
+        #expect(failures(actions).allSatisfy { $0.1 == .cancelled })
+        #expect(contains(actions) { if case .close = $0 { return true } else { return false } })
+        #expect(failures(queue.enqueue(.read(minLength: 0, maxLength: 1), id: id(4))).map(\.1) == [.cancelled])
+    }
+
+    @Test func bothDirectionsClosedClosesTheConnection() {
+        var queue = openQueue()
+        _ = queue.inputEnded()
+        let actions = queue.enqueue(.closeWrite, id: id(1))
+        #expect(contains(actions) { if case .close = $0 { return true } else { return false } })
+    }
+}
