@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Installs the Debian/Ubuntu packages the tests and the demo need, if any is missing.
+#
+# Idempotent: when every package is already installed it does nothing (no apt-get update, no
+# sudo). Otherwise it runs `apt-get update` once and installs only the missing packages.
+# Uses sudo only when not running as root.
+set -euo pipefail
+
+# The packages the tests need, one per line. Add new ones here.
+PACKAGES=(
+    socat    # a scriptable TCP peer for end-to-end tests
+    python3  # helper peers and scripts in tests
+    openssl  # test certificates and a TLS peer (`openssl s_server`)
+    procps   # pgrep/pkill/ps for checking on background processes
+)
+
+# A package counts as installed when dpkg says so ("ii"); a command of the same name found
+# elsewhere on PATH (say, a pyenv python3) does not count.
+is_installed() {
+    [[ "$(dpkg-query -W -f='${db:Status-Abbrev}' "$1" 2>/dev/null)" == ii* ]]
+}
+
+if ! command -v dpkg-query >/dev/null 2>&1 || ! command -v apt-get >/dev/null 2>&1; then
+    echo "install-deps: not a Debian/Ubuntu system (no dpkg/apt-get); install these yourself if missing: ${PACKAGES[*]}" >&2
+    exit 0
+fi
+
+missing=()
+for package in "${PACKAGES[@]}"; do
+    if ! is_installed "$package"; then
+        missing+=("$package")
+    fi
+done
+
+if [[ ${#missing[@]} -eq 0 ]]; then
+    echo "install-deps: all present (${PACKAGES[*]})"
+    exit 0
+fi
+
+# Root runs apt-get directly; anyone else goes through sudo.
+as_root=()
+if [[ "$(id -u)" -ne 0 ]]; then
+    if ! command -v sudo >/dev/null 2>&1; then
+        echo "install-deps: missing ${missing[*]}, and not root and no sudo to install them" >&2
+        exit 1
+    fi
+    as_root=(sudo)
+fi
+
+echo "install-deps: installing ${missing[*]}"
+${as_root[@]+"${as_root[@]}"} apt-get update
+${as_root[@]+"${as_root[@]}"} env DEBIAN_FRONTEND=noninteractive \
+    apt-get install -y --no-install-recommends "${missing[@]}"
+echo "install-deps: installed ${missing[*]}"
