@@ -1,0 +1,134 @@
+#!/usr/bin/env bash
+# The one test command: installs what the tests need, builds, runs the unit and integration
+# tests (`swift test`), then runs the example binaries end to end.
+#
+#   scripts/test.sh                      # everything
+#   scripts/test.sh --filter Listener    # extra arguments go to `swift test`
+#
+# Exits non-zero if anything failed. The last line of standard output is always
+# `e2e: N passed, N failed`, for CI to count.
+set -euo pipefail
+
+# Run from the repository root, wherever we were called from.
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+# The end-to-end checks (functions below), and how many have passed so far. A check that
+# never ran (the script stopped early) counts as failed.
+e2e_checks=(check_round_trip check_long_line check_graceful_shutdown check_refused)
+passed=0
+server_pid=""
+workdir="$(mktemp -d)"
+
+# On any exit, even an early one: stop the server we started (by its PID only), remove our
+# scratch files, and print the summary line CI counts.
+cleanup() {
+    if [[ -n "$server_pid" ]]; then
+        kill "$server_pid" 2>/dev/null || true
+        wait "$server_pid" 2>/dev/null || true
+    fi
+    rm -rf "$workdir"
+    echo "e2e: $passed passed, $((${#e2e_checks[@]} - passed)) failed"
+}
+trap cleanup EXIT
+
+bash scripts/install-deps.sh
+
+# --- Build and unit tests ------------------------------------------------------------------
+# A failure here is remembered rather than fatal, so the end-to-end checks still run and
+# report; the script's exit status reflects both.
+status=0
+if ! swift build --build-tests; then
+    echo "test.sh: swift build --build-tests failed" >&2
+    status=1
+elif ! swift test "$@"; then
+    echo "test.sh: swift test failed" >&2
+    status=1
+fi
+
+# --- End to end: the echo examples -----------------------------------------------------------
+pass() { echo "e2e: PASS $1"; passed=$((passed + 1)); }
+fail() { echo "e2e: FAIL $1" >&2; }
+
+server=.build/debug/echo-server
+client=.build/debug/echo-client
+
+# Whether process $1 is still running. (`kill -0` is not enough: it also succeeds on a child
+# that has exited but has not been waited for yet.)
+is_running() {
+    local state
+    state="$(ps -o stat= -p "$1" 2>/dev/null)" && [[ "$state" != Z* ]]
+}
+
+# Bounds every client run, so a hang fails the check instead of stalling CI.
+run_client() { timeout 30 "$client" "$@"; }
+
+# Starts the server on a free port in the background and sets $port from its
+# `listening on HOST:PORT` line, waiting at most 30 s for it.
+start_server() {
+    : >"$workdir/server.out" # exists before the loop below reads it
+    "$server" --port 0 >"$workdir/server.out" 2>"$workdir/server.err" &
+    server_pid=$!
+    port=""
+    for _ in $(seq 300); do
+        port="$(sed -n 's/^listening on .*:\([0-9][0-9]*\)$/\1/p' "$workdir/server.out")"
+        [[ -n "$port" ]] && return 0
+        is_running "$server_pid" || break # it exited: no point waiting
+        sleep 0.1
+    done
+    echo "echo-server did not report its port; its stderr:" >&2
+    cat "$workdir/server.err" >&2
+    return 1
+}
+
+# Three lines in, the same three lines out, and the count on stderr.
+check_round_trip() {
+    printf 'hello\nsecond line\n  spaces and \ttabs  \n' >"$workdir/input"
+    run_client --port "$port" <"$workdir/input" >"$workdir/output" 2>"$workdir/client.err" &&
+        cmp -s "$workdir/input" "$workdir/output" &&
+        grep -qx 'echoed 3 lines' "$workdir/client.err"
+}
+
+# A line longer than the server's 4096-byte limit ends that connection only: the client fails,
+# and the server goes on serving others.
+check_long_line() {
+    head -c 5000 /dev/zero | tr '\0' x >"$workdir/long"
+    echo >>"$workdir/long"
+    ! run_client --port "$port" <"$workdir/long" >/dev/null 2>&1 &&
+        [[ "$(echo again | run_client --port "$port" 2>/dev/null)" == again ]]
+}
+
+# SIGTERM shuts the server down gracefully: with no connection open it exits 0 at once (we
+# allow 10 s).
+check_graceful_shutdown() {
+    kill -TERM "$server_pid"
+    for _ in $(seq 100); do
+        if ! is_running "$server_pid"; then
+            local code=0
+            wait "$server_pid" || code=$?
+            server_pid=""
+            return "$code"
+        fi
+        sleep 0.1
+    done
+    return 1
+}
+
+# With nothing listening, the client prints the library's error and exits non-zero.
+check_refused() {
+    ! run_client --port "$port" </dev/null >/dev/null 2>"$workdir/refused.err" &&
+        grep -q 'StreamTaskError.connectionRefused' "$workdir/refused.err"
+}
+
+# Build the two products explicitly: `--build-tests` above may have failed before linking them.
+if swift build --product echo-server && swift build --product echo-client && start_server; then
+    for check in "${e2e_checks[@]}"; do
+        if "$check"; then pass "$check"; else fail "$check"; fi
+    done
+else
+    for check in "${e2e_checks[@]}"; do fail "$check"; done
+fi
+
+if [[ $passed -ne ${#e2e_checks[@]} ]]; then
+    status=1
+fi
+exit "$status" # the EXIT trap prints the summary line last
