@@ -60,14 +60,14 @@ struct EchoClient: AsyncParsableCommand {
                     printError("\(task): the server closed the connection before echoing line \(count + 1)")
                     throw ExitCode.failure
                 }
-                print(String(decoding: echo.dropLast(), as: UTF8.self))
+                printLine(String(decoding: echo.dropLast(), as: UTF8.self))
                 count += 1
             }
             // Tell the server we are done, then read until it ends its side too. An echo server
             // sends nothing more, but print anything it does send.
             task.closeWrite()
             while let rest = try await task.readData(upToAndIncluding: newline, maxLength: Self.maximumLineLength) {
-                print(String(decoding: rest.last == UInt8(ascii: "\n") ? rest.dropLast() : rest[...], as: UTF8.self))
+                printLine(String(decoding: rest.last == UInt8(ascii: "\n") ? rest.dropLast() : rest[...], as: UTF8.self))
             }
         } catch let error as StreamTaskError {
             printError(error.description)
@@ -88,6 +88,13 @@ struct EchoClient: AsyncParsableCommand {
             }
         }
     }
+}
+
+/// Prints `line` to standard output at once, even into a pipe, so each echo shows up as it
+/// arrives and in order with what goes to standard error.
+func printLine(_ line: String) {
+    print(line)
+    fflush(nil)  // every stream; naming the global `stdout` is not concurrency-safe in Swift 6
 }
 
 /// Writes `message` and a newline to standard error.
