@@ -187,8 +187,13 @@ struct StreamOperationQueue {
     mutating func closed(error: StreamTaskError?) -> [Action] {
         if case .closed = connection { return [] }
         connection = .closed(error)
-        if error == nil { endOfInput = true }
         var actions: [Action] = []
+        if error == nil && !endOfInput && !inputShutDown {
+            // An orderly close ends the input too (SwiftNIO closes at once, without an
+            // input-closed event, when the FIN comes after our own output was shut).
+            endOfInput = true
+            actions += reportReadClosed()
+        }
         let failure = error ?? StreamTaskError(.connectionClosed, "the connection is closed")
         for item in pending where item.issued {
             actions.append(.fail(item.id, failure))

@@ -1,0 +1,200 @@
+import Foundation
+import Testing
+
+@testable import StreamTaskKit
+
+/// Reads over real sockets on 127.0.0.1, with one of our listeners as the peer.
+@Suite(.timeLimit(.minutes(1))) struct StreamTaskReadTests {
+    @Test func readReturnsAtExactlyMinLength() async throws {
+        let server = try await LoopbackServer.start()
+        var accepted = server.listener.connections.makeAsyncIterator()
+        let session = StreamSession()
+        let client = session.loopbackTask(port: server.port)
+        let peer = try await server.accept(&accepted)
+
+        try await peer.write("12345")
+        let (data, atEOF) = try await client.readData(ofMinLength: 5, maxLength: 10, timeout: 10)
+        #expect(data == Data("12345".utf8))
+        #expect(atEOF == false)
+        client.cancel()
+        await server.stop()
+    }
+
+    @Test func bytesBeyondMaxLengthWaitForTheNextRead() async throws {
+        let server = try await LoopbackServer.start()
+        var accepted = server.listener.connections.makeAsyncIterator()
+        let client = StreamSession().loopbackTask(port: server.port)
+        let peer = try await server.accept(&accepted)
+
+        try await peer.write("abcdefghij")
+        // Wait until all ten bytes are here, then take four.
+        let (first, _) = try await client.readData(ofMinLength: 4, maxLength: 4, timeout: 10)
+        #expect(first == Data("abcd".utf8))
+        let rest = try await client.readText(count: 6)
+        #expect(rest == "efghij")
+        client.cancel()
+        await server.stop()
+    }
+
+    @Test func endOfStreamBeforeMinLengthReturnsWhatIsLeft() async throws {
+        let server = try await LoopbackServer.start()
+        var accepted = server.listener.connections.makeAsyncIterator()
+        let client = StreamSession().loopbackTask(port: server.port)
+        let peer = try await server.accept(&accepted)
+
+        try await peer.write("abc")
+        peer.closeWrite()
+        let (data, atEOF) = try await client.readData(ofMinLength: 10, maxLength: 20, timeout: 10)
+        #expect(data == Data("abc".utf8))
+        #expect(atEOF)
+        let (after, stillAtEOF) = try await client.readData(ofMinLength: 1, maxLength: 20, timeout: 10)
+        #expect(after == Data())
+        #expect(stillAtEOF)
+        client.cancel()
+        await server.stop()
+    }
+
+    @Test func timedOutReadLosesNoBytes() async throws {
+        let server = try await LoopbackServer.start()
+        var accepted = server.listener.connections.makeAsyncIterator()
+        let client = StreamSession().loopbackTask(port: server.port)
+        let peer = try await server.accept(&accepted)
+
+        try await peer.write("abc")
+        // Make sure the three bytes have arrived before the read that will time out.
+        #expect(await eventually { client.metrics.countOfBytesReceived == 3 })
+        let error = await expectStreamError(.timedOut) {
+            try await client.readData(ofMinLength: 5, maxLength: 10, timeout: 0.2)
+        }
+        #expect(error?.message.contains("no bytes were lost") == true)
+        try await peer.write("de")
+        let (data, _) = try await client.readData(ofMinLength: 5, maxLength: 10, timeout: 10)
+        #expect(data == Data("abcde".utf8))
+        client.cancel()
+        await server.stop()
+    }
+
+    @Test func queuedReadsCompleteInTheOrderIssued() async throws {
+        let server = try await LoopbackServer.start()
+        var accepted = server.listener.connections.makeAsyncIterator()
+        let client = StreamSession().loopbackTask(port: server.port)
+        let peer = try await server.accept(&accepted)
+
+        let results = Recorder<String>()
+        let done = Recorder<Void>()
+        for length in [3, 1, 5] {
+            client.readData(ofMinLength: length, maxLength: length, timeout: 10) { data, _, error in
+                #expect(error == nil)
+                results.append(String(decoding: data ?? Data(), as: UTF8.self))
+                done.append(())
+            }
+        }
+        try await peer.write("aaabccccc")
+        #expect(await eventually { done.values.count == 3 })
+        #expect(results.values == ["aaa", "b", "ccccc"])
+        client.cancel()
+        await server.stop()
+    }
+
+    @Test func aPendingReadDoesNotHoldBackAWrite() async throws {
+        let server = try await LoopbackServer.start()
+        var accepted = server.listener.connections.makeAsyncIterator()
+        let client = StreamSession().loopbackTask(port: server.port)
+        let peer = try await server.accept(&accepted)
+
+        // The read is issued first; the peer answers only once the write reaches it.
+        let response = Recorder<String>()
+        client.readData(ofMinLength: 4, maxLength: 4, timeout: 10) { data, _, _ in
+            response.append(String(decoding: data ?? Data(), as: UTF8.self))
+        }
+        try await client.write("ping")
+        #expect(try await peer.readText(count: 4) == "ping")
+        try await peer.write("pong")
+        #expect(await eventually { response.values == ["pong"] })
+        client.cancel()
+        await server.stop()
+    }
+
+    @Test func readsUpToADelimiter() async throws {
+        let server = try await LoopbackServer.start()
+        var accepted = server.listener.connections.makeAsyncIterator()
+        let client = StreamSession().loopbackTask(port: server.port)
+        let peer = try await server.accept(&accepted)
+        let crlf = Data("\r\n".utf8)
+
+        try await peer.write("NICK alice\r\nUSER alice 0 * :Alice\r\npartial")
+        #expect(try await client.readData(upToAndIncluding: crlf, maxLength: 512, timeout: 10) == Data("NICK alice\r\n".utf8))
+        #expect(
+            try await client.readData(upToAndIncluding: crlf, maxLength: 512, timeout: 10)
+                == Data("USER alice 0 * :Alice\r\n".utf8)
+        )
+        peer.closeWrite()
+        #expect(try await client.readData(upToAndIncluding: crlf, maxLength: 512, timeout: 10) == Data("partial".utf8))
+        #expect(try await client.readData(upToAndIncluding: crlf, maxLength: 512, timeout: 10) == nil)
+        client.cancel()
+        await server.stop()
+    }
+
+    @Test func overlongLineFailsAndLosesNothing() async throws {
+        let server = try await LoopbackServer.start()
+        var accepted = server.listener.connections.makeAsyncIterator()
+        let client = StreamSession().loopbackTask(port: server.port)
+        let peer = try await server.accept(&accepted)
+        let line = String(repeating: "x", count: 600) + "\r\n"
+
+        try await peer.write(line)
+        await expectStreamError(.delimiterNotFound) {
+            try await client.readData(upToAndIncluding: Data("\r\n".utf8), maxLength: 512, timeout: 10)
+        }
+        #expect(try await client.readText(count: line.utf8.count) == line)
+        client.cancel()
+        await server.stop()
+    }
+
+    @Test func cancellingTheWaitingSwiftTaskKeepsTheBytes() async throws {
+        let server = try await LoopbackServer.start()
+        var accepted = server.listener.connections.makeAsyncIterator()
+        let client = StreamSession().loopbackTask(port: server.port)
+        let peer = try await server.accept(&accepted)
+
+        let waiting = Task { try await client.readData(ofMinLength: 10, maxLength: 10, timeout: 0) }
+        try await peer.write("12345")
+        try await Task.sleep(for: .milliseconds(20))
+        waiting.cancel()
+        let result = await waiting.result
+        #expect(throws: StreamTaskError.self) { try result.get() }
+        try await peer.write("67890")
+        #expect(try await client.readText(count: 10) == "1234567890")
+        client.cancel()
+        await server.stop()
+    }
+
+    @Test func aSlowReaderStopsReadingFromTheSocket() async throws {
+        var configuration = StreamSession.Configuration()
+        configuration.inboundBufferLimit = 64 * 1024
+        let server = try await LoopbackServer.start()
+        var accepted = server.listener.connections.makeAsyncIterator()
+        let client = StreamSession(configuration: configuration).loopbackTask(port: server.port)
+        let peer = try await server.accept(&accepted)
+
+        // The peer sends far more than the socket buffers and our buffer hold. Its writes stall
+        // because the client stops reading once its buffer passes the limit.
+        let chunk = Data(repeating: 0x61, count: 1 << 20)
+        var sent = 0
+        var stalled = false
+        for _ in 0..<256 {
+            do {
+                try await peer.write(chunk, timeout: 0.5)
+                sent += chunk.count
+            } catch let error as StreamTaskError where error.code == .timedOut {
+                stalled = true
+                break
+            }
+        }
+        #expect(stalled, "the peer never had to wait: the client buffered \(sent) bytes")
+        let received = client.metrics.countOfBytesReceived
+        #expect(received < 1 << 20, "the client took in \(received) bytes without reading them")
+        client.cancel()
+        await server.stop()
+    }
+}

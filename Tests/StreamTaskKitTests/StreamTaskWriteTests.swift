@@ -1,0 +1,140 @@
+import Foundation
+import Testing
+
+@testable import StreamTaskKit
+
+/// Writes and half-close over real sockets on 127.0.0.1.
+@Suite(.timeLimit(.minutes(1))) struct StreamTaskWriteTests {
+    @Test func queuedWritesArriveAndCompleteInOrder() async throws {
+        let server = try await LoopbackServer.start()
+        var accepted = server.listener.connections.makeAsyncIterator()
+        let client = StreamSession().loopbackTask(port: server.port)
+        let peer = try await server.accept(&accepted)
+
+        let completed = Recorder<Int>()
+        var expected = ""
+        for number in 0..<200 {
+            let text = "\(number),"
+            expected += text
+            client.write(Data(text.utf8), timeout: 10) { error in
+                #expect(error == nil)
+                completed.append(number)
+            }
+        }
+        #expect(try await peer.readText(count: expected.utf8.count) == expected)
+        #expect(await eventually { completed.values.count == 200 })
+        #expect(completed.values == Array(0..<200))
+        #expect(client.metrics.countOfBytesSent == Int64(expected.utf8.count))
+        client.cancel()
+        await server.stop()
+    }
+
+    @Test func halfCloseFromTheClient() async throws {
+        let server = try await LoopbackServer.start()
+        var accepted = server.listener.connections.makeAsyncIterator()
+        let client = StreamSession().loopbackTask(port: server.port)
+        let peer = try await server.accept(&accepted)
+
+        try await client.write("request")
+        client.closeWrite()
+        // The peer sees the request, then end of stream; its own direction stays open.
+        #expect(try await peer.readToEnd() == "request")
+        try await peer.write("response")
+        peer.closeWrite()
+        #expect(try await client.readToEnd() == "response")
+
+        let events = await client.collectEvents()
+        #expect(events.contains { if case .writeClosed = $0 { return true } else { return false } })
+        #expect(events.contains { if case .readClosed = $0 { return true } else { return false } })
+        guard case .completed(let error) = events.last else {
+            Issue.record("the last event is not completion: \(events)")
+            return
+        }
+        #expect(error == nil, "both directions ended in order, so the task completes without error")
+        await server.stop()
+    }
+
+    @Test func halfCloseFromTheServer() async throws {
+        let server = try await LoopbackServer.start()
+        var accepted = server.listener.connections.makeAsyncIterator()
+        let client = StreamSession().loopbackTask(port: server.port)
+        let peer = try await server.accept(&accepted)
+
+        try await peer.write("greeting")
+        peer.closeWrite()
+        #expect(try await client.readToEnd() == "greeting")
+        // After the server's end of stream, the client can still send.
+        try await client.write("still here")
+        client.closeWrite()
+        #expect(try await peer.readToEnd() == "still here")
+        #expect(await client.waitUntilCompleted() == nil)
+        await server.stop()
+    }
+
+    @Test func writesAfterCloseWriteFailAtOnce() async throws {
+        // No connection at all: the failure cannot come from the network.
+        let client = StreamSession().streamTask(withHostName: "127.0.0.1", port: 9)
+        client.closeWrite()
+        let error = await expectStreamError(.writeClosed) { try await client.write("too late") }
+        #expect(error?.description.contains("closeWrite") == true)
+        client.cancel()
+    }
+
+    @Test func aWriteToAPeerThatDoesNotReadTimesOutAndMemoryStaysBounded() async throws {
+        let server = try await LoopbackServer.start()
+        var accepted = server.listener.connections.makeAsyncIterator()
+        let client = StreamSession().loopbackTask(port: server.port)
+        let peer = try await server.accept(&accepted)
+        _ = peer  // never reads
+
+        let chunk = Data(repeating: 0x62, count: 1 << 20)
+        var written = 0
+        var timedOut: StreamTaskError?
+        for _ in 0..<256 {
+            do {
+                try await client.write(chunk, timeout: 0.5)
+                written += chunk.count
+            } catch let error as StreamTaskError {
+                timedOut = error
+                break
+            }
+        }
+        #expect(timedOut?.code == .timedOut)
+        // Only what the kernel's buffers and the peer's bounded buffer hold got through.
+        #expect(written < 64 << 20, "\(written) bytes were accepted by a peer that never reads")
+        // The timed-out write had been handed to the channel, so the stream is closed.
+        #expect(await client.waitUntilCompleted()?.code == .timedOut)
+        await server.stop()
+    }
+
+    @Test func aQueuedWriteThatTimesOutIsNeverSent() async throws {
+        let server = try await LoopbackServer.start()
+        var accepted = server.listener.connections.makeAsyncIterator()
+        let client = StreamSession().loopbackTask(port: server.port)
+        let peer = try await server.accept(&accepted)
+
+        // A large write fills every buffer and leaves the channel unwritable.
+        let big = Data(repeating: 0x41, count: 32 << 20)
+        let bigDone = Recorder<Bool>()
+        client.write(big, timeout: 0) { error in bigDone.append(error == nil) }
+        // This one waits behind it and times out before the channel takes it.
+        await expectStreamError(.timedOut) {
+            try await client.write(Data("NEVER".utf8), timeout: 0.3)
+        }
+        client.write(Data("LAST".utf8), timeout: 0) { error in #expect(error == nil) }
+
+        let total = big.count + 4
+        var received = Data()
+        while received.count < total {
+            let (data, atEOF) = try await peer.readData(ofMinLength: 1, maxLength: 1 << 20, timeout: 10)
+            received.append(data ?? Data())
+            if atEOF { break }
+        }
+        #expect(received.count == total)
+        #expect(received.suffix(4) == Data("LAST".utf8))
+        #expect(await eventually { bigDone.values == [true] })
+        #expect(client.state == .running, "withdrawing a write the channel never took keeps the connection")
+        client.cancel()
+        await server.stop()
+    }
+}

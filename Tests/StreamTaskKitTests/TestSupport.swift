@@ -1,0 +1,195 @@
+import Foundation
+import NIOConcurrencyHelpers
+import Testing
+
+@testable import StreamTaskKit
+
+/// A listener of ours on 127.0.0.1, on a port the system picked.
+struct LoopbackServer {
+    let listener: StreamListener
+    let port: Int
+
+    static func start(
+        maximumConnections: Int = .max,
+        session: StreamSession = StreamSession()
+    ) async throws -> LoopbackServer {
+        let listener = StreamListener(host: "127.0.0.1", port: 0, maximumConnections: maximumConnections, session: session)
+        try await listener.start()
+        let port = try #require(listener.port)
+        #expect(port > 0)
+        return LoopbackServer(listener: listener, port: port)
+    }
+
+    /// The next accepted connection.
+    func accept(_ iterator: inout AsyncStream<StreamTask>.Iterator) async throws -> StreamTask {
+        try #require(await iterator.next())
+    }
+
+    func stop() async {
+        await listener.shutdown(gracePeriod: 0)
+    }
+}
+
+extension StreamSession {
+    /// A task to 127.0.0.1 on `port`, already resumed.
+    func loopbackTask(port: Int) -> StreamTask {
+        let task = streamTask(withHostName: "127.0.0.1", port: port)
+        task.resume()
+        return task
+    }
+}
+
+extension StreamTask {
+    func write(_ text: String) async throws {
+        try await write(Data(text.utf8), timeout: 10)
+    }
+
+    /// Reads exactly `count` bytes as text (fails the test at a premature end of stream).
+    func readText(count: Int) async throws -> String {
+        let (data, _) = try await readData(ofMinLength: count, maxLength: count, timeout: 10)
+        let text = String(decoding: try #require(data), as: UTF8.self)
+        #expect(text.utf8.count == count)
+        return text
+    }
+
+    /// Reads until end of stream and returns everything as text.
+    func readToEnd() async throws -> String {
+        var all = Data()
+        while true {
+            let (data, atEOF) = try await readData(ofMinLength: 1, maxLength: 65536, timeout: 10)
+            all.append(data ?? Data())
+            if atEOF { return String(decoding: all, as: UTF8.self) }
+        }
+    }
+
+    /// The events so far, up to and including completion.
+    func collectEvents() async -> [StreamTaskEvent] {
+        var collected: [StreamTaskEvent] = []
+        for await event in events {
+            collected.append(event)
+        }
+        return collected
+    }
+
+    /// Waits until the task has completed and returns the error it completed with.
+    @discardableResult
+    func waitUntilCompleted() async -> StreamTaskError? {
+        for await event in events {
+            if case .completed(let error) = event { return error }
+        }
+        return self.error
+    }
+}
+
+@discardableResult
+/// Runs `body` and returns the code of the `StreamTaskError` it threw (fails the test otherwise).
+func expectStreamError<T>(
+    _ expected: StreamTaskError.Code,
+    sourceLocation: SourceLocation = #_sourceLocation,
+    _ body: () async throws -> T
+) async -> StreamTaskError? {
+    do {
+        _ = try await body()
+        Issue.record("expected \(expected), but the call succeeded", sourceLocation: sourceLocation)
+        return nil
+    } catch let error as StreamTaskError {
+        #expect(error.code == expected, "\(error)", sourceLocation: sourceLocation)
+        return error
+    } catch {
+        Issue.record("expected StreamTaskError \(expected), got \(error)", sourceLocation: sourceLocation)
+        return nil
+    }
+}
+
+/// Polls `condition` every 10 ms for up to `seconds`; for state that has no event to await.
+func eventually(_ seconds: Double = 10, _ condition: () -> Bool) async -> Bool {
+    let deadline = Date().addingTimeInterval(seconds)
+    while Date() < deadline {
+        if condition() { return true }
+        try? await Task.sleep(for: .milliseconds(10))
+    }
+    return condition()
+}
+
+/// A peer written with Python's standard library (`Peers/peer.py`), serving one connection.
+final class PythonPeer: @unchecked Sendable {
+    // @unchecked Sendable: used by one test at a time; Process and Pipe are thread-safe enough
+    // for reading one pipe from one task.
+    private let process = Process()
+    private let output = Pipe()
+    private let input = Pipe()
+    private(set) var port = 0
+
+    static let script = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent()
+        .appendingPathComponent("Peers/peer.py")
+        .path
+
+    private init(mode: String, arguments: [String]) {
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", Self.script, mode] + arguments
+        process.standardOutput = output
+        process.standardInput = input
+    }
+
+    /// Starts the peer in `mode` and waits for it to report its port.
+    static func start(_ mode: String, _ arguments: String...) async throws -> PythonPeer {
+        let peer = PythonPeer(mode: mode, arguments: arguments)
+        try peer.process.run()
+        guard let line = await peer.readLine(), let port = Int(line) else {
+            peer.process.terminate()
+            throw StreamTaskError(.connectionFailed, "the Python peer did not report its port")
+        }
+        peer.port = port
+        return peer
+    }
+
+    /// The peer's next line of output, or `nil` when it has exited.
+    func readLine() async -> String? {
+        await offCooperativePool { self.blockingReadLine() }
+    }
+
+    private func blockingReadLine() -> String? {
+        var line = Data()
+        while true {
+            guard let byte = try? output.fileHandleForReading.read(upToCount: 1), !byte.isEmpty else {
+                return line.isEmpty ? nil : String(decoding: line, as: UTF8.self)
+            }
+            if byte == Data("\n".utf8) { return String(decoding: line, as: UTF8.self) }
+            line.append(byte)
+        }
+    }
+
+    /// Waits for the peer to exit; returns its remaining output lines.
+    func finish() async -> [String] {
+        await offCooperativePool {
+            try? self.input.fileHandleForWriting.close()
+            var lines: [String] = []
+            while let line = self.blockingReadLine() { lines.append(line) }
+            self.process.waitUntilExit()
+            return lines
+        }
+    }
+
+    deinit {
+        if process.isRunning {
+            process.terminate()
+            process.waitUntilExit()
+        }
+    }
+}
+
+/// Runs blocking work (pipes, child processes) on a dispatch queue, not on the small
+/// cooperative thread pool that the other tests need.
+func offCooperativePool<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
+    await withCheckedContinuation { continuation in
+        DispatchQueue.global().async { continuation.resume(returning: body()) }
+    }
+}
+
+/// Collects values from callbacks on other threads.
+final class Recorder<Value: Sendable>: Sendable {
+    private let box = NIOLockedValueBox<[Value]>([])
+    func append(_ value: Value) { box.withLockedValue { $0.append(value) } }
+    var values: [Value] { box.withLockedValue { $0 } }
+}
