@@ -35,7 +35,8 @@ public final class StreamListener: Sendable {
 
     private struct State {
         var channel: (any Channel)?
-        var open: [Int: StreamTask] = [:]
+        /// Accepted connections still open, with the futures that complete when they close.
+        var open: [Int: (task: StreamTask, closed: EventLoopFuture<Void>)] = [:]
         var closed = false
     }
 
@@ -135,7 +136,7 @@ public final class StreamListener: Sendable {
         }
         let accepted = state.withLockedValue { state -> Bool in
             guard !state.closed else { return false }
-            state.open[task.taskIdentifier] = task
+            state.open[task.taskIdentifier] = (task, channel.closeFuture)
             return true
         }
         guard accepted else {
@@ -151,7 +152,7 @@ public final class StreamListener: Sendable {
 
     /// The accepted connections that are still open.
     public var openConnections: [StreamTask] {
-        state.withLockedValue { $0.open.values.sorted { $0.taskIdentifier < $1.taskIdentifier } }
+        state.withLockedValue { $0.open.values.map(\.task).sorted { $0.taskIdentifier < $1.taskIdentifier } }
     }
 
     /// Stops accepting, ends ``connections``, and waits for the accepted connections to finish.
@@ -168,8 +169,11 @@ public final class StreamListener: Sendable {
         continuation.finish()
         await withTaskGroup(of: Bool.self) { group in
             group.addTask {
-                for task in self.openConnections {
-                    for await _ in task.events {}
+                // Each connection is forgotten by a callback on its close future registered at
+                // accept time, so it runs before this wait resumes.
+                let closing = self.state.withLockedValue { $0.open.values.map(\.closed) }
+                for closed in closing {
+                    try? await closed.get()
                 }
                 return true
             }

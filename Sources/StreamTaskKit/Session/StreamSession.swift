@@ -131,8 +131,11 @@ public final class StreamSession: Sendable {
 
     /// Asks for a connection slot to the task's host; the task connects now or when granted.
     func requestConnectionSlot(for task: StreamTask) {
-        let granted = state.withLockedValue {
-            $0.limiter.acquire(host: task.host, task: task.taskIdentifier)
+        let granted = state.withLockedValue { state -> Bool in
+            // A task that completed meanwhile has left `tasks` under this same lock: it must
+            // not take a slot it would never give back.
+            guard state.tasks[task.taskIdentifier] != nil else { return false }
+            return state.limiter.acquire(host: task.host, task: task.taskIdentifier)
         }
         if granted {
             task.connectionSlotGranted()
@@ -157,10 +160,10 @@ public final class StreamSession: Sendable {
             return nil
         }
         next?.connectionSlotGranted()
-        reportInvalidationIfDone()
     }
 
-    private func reportInvalidationIfDone() {
+    /// Tells the delegate the session is invalid, once it is invalidated and has no tasks.
+    func reportInvalidationIfDone() {
         let delegate: (any StreamSessionDelegate)?? = state.withLockedValue { state in
             guard state.invalidated, state.tasks.isEmpty, !state.invalidationReported else { return .none }
             state.invalidationReported = true

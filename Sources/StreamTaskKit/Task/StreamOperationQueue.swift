@@ -320,8 +320,8 @@ struct StreamOperationQueue {
                 case .open:
                     if !outputShutDown {
                         outputShutDown = true
-                        actions.append(.shutdownOutput)
                         actions.append(.emit(.writeClosed))
+                        actions.append(.shutdownOutput)
                     }
                     actions.append(.succeed(item.id))
                     done = true

@@ -9,7 +9,8 @@ extension StreamTask {
     }
 
     private func startConnecting() {
-        guard lifecycle == .waitingForSlot else { return }
+        // A task that completed (was cancelled) meanwhile has already given its slot back.
+        guard lifecycle == .idle else { return }
         lifecycle = .connecting
         let timeout = configuration.timeoutIntervalForConnect
         if timeout > 0 {
@@ -93,10 +94,9 @@ extension StreamTask {
     }
 
     private func connectFailed(_ error: StreamTaskError) {
-        guard lifecycle == .waitingForSlot || lifecycle == .connecting else { return }
+        guard lifecycle == .connecting else { return }
         configuration.logger.debug("connect failed", metadata: ["task": "\(taskIdentifier)", "error": "\(error)"])
-        run(queue.closed(error: error.at(host: host, port: port)))
-        complete()
+        run(queue.closed(error: error.at(host: host, port: port)), thenComplete: true)
     }
 
     // MARK: Channel events (from StreamTaskChannelHandler, on the event loop)
@@ -127,7 +127,6 @@ extension StreamTask {
     }
 
     func channelClosed() {
-        run(queue.closed(error: channelFailure))
-        complete()
+        run(queue.closed(error: channelFailure), thenComplete: true)
     }
 }

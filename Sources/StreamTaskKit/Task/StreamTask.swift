@@ -39,9 +39,10 @@ public final class StreamTask: @unchecked Sendable, CustomStringConvertible {
     let eventLoop: any EventLoop
     let configuration: StreamSession.Configuration
 
+    /// The event loop's view: `idle` until the session grants a connection slot (whether or not
+    /// `resume()` was called; ``State`` tells those apart).
     enum Lifecycle {
-        case suspended
-        case waitingForSlot
+        case idle
         case connecting
         case running
         case completed
@@ -57,6 +58,8 @@ public final class StreamTask: @unchecked Sendable, CustomStringConvertible {
     /// The first error the channel reported; the connection closes with it.
     var channelFailure: StreamTaskError?
     private var completions: [OperationID: Completion] = [:]
+    private var performing = false
+    private var deferred: [(actions: [StreamOperationQueue.Action], complete: Bool)] = []
     private var timers: [OperationID: Scheduled<Void>] = [:]
 
     struct Shared {
@@ -85,7 +88,7 @@ public final class StreamTask: @unchecked Sendable, CustomStringConvertible {
         self.configuration = session.configuration
         self.eventLoop = eventLoop ?? session.eventLoopGroup.next()
         self.queue = StreamOperationQueue(highWaterMark: session.configuration.inboundBufferLimit)
-        self.lifecycle = .suspended
+        self.lifecycle = .idle
         self.shared = NIOLockedValueBox(Shared(state: .suspended, metrics: StreamTaskMetrics()))
         if let failure {
             // A task the session refused: it is born completed.
@@ -130,11 +133,15 @@ public final class StreamTask: @unchecked Sendable, CustomStringConvertible {
     /// Starts the task: waits for a connection slot for its host if the session's limit is
     /// reached, resolves the host name and connects. Calling it again does nothing.
     public func resume() {
-        onLoop {
-            guard self.lifecycle == .suspended else { return }
-            self.lifecycle = .waitingForSlot
-            self.updateShared { $0.state = .running }
-            self.session.requestConnectionSlot(for: self)
+        // Ask for the slot here, not after hopping to the task's event loop: tasks live on
+        // different loops, and the session's queue must see them in the order they were resumed.
+        let resumed = shared.withLockedValue { shared -> Bool in
+            guard shared.state == .suspended else { return false }
+            shared.state = .running
+            return true
+        }
+        if resumed {
+            session.requestConnectionSlot(for: self)
         }
     }
 
@@ -149,14 +156,14 @@ public final class StreamTask: @unchecked Sendable, CustomStringConvertible {
                 self.updateShared { $0.state = .canceling }
                 self.run(self.queue.cancel())
             default:
-                self.run(self.queue.cancel())
-                self.complete()
+                self.run(self.queue.cancel(), thenComplete: true)
             }
         }
     }
 
     /// Marks the task completed: reports its metrics and outcome, and leaves the session.
-    func complete() {
+    /// Call it through `run(_:thenComplete:)` so that it comes after the actions before it.
+    private func complete() {
         guard lifecycle != .completed else { return }
         lifecycle = .completed
         connectTimer?.cancel()
@@ -170,8 +177,11 @@ public final class StreamTask: @unchecked Sendable, CustomStringConvertible {
             return shared.metrics
         }
         publish(.metricsCollected(metrics))
-        publish(.completed(error))
+        // Leave the session before announcing completion, so that whoever hears of it finds
+        // the task gone from `allTasks` and its connection slot passed on.
         session.taskCompleted(self)
+        publish(.completed(error))
+        session.reportInvalidationIfDone()
     }
 
     // MARK: Operations
@@ -234,8 +244,29 @@ public final class StreamTask: @unchecked Sendable, CustomStringConvertible {
         }
     }
 
-    /// Carries out what the operation queue decided.
-    func run(_ actions: [StreamOperationQueue.Action]) {
+    /// Carries out what the operation queue decided, then completes the task if asked.
+    ///
+    /// Never nested: an action can make the channel call back at once (shutting the output
+    /// down can close the channel), and the actions that callback produces wait until the
+    /// current list is done, so events and completions keep their order.
+    func run(_ actions: [StreamOperationQueue.Action], thenComplete: Bool = false) {
+        if performing {
+            deferred.append((actions, thenComplete))
+            return
+        }
+        performing = true
+        perform(actions, thenComplete: thenComplete)
+        while !deferred.isEmpty {
+            let next = deferred.removeFirst()
+            perform(next.actions, thenComplete: next.complete)
+        }
+        performing = false
+    }
+
+    private func perform(_ actions: [StreamOperationQueue.Action], thenComplete: Bool) {
+        defer {
+            if thenComplete { complete() }
+        }
         for action in actions {
             switch action {
             case .succeedRead(let id, let bytes, let atEOF):

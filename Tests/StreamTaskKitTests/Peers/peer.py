@@ -47,7 +47,7 @@ def main():
         # Speak first, end our side, then report everything the client sent until its EOF.
         conn.sendall(args[0].encode())
         conn.shutdown(socket.SHUT_WR)
-        say("received " + receive_all(conn).decode())
+        say("received " + receive_all(conn).decode().encode("unicode_escape").decode())
         conn.close()
     elif mode == "reply-after-eof":
         # Read until the client half-closes, then answer on the still-open direction.

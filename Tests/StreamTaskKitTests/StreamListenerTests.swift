@@ -1,0 +1,156 @@
+import Foundation
+import Testing
+
+@testable import StreamTaskKit
+
+/// The listener over real sockets: binding, limits, shutdown, and a client nobody here wrote.
+@Suite(.timeLimit(.minutes(1))) struct StreamListenerTests {
+    @Test(arguments: ["127.0.0.1", "::1"])
+    func portZeroBindsAFreePortAndReportsIt(host: String) async throws {
+        let listener = StreamListener(host: host, port: 0)
+        try await listener.start()
+        let port = try #require(listener.port)
+        #expect(port > 0)
+        #expect(listener.localAddress?.ipAddress == host)
+
+        var accepted = listener.connections.makeAsyncIterator()
+        let client = StreamSession().streamTask(withHostName: host, port: port)
+        client.resume()
+        try await client.write("hi")
+        let peer = try #require(await accepted.next())
+        #expect(try await peer.readText(count: 2) == "hi")
+        #expect(peer.metrics.remoteAddress == host)
+        #expect(peer.state == .running)
+        client.cancel()
+        await listener.shutdown(gracePeriod: 0)
+    }
+
+    @Test func aTakenPortFailsToBindClearly() async throws {
+        let server = try await LoopbackServer.start()
+        let second = StreamListener(host: "127.0.0.1", port: server.port)
+        let error = await expectStreamError(.bindFailed) { try await second.start() }
+        #expect(error?.description.contains("127.0.0.1:\(server.port)") == true)
+        #expect(error?.errno == EADDRINUSE)
+        await server.stop()
+    }
+
+    @Test func theConnectionLimitHoldsBackNewConnectionsUntilOneEnds() async throws {
+        let server = try await LoopbackServer.start(maximumConnections: 1)
+        var accepted = server.listener.connections.makeAsyncIterator()
+        let session = StreamSession()
+
+        let first = session.loopbackTask(port: server.port)
+        try await first.write("1")
+        let firstPeer = try await server.accept(&accepted)
+        #expect(try await firstPeer.readText(count: 1) == "1")
+
+        // The kernel completes the second handshake, but we do not accept it yet.
+        let second = session.loopbackTask(port: server.port)
+        try await second.write("2")
+        try await firstPeer.write("served")
+        #expect(try await first.readText(count: 6) == "served")
+        #expect(server.listener.openConnections.count == 1)
+
+        // A connection counts until both ends are done with it.
+        first.cancel()
+        #expect(try await firstPeer.readToEnd() == "")
+        #expect(server.listener.openConnections.count == 1)
+        firstPeer.closeWrite()
+        let secondPeer = try await server.accept(&accepted)
+        #expect(try await secondPeer.readText(count: 1) == "2")
+        #expect(await eventually { server.listener.openConnections.map(\.taskIdentifier) == [secondPeer.taskIdentifier] })
+        second.cancel()
+        await server.stop()
+    }
+
+    @Test func gracefulShutdownStopsAcceptingAndWaitsForOpenConnections() async throws {
+        let server = try await LoopbackServer.start()
+        var accepted = server.listener.connections.makeAsyncIterator()
+        let session = StreamSession()
+        let client = session.loopbackTask(port: server.port)
+        try await client.write("a")
+        let peer = try await server.accept(&accepted)
+
+        let shutdown = Task { await server.listener.shutdown() }
+        // New connections are refused once the listening socket is closed.
+        #expect(await eventually { server.listener.localAddress == nil })
+        let late = session.loopbackTask(port: server.port)
+        await expectStreamError(.connectionRefused) { try await late.write("late") }
+        #expect(await accepted.next() == nil, "the connections sequence ends at shutdown")
+
+        // The open connection keeps working until it ends by itself.
+        #expect(try await peer.readText(count: 1) == "a")
+        try await peer.write("b")
+        #expect(try await client.readText(count: 1) == "b")
+        client.closeWrite()
+        peer.closeWrite()
+        #expect(try await peer.readToEnd() == "")
+        await shutdown.value
+        #expect(server.listener.openConnections.isEmpty)
+        #expect(try await client.readToEnd() == "")
+    }
+
+    @Test func shutdownWithAGracePeriodCancelsConnectionsStillOpen() async throws {
+        let server = try await LoopbackServer.start()
+        var accepted = server.listener.connections.makeAsyncIterator()
+        let client = StreamSession().loopbackTask(port: server.port)
+        try await client.write("a")
+        let peer = try await server.accept(&accepted)
+
+        await server.listener.shutdown(gracePeriod: 0.2)
+        #expect(await peer.waitUntilCompleted()?.code == .cancelled)
+        #expect(try await client.readToEnd() == "")
+        client.cancel()
+    }
+
+    @Test func socatTalksToOurListener() async throws {
+        let server = try await LoopbackServer.start()
+        var accepted = server.listener.connections.makeAsyncIterator()
+
+        let socat = Process()
+        socat.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        socat.arguments = ["socat", "-t", "5", "-", "TCP:127.0.0.1:\(server.port)"]
+        let input = Pipe()
+        let output = Pipe()
+        socat.standardInput = input
+        socat.standardOutput = output
+        try socat.run()
+        input.fileHandleForWriting.write(Data("hello from socat\n".utf8))
+
+        let peer = try await server.accept(&accepted)
+        let line = try await peer.readData(upToAndIncluding: Data("\n".utf8), maxLength: 100, timeout: 10)
+        #expect(line == Data("hello from socat\n".utf8))
+        try await peer.write("hello from StreamTaskKit\n")
+        peer.closeWrite()
+        try input.fileHandleForWriting.close()
+        // socat half-closes after its input ends; we see end of stream.
+        #expect(try await peer.readToEnd() == "")
+        let received = await offCooperativePool {
+            let data = output.fileHandleForReading.readDataToEndOfFile()
+            socat.waitUntilExit()
+            return data
+        }
+        #expect(String(decoding: received, as: UTF8.self) == "hello from StreamTaskKit\n")
+        #expect(socat.terminationStatus == 0)
+        await server.stop()
+    }
+
+    @Test func ourClientTalksToAPythonPeerThatSpeaksFirst() async throws {
+        let peer = try await PythonPeer.start("send-then-half-close", "220 ready\r\n")
+        let client = StreamSession().loopbackTask(port: peer.port)
+        #expect(try await client.readToEnd() == "220 ready\r\n")
+        try await client.write("QUIT\r\n")
+        client.closeWrite()
+        #expect(await client.waitUntilCompleted() == nil)
+        #expect(await peer.finish() == [#"received QUIT\r\n"#, "done"])
+    }
+
+    @Test func pythonPeerAnswersAfterOurHalfClose() async throws {
+        let peer = try await PythonPeer.start("reply-after-eof")
+        let client = StreamSession().loopbackTask(port: peer.port)
+        try await client.write("abc")
+        client.closeWrite()
+        #expect(try await client.readToEnd() == "got 3 bytes: abc")
+        _ = await peer.finish()
+    }
+}

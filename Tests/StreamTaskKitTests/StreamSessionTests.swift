@@ -1,0 +1,149 @@
+import Foundation
+import Testing
+
+@testable import StreamTaskKit
+
+/// The session's per-host limit, task registry and invalidation, over real sockets.
+@Suite(.timeLimit(.minutes(1))) struct StreamSessionTests {
+    @Test func tasksOverThePerHostLimitWaitInOrderAndGoWhenASlotFrees() async throws {
+        let server = try await LoopbackServer.start()
+        var accepted = server.listener.connections.makeAsyncIterator()
+        var configuration = StreamSession.Configuration()
+        configuration.maximumConnectionsPerHost = 2
+        let session = StreamSession(configuration: configuration)
+
+        let tasks = (0..<4).map { _ in session.streamTask(withHostName: "127.0.0.1", port: server.port) }
+        for (index, task) in tasks.enumerated() {
+            task.resume()
+            // Each task says who it is as soon as it is connected.
+            task.write(Data("\(index)".utf8), timeout: 0) { _ in }
+        }
+        var peers: [StreamTask] = []
+        for _ in 0..<2 {
+            peers.append(try await server.accept(&accepted))
+        }
+        let first = try await peers[0].readText(count: 1)
+        let second = try await peers[1].readText(count: 1)
+        #expect(Set([first, second]) == ["0", "1"])
+        // The other two have not even started to connect.
+        #expect(tasks[2].metrics.domainLookupStartDate == nil)
+        #expect(tasks[3].metrics.domainLookupStartDate == nil)
+        #expect(tasks[2].state == .running)
+
+        // Ending one task lets the next one in line connect, and only that one.
+        tasks[0].cancel()
+        peers.append(try await server.accept(&accepted))
+        #expect(try await peers[2].readText(count: 1) == "2")
+        #expect(tasks[3].metrics.domainLookupStartDate == nil)
+        tasks[1].cancel()
+        peers.append(try await server.accept(&accepted))
+        #expect(try await peers[3].readText(count: 1) == "3")
+
+        for task in tasks { task.cancel() }
+        await server.stop()
+    }
+
+    @Test func aCancelledWaitingTaskGivesUpItsPlace() async throws {
+        let server = try await LoopbackServer.start()
+        var accepted = server.listener.connections.makeAsyncIterator()
+        var configuration = StreamSession.Configuration()
+        configuration.maximumConnectionsPerHost = 1
+        let session = StreamSession(configuration: configuration)
+
+        let holder = session.loopbackTask(port: server.port)
+        let skipped = session.loopbackTask(port: server.port)
+        let next = session.loopbackTask(port: server.port)
+        try await holder.write("h")
+        _ = try await server.accept(&accepted)
+        skipped.cancel()
+        #expect(await skipped.waitUntilCompleted()?.code == .cancelled)
+        holder.cancel()
+        try await next.write("n")
+        let peer = try await server.accept(&accepted)
+        #expect(try await peer.readText(count: 1) == "n")
+        next.cancel()
+        await server.stop()
+    }
+
+    @Test func allTasksListsOutstandingTasksOnly() async throws {
+        let session = StreamSession()
+        let a = session.streamTask(withHostName: "127.0.0.1", port: 9)
+        let b = session.streamTask(withHostName: "127.0.0.1", port: 9)
+        #expect(session.allTasks.map(\.taskIdentifier) == [a.taskIdentifier, b.taskIdentifier])
+        a.cancel()
+        await a.waitUntilCompleted()
+        #expect(session.allTasks.map(\.taskIdentifier) == [b.taskIdentifier])
+        b.cancel()
+        await b.waitUntilCompleted()
+        #expect(session.allTasks.isEmpty)
+    }
+
+    @Test func invalidateAndCancelCancelsEverythingAndRefusesNewTasks() async throws {
+        let server = try await LoopbackServer.start()
+        let delegate = RecordingDelegate()
+        let session = StreamSession(delegate: delegate)
+        let running = session.loopbackTask(port: server.port)
+        let suspended = session.streamTask(withHostName: "127.0.0.1", port: server.port)
+        try await running.write("x")
+
+        session.invalidateAndCancel()
+        #expect(await running.waitUntilCompleted()?.code == .cancelled)
+        #expect(await suspended.waitUntilCompleted()?.code == .cancelled)
+        #expect(session.allTasks.isEmpty)
+        #expect(await eventually { delegate.calls.last == "invalid" })
+
+        let late = session.streamTask(withHostName: "127.0.0.1", port: server.port)
+        #expect(late.state == .completed)
+        let error = await expectStreamError(.sessionInvalidated) { try await late.write("refused") }
+        #expect(error?.message.contains("invalidated") == true)
+        await server.stop()
+    }
+
+    @Test func finishTasksAndInvalidateLetsRunningTasksFinish() async throws {
+        let server = try await LoopbackServer.start()
+        var accepted = server.listener.connections.makeAsyncIterator()
+        let delegate = RecordingDelegate()
+        let session = StreamSession(delegate: delegate)
+        let client = session.loopbackTask(port: server.port)
+        let peer = try await server.accept(&accepted)
+
+        session.finishTasksAndInvalidate()
+        // The running task still works.
+        try await client.write("still")
+        #expect(try await peer.readText(count: 5) == "still")
+        #expect(!delegate.calls.contains("invalid"))
+
+        client.closeWrite()
+        peer.closeWrite()
+        #expect(try await client.readToEnd() == "")
+        #expect(await client.waitUntilCompleted() == nil)
+        #expect(await eventually { delegate.calls.last == "invalid" })
+        await server.stop()
+    }
+
+    @Test func connectionsDoNotGetThreadsOfTheirOwn() async throws {
+        let server = try await LoopbackServer.start()
+        var accepted = server.listener.connections.makeAsyncIterator()
+        let session = StreamSession()
+        // Warm up the event loops and the resolver's thread pool first.
+        let warmup = session.loopbackTask(port: server.port)
+        try await warmup.write("w")
+        _ = try await server.accept(&accepted)
+        let before = try threadCount()
+
+        let tasks = (0..<50).map { _ in session.loopbackTask(port: server.port) }
+        for task in tasks { try await task.write("x") }
+        for _ in tasks { _ = try await server.accept(&accepted) }
+        let during = try threadCount()
+        #expect(during - before < 10, "threads went from \(before) to \(during) for 50 connections")
+
+        session.invalidateAndCancel()
+        await server.stop()
+    }
+
+    private func threadCount() throws -> Int {
+        let status = try String(contentsOfFile: "/proc/self/status", encoding: .utf8)
+        let line = try #require(status.split(separator: "\n").first { $0.hasPrefix("Threads:") })
+        return try #require(Int(line.dropFirst("Threads:".count).trimmingCharacters(in: .whitespaces)))
+    }
+}
