@@ -31,6 +31,7 @@ import Testing
         let error = await expectStreamError(.bindFailed) { try await second.start() }
         #expect(error?.description.contains("127.0.0.1:\(server.port)") == true)
         #expect(error?.errno == EADDRINUSE)
+        #expect(error?.description.components(separatedBy: "errno").count == 2, "errno appears once: \(error.map { "\($0)" } ?? "")")
         await server.stop()
     }
 

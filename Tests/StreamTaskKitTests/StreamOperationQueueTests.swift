@@ -220,6 +220,26 @@ import Testing
         #expect(contains(drained) { if case .requestInput = $0 { return true } else { return false } })
     }
 
+    @Test func aReadLargerThanTheHighWaterMarkKeepsInputFlowing() {
+        var queue = StreamOperationQueue(highWaterMark: 8)
+        _ = queue.connected()
+        _ = queue.enqueue(.read(minLength: 20, maxLength: 20), id: id(1))
+        _ = queue.received(bytes("0123456789"))
+        #expect(contains(queue.receiveCompleted()) { if case .requestInput = $0 { return true } else { return false } })
+        #expect(reads(queue.received(bytes("0123456789"))).map(\.1) == ["01234567890123456789"])
+    }
+
+    @Test func anOverlongLineIsDetectedPastTheHighWaterMark() {
+        var queue = StreamOperationQueue(highWaterMark: 4)
+        _ = queue.connected()
+        _ = queue.enqueue(.readThrough(delimiter: [10], maxLength: 12), id: id(1))
+        _ = queue.received(bytes("abcdefgh"))
+        #expect(contains(queue.receiveCompleted()) { if case .requestInput = $0 { return true } else { return false } })
+        #expect(failures(queue.received(bytes("ijklmnop"))).map(\.1) == [.delimiterNotFound])
+        // With nothing waiting, the buffer (now past the mark) stops asking for input.
+        #expect(!contains(queue.receiveCompleted()) { if case .requestInput = $0 { return true } else { return false } })
+    }
+
     @Test func resetFailsReadsThatTheBufferCannotSatisfy() {
         var queue = openQueue()
         _ = queue.received(bytes("abc"))

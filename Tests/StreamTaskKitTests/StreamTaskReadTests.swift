@@ -135,6 +135,27 @@ import Testing
         await server.stop()
     }
 
+    @Test func delimitedReadsWithCompletionHandlersKeepTheirOrder() async throws {
+        let server = try await LoopbackServer.start()
+        var accepted = server.listener.connections.makeAsyncIterator()
+        let client = StreamSession().loopbackTask(port: server.port)
+        let peer = try await server.accept(&accepted)
+
+        let lines = Recorder<String?>()
+        for _ in 0..<3 {
+            client.readData(upToAndIncluding: Data("\n".utf8), maxLength: 64, timeout: 10) { data, error in
+                #expect(error == nil)
+                lines.append(data.map { String(decoding: $0, as: UTF8.self) })
+            }
+        }
+        try await peer.write("one\ntwo\n")
+        peer.closeWrite()
+        #expect(await eventually { lines.values.count == 3 })
+        #expect(lines.values == ["one\n", "two\n", nil])
+        client.cancel()
+        await server.stop()
+    }
+
     @Test func overlongLineFailsAndLosesNothing() async throws {
         let server = try await LoopbackServer.start()
         var accepted = server.listener.connections.makeAsyncIterator()
@@ -165,6 +186,31 @@ import Testing
         #expect(throws: StreamTaskError.self) { try result.get() }
         try await peer.write("67890")
         #expect(try await client.readText(count: 10) == "1234567890")
+        client.cancel()
+        await server.stop()
+    }
+
+    @Test func aReadLargerThanTheBufferLimitCompletes() async throws {
+        var configuration = StreamSession.Configuration()
+        configuration.inboundBufferLimit = 16 * 1024
+        let server = try await LoopbackServer.start()
+        var accepted = server.listener.connections.makeAsyncIterator()
+        let client = StreamSession(configuration: configuration).loopbackTask(port: server.port)
+        let peer = try await server.accept(&accepted)
+
+        let payload = Data((0..<(1 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 7) })
+        peer.write(payload, timeout: 10) { _ in }
+        let (data, _) = try await client.readData(ofMinLength: payload.count, maxLength: payload.count, timeout: 10)
+        #expect(data == payload)
+
+        // The same for a delimited read whose limit is past the buffer limit.
+        let line = Data(repeating: 0x6C, count: 100_000) + Data("\n".utf8)
+        try await peer.write(line, timeout: 10)
+        #expect(try await client.readData(upToAndIncluding: Data("\n".utf8), maxLength: 200_000, timeout: 10) == line)
+        try await peer.write(Data(repeating: 0x6D, count: 300_000), timeout: 10)
+        await expectStreamError(.delimiterNotFound) {
+            try await client.readData(upToAndIncluding: Data("\n".utf8), maxLength: 200_000, timeout: 10)
+        }
         client.cancel()
         await server.stop()
     }

@@ -107,14 +107,22 @@ public final class StreamListener: Sendable {
             }
         } catch let error as StreamTaskError {
             throw error
-        } catch {
-            let code = (error as? IOError)?.errnoCode
+        } catch let error as IOError {
+            // The errno's text goes into the description once, from the errno itself.
             throw StreamTaskError(
                 .bindFailed,
-                "could not listen: \(error)",
+                "could not listen on that address",
                 host: host,
                 port: requestedPort,
-                errno: code,
+                errno: error.errnoCode,
+                underlying: error
+            )
+        } catch {
+            throw StreamTaskError(
+                .bindFailed,
+                "could not listen on that address: \(error)",
+                host: host,
+                port: requestedPort,
                 underlying: error
             )
         }

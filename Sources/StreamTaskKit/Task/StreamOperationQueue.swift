@@ -22,7 +22,8 @@ struct OperationID: Hashable, Sendable, CustomStringConvertible {
 ///   `closeWrite` runs once every earlier write has completed, `closeRead` once every earlier
 ///   read has.
 /// - Input is requested from the channel only while the buffer holds fewer than
-///   `highWaterMark` bytes, so a slow reader slows the peer and memory stays bounded.
+///   `highWaterMark` bytes (or, when the first waiting read needs more, fewer than it needs),
+///   so a slow reader slows the peer and memory stays bounded by what the caller asked for.
 struct StreamOperationQueue {
     enum Operation {
         /// Read at least `minLength` and at most `maxLength` bytes.
@@ -251,6 +252,8 @@ struct StreamOperationQueue {
     private mutating func process() -> [Action] {
         var actions: [Action] = []
         var readLaneBlocked = false
+        /// What the first waiting read needs buffered before it can complete.
+        var bytesWanted = 0
         var writeLaneBlocked = false
         var writeInFlight = false
         var issuedWrite = false
@@ -266,6 +269,7 @@ struct StreamOperationQueue {
                     done = true
                 } else {
                     readLaneBlocked = true
+                    bytesWanted = minLength
                 }
             case .readThrough(let delimiter, let maxLength):
                 guard !readLaneBlocked else { break }
@@ -274,6 +278,7 @@ struct StreamOperationQueue {
                     done = true
                 } else {
                     readLaneBlocked = true
+                    bytesWanted = maxLength
                 }
             case .closeRead:
                 guard !readLaneBlocked else { break }
@@ -340,7 +345,10 @@ struct StreamOperationQueue {
             if (endOfInput || inputShutDown) && outputShutDown && !closeRequested {
                 closeRequested = true
                 actions.append(.close)
-            } else if !endOfInput, !inputShutDown, !inputRequested, bufferedByteCount < highWaterMark {
+            } else if !endOfInput, !inputShutDown, !inputRequested,
+                // A read that asks for more than the limit may buffer what it asked for.
+                bufferedByteCount < Swift.max(highWaterMark, bytesWanted)
+            {
                 inputRequested = true
                 actions.append(.requestInput)
             }

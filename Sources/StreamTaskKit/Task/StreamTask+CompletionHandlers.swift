@@ -28,6 +28,29 @@ extension StreamTask {
         }
     }
 
+    /// Reads up to and including the first `delimiter`; see
+    /// ``readData(upToAndIncluding:maxLength:timeout:)`` for the rules.
+    ///
+    /// The handler gets the bytes (`nil` at end of stream with nothing left, or on error) and
+    /// the error, if any.
+    public func readData(
+        upToAndIncluding delimiter: Data,
+        maxLength: Int,
+        timeout: TimeInterval,
+        completionHandler: @escaping @Sendable (Data?, (any Error)?) -> Void
+    ) {
+        let queue = session.delegateQueue
+        submit(.readThrough(delimiter: Array(delimiter), maxLength: maxLength), timeout: timeout) { result in
+            switch result {
+            case .success(let outcome):
+                let data = Self.delimitedResult(outcome)
+                queue.async { completionHandler(data, nil) }
+            case .failure(let error):
+                queue.async { completionHandler(nil, error) }
+            }
+        }
+    }
+
     /// Writes `data`; the handler gets `nil` once every byte has been handed to the kernel, or
     /// the error. See ``write(_:timeout:)`` for the rules.
     public func write(

@@ -49,6 +49,11 @@ extension StreamTask {
         timeout: TimeInterval
     ) async throws -> Data? {
         let outcome = try await perform(.readThrough(delimiter: Array(delimiter), maxLength: maxLength), timeout: timeout)
+        return Self.delimitedResult(outcome)
+    }
+
+    /// A delimited read's bytes, or `nil` for end of stream with nothing left.
+    static func delimitedResult(_ outcome: Outcome) -> Data? {
         if outcome.atEOF && outcome.bytes.readableBytes == 0 { return nil }
         return Data(buffer: outcome.bytes, byteTransferStrategy: .automatic)
     }
