@@ -16,32 +16,19 @@ swift build --product echo-server
 swift build --product echo-client
 bin="$(swift build --show-bin-path)"
 
-server_pid=""
 workdir="$(mktemp -d)"
+source scripts/lib.sh
 
 # On any exit: stop the server we started (by its PID only) and remove our scratch files.
 cleanup() {
-    if [[ -n "$server_pid" ]]; then
-        kill "$server_pid" 2>/dev/null || true
-        wait "$server_pid" 2>/dev/null || true
-    fi
+    stop_server
     rm -rf "$workdir"
 }
 trap cleanup EXIT
 
-# Start the server on a free port; its first line of output names the port. Its errors go
-# straight to the terminal.
-: >"$workdir/server.out"
-"$bin/echo-server" --port 0 >"$workdir/server.out" &
-server_pid=$!
-port=""
-for _ in $(seq 300); do # at most 30 s
-    port="$(sed -n 's/^listening on .*:\([0-9][0-9]*\)$/\1/p' "$workdir/server.out")"
-    [[ -n "$port" ]] && break
-    sleep 0.1
-done
-if [[ -z "$port" ]]; then
-    echo "demo: echo-server did not report its port" >&2
+# Start the server on a free port; its first line of output names the port.
+if ! start_server "$bin/echo-server" "$workdir/server.out" "$workdir/server.err"; then
+    echo "demo: echo-server did not start" >&2
     exit 1
 fi
 echo "demo: echo-server (pid $server_pid) is $(head -n 1 "$workdir/server.out")"

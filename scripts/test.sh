@@ -16,16 +16,13 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 # never ran (the script stopped early) counts as failed.
 e2e_checks=(check_round_trip check_long_line check_graceful_shutdown check_refused)
 passed=0
-server_pid=""
 workdir="$(mktemp -d)"
+source scripts/lib.sh
 
 # On any exit, even an early one: stop the server we started (by its PID only), remove our
 # scratch files, and print the summary line CI counts.
 cleanup() {
-    if [[ -n "$server_pid" ]]; then
-        kill "$server_pid" 2>/dev/null || true
-        wait "$server_pid" 2>/dev/null || true
-    fi
+    stop_server
     rm -rf "$workdir"
     echo "e2e: $passed passed, $((${#e2e_checks[@]} - passed)) failed"
 }
@@ -52,33 +49,8 @@ fail() { echo "e2e: FAIL $1" >&2; }
 server=.build/debug/echo-server
 client=.build/debug/echo-client
 
-# Whether process $1 is still running. (`kill -0` is not enough: it also succeeds on a child
-# that has exited but has not been waited for yet.)
-is_running() {
-    local state
-    state="$(ps -o stat= -p "$1" 2>/dev/null)" && [[ "$state" != Z* ]]
-}
-
 # Bounds every client run, so a hang fails the check instead of stalling CI.
 run_client() { timeout 30 "$client" "$@"; }
-
-# Starts the server on a free port in the background and sets $port from its
-# `listening on HOST:PORT` line, waiting at most 30 s for it.
-start_server() {
-    : >"$workdir/server.out" # exists before the loop below reads it
-    "$server" --port 0 >"$workdir/server.out" 2>"$workdir/server.err" &
-    server_pid=$!
-    port=""
-    for _ in $(seq 300); do
-        port="$(sed -n 's/^listening on .*:\([0-9][0-9]*\)$/\1/p' "$workdir/server.out")"
-        [[ -n "$port" ]] && return 0
-        is_running "$server_pid" || break # it exited: no point waiting
-        sleep 0.1
-    done
-    echo "echo-server did not report its port; its stderr:" >&2
-    cat "$workdir/server.err" >&2
-    return 1
-}
 
 # Three lines in, the same three lines out, and the count on stderr.
 check_round_trip() {
@@ -120,7 +92,8 @@ check_refused() {
 }
 
 # Build the two products explicitly: `--build-tests` above may have failed before linking them.
-if swift build --product echo-server && swift build --product echo-client && start_server; then
+if swift build --product echo-server && swift build --product echo-client &&
+    start_server "$server" "$workdir/server.out" "$workdir/server.err"; then
     for check in "${e2e_checks[@]}"; do
         if "$check"; then pass "$check"; else fail "$check"; fi
     done

@@ -69,10 +69,7 @@ import Testing
     }
 
     @Test func cancelFailsEveryQueuedOperation() async throws {
-        let server = try await LoopbackServer.start()
-        var accepted = server.listener.connections.makeAsyncIterator()
-        let client = StreamSession().loopbackTask(port: server.port)
-        let peer = try await server.accept(&accepted)
+        let (server, client, peer) = try await LoopbackServer.connectedPair()
 
         let failures = Recorder<StreamTaskError.Code>()
         for _ in 0..<3 {

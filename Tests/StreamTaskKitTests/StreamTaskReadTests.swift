@@ -21,10 +21,7 @@ import Testing
     }
 
     @Test func bytesBeyondMaxLengthWaitForTheNextRead() async throws {
-        let server = try await LoopbackServer.start()
-        var accepted = server.listener.connections.makeAsyncIterator()
-        let client = StreamSession().loopbackTask(port: server.port)
-        let peer = try await server.accept(&accepted)
+        let (server, client, peer) = try await LoopbackServer.connectedPair()
 
         try await peer.write("abcdefghij")
         // Wait until all ten bytes are here, then take four.
@@ -37,10 +34,7 @@ import Testing
     }
 
     @Test func endOfStreamBeforeMinLengthReturnsWhatIsLeft() async throws {
-        let server = try await LoopbackServer.start()
-        var accepted = server.listener.connections.makeAsyncIterator()
-        let client = StreamSession().loopbackTask(port: server.port)
-        let peer = try await server.accept(&accepted)
+        let (server, client, peer) = try await LoopbackServer.connectedPair()
 
         try await peer.write("abc")
         peer.closeWrite()
@@ -55,10 +49,7 @@ import Testing
     }
 
     @Test func timedOutReadLosesNoBytes() async throws {
-        let server = try await LoopbackServer.start()
-        var accepted = server.listener.connections.makeAsyncIterator()
-        let client = StreamSession().loopbackTask(port: server.port)
-        let peer = try await server.accept(&accepted)
+        let (server, client, peer) = try await LoopbackServer.connectedPair()
 
         try await peer.write("abc")
         // Make sure the three bytes have arrived before the read that will time out.
@@ -75,10 +66,7 @@ import Testing
     }
 
     @Test func queuedReadsCompleteInTheOrderIssued() async throws {
-        let server = try await LoopbackServer.start()
-        var accepted = server.listener.connections.makeAsyncIterator()
-        let client = StreamSession().loopbackTask(port: server.port)
-        let peer = try await server.accept(&accepted)
+        let (server, client, peer) = try await LoopbackServer.connectedPair()
 
         let results = Recorder<String>()
         let done = Recorder<Void>()
@@ -97,10 +85,7 @@ import Testing
     }
 
     @Test func aPendingReadDoesNotHoldBackAWrite() async throws {
-        let server = try await LoopbackServer.start()
-        var accepted = server.listener.connections.makeAsyncIterator()
-        let client = StreamSession().loopbackTask(port: server.port)
-        let peer = try await server.accept(&accepted)
+        let (server, client, peer) = try await LoopbackServer.connectedPair()
 
         // The read is issued first; the peer answers only once the write reaches it.
         let response = Recorder<String>()
@@ -116,10 +101,7 @@ import Testing
     }
 
     @Test func readsUpToADelimiter() async throws {
-        let server = try await LoopbackServer.start()
-        var accepted = server.listener.connections.makeAsyncIterator()
-        let client = StreamSession().loopbackTask(port: server.port)
-        let peer = try await server.accept(&accepted)
+        let (server, client, peer) = try await LoopbackServer.connectedPair()
         let crlf = Data("\r\n".utf8)
 
         try await peer.write("NICK alice\r\nUSER alice 0 * :Alice\r\npartial")
@@ -136,10 +118,7 @@ import Testing
     }
 
     @Test func delimitedReadsWithCompletionHandlersKeepTheirOrder() async throws {
-        let server = try await LoopbackServer.start()
-        var accepted = server.listener.connections.makeAsyncIterator()
-        let client = StreamSession().loopbackTask(port: server.port)
-        let peer = try await server.accept(&accepted)
+        let (server, client, peer) = try await LoopbackServer.connectedPair()
 
         let lines = Recorder<String?>()
         for _ in 0..<3 {
@@ -157,10 +136,7 @@ import Testing
     }
 
     @Test func overlongLineFailsAndLosesNothing() async throws {
-        let server = try await LoopbackServer.start()
-        var accepted = server.listener.connections.makeAsyncIterator()
-        let client = StreamSession().loopbackTask(port: server.port)
-        let peer = try await server.accept(&accepted)
+        let (server, client, peer) = try await LoopbackServer.connectedPair()
         let line = String(repeating: "x", count: 600) + "\r\n"
 
         try await peer.write(line)
@@ -173,10 +149,7 @@ import Testing
     }
 
     @Test func cancellingTheWaitingSwiftTaskKeepsTheBytes() async throws {
-        let server = try await LoopbackServer.start()
-        var accepted = server.listener.connections.makeAsyncIterator()
-        let client = StreamSession().loopbackTask(port: server.port)
-        let peer = try await server.accept(&accepted)
+        let (server, client, peer) = try await LoopbackServer.connectedPair()
 
         let waiting = Task { try await client.readData(ofMinLength: 10, maxLength: 10, timeout: 0) }
         try await peer.write("12345")
@@ -193,10 +166,7 @@ import Testing
     @Test func aReadLargerThanTheBufferLimitCompletes() async throws {
         var configuration = StreamSession.Configuration()
         configuration.inboundBufferLimit = 16 * 1024
-        let server = try await LoopbackServer.start()
-        var accepted = server.listener.connections.makeAsyncIterator()
-        let client = StreamSession(configuration: configuration).loopbackTask(port: server.port)
-        let peer = try await server.accept(&accepted)
+        let (server, client, peer) = try await LoopbackServer.connectedPair(configuration: configuration)
 
         let payload = Data((0..<(1 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 7) })
         peer.write(payload, timeout: 10) { _ in }
@@ -218,10 +188,7 @@ import Testing
     @Test func aSlowReaderStopsReadingFromTheSocket() async throws {
         var configuration = StreamSession.Configuration()
         configuration.inboundBufferLimit = 64 * 1024
-        let server = try await LoopbackServer.start()
-        var accepted = server.listener.connections.makeAsyncIterator()
-        let client = StreamSession(configuration: configuration).loopbackTask(port: server.port)
-        let peer = try await server.accept(&accepted)
+        let (server, client, peer) = try await LoopbackServer.connectedPair(configuration: configuration)
 
         // The peer sends far more than the socket buffers and our buffer hold. Its writes stall
         // because the client stops reading once its buffer passes the limit.

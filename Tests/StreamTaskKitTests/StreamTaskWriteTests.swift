@@ -6,10 +6,7 @@ import Testing
 /// Writes and half-close over real sockets on 127.0.0.1.
 @Suite(.timeLimit(.minutes(1))) struct StreamTaskWriteTests {
     @Test func queuedWritesArriveAndCompleteInOrder() async throws {
-        let server = try await LoopbackServer.start()
-        var accepted = server.listener.connections.makeAsyncIterator()
-        let client = StreamSession().loopbackTask(port: server.port)
-        let peer = try await server.accept(&accepted)
+        let (server, client, peer) = try await LoopbackServer.connectedPair()
 
         let completed = Recorder<Int>()
         var expected = ""
@@ -30,10 +27,7 @@ import Testing
     }
 
     @Test func halfCloseFromTheClient() async throws {
-        let server = try await LoopbackServer.start()
-        var accepted = server.listener.connections.makeAsyncIterator()
-        let client = StreamSession().loopbackTask(port: server.port)
-        let peer = try await server.accept(&accepted)
+        let (server, client, peer) = try await LoopbackServer.connectedPair()
 
         try await client.write("request")
         client.closeWrite()
@@ -55,10 +49,7 @@ import Testing
     }
 
     @Test func halfCloseFromTheServer() async throws {
-        let server = try await LoopbackServer.start()
-        var accepted = server.listener.connections.makeAsyncIterator()
-        let client = StreamSession().loopbackTask(port: server.port)
-        let peer = try await server.accept(&accepted)
+        let (server, client, peer) = try await LoopbackServer.connectedPair()
 
         try await peer.write("greeting")
         peer.closeWrite()
@@ -81,10 +72,7 @@ import Testing
     }
 
     @Test func aWriteToAPeerThatDoesNotReadTimesOutAndMemoryStaysBounded() async throws {
-        let server = try await LoopbackServer.start()
-        var accepted = server.listener.connections.makeAsyncIterator()
-        let client = StreamSession().loopbackTask(port: server.port)
-        let peer = try await server.accept(&accepted)
+        let (server, client, peer) = try await LoopbackServer.connectedPair()
         _ = peer  // never reads
 
         let chunk = Data(repeating: 0x62, count: 1 << 20)
@@ -108,10 +96,7 @@ import Testing
     }
 
     @Test func aQueuedWriteThatTimesOutIsNeverSent() async throws {
-        let server = try await LoopbackServer.start()
-        var accepted = server.listener.connections.makeAsyncIterator()
-        let client = StreamSession().loopbackTask(port: server.port)
-        let peer = try await server.accept(&accepted)
+        let (server, client, peer) = try await LoopbackServer.connectedPair()
 
         // A large write fills every buffer and leaves the channel unwritable.
         let big = Data(repeating: 0x41, count: 32 << 20)

@@ -28,6 +28,17 @@ struct LoopbackServer {
     func stop() async {
         await listener.shutdown(gracePeriod: 0)
     }
+
+    /// A listener, a client task connected to it, and the task the listener accepted for it.
+    static func connectedPair(
+        configuration: StreamSession.Configuration = .default
+    ) async throws -> (server: LoopbackServer, client: StreamTask, peer: StreamTask) {
+        let server = try await start()
+        var accepted = server.listener.connections.makeAsyncIterator()
+        let client = StreamSession(configuration: configuration).loopbackTask(port: server.port)
+        let peer = try await server.accept(&accepted)
+        return (server, client, peer)
+    }
 }
 
 extension StreamSession {

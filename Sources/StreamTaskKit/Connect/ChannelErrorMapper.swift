@@ -34,12 +34,7 @@ enum ChannelErrorMapper {
                     underlying: error
                 )
             default:
-                return StreamTaskError(
-                    .connectionClosed,
-                    "the connection failed: \(error.description)",
-                    errno: code,
-                    underlying: error
-                )
+                return StreamTaskError(.connectionClosed, "the connection failed", errno: code, underlying: error)
             }
         }
         if let error = error as? ChannelError {
@@ -89,10 +84,17 @@ enum ChannelErrorMapper {
                     "could not connect: the connection attempt timed out",
                     host: host, port: port, errno: code, underlying: error
                 )
+            case ECONNRESET:
+                return StreamTaskError(
+                    .connectionReset,
+                    "could not connect: the peer reset the connection while it was being set up",
+                    host: host, port: port, errno: code, underlying: error
+                )
             default:
+                // The errno's own text completes the description; SwiftNIO's adds it again.
                 return StreamTaskError(
                     .connectionFailed,
-                    "could not connect: \(error.description)",
+                    "could not connect",
                     host: host, port: port, errno: code, underlying: error
                 )
             }

@@ -65,7 +65,7 @@ public final class StreamListener: Sendable {
         (connections, continuation) = AsyncStream.makeStream(of: StreamTask.self, bufferingPolicy: .unbounded)
     }
 
-    /// The address the listener is bound to, once started.
+    /// The address the listener is bound to, from `start()` until `shutdown()` has closed it.
     public var localAddress: SocketAddress? { state.withLockedValue { $0.channel?.localAddress } }
 
     /// The port the listener is bound to, once started (the real one when 0 was asked for).
@@ -170,10 +170,11 @@ public final class StreamListener: Sendable {
     public func shutdown(gracePeriod: TimeInterval? = nil) async {
         let channel = state.withLockedValue { state -> (any Channel)? in
             state.closed = true
-            defer { state.channel = nil }
             return state.channel
         }
         try? await channel?.close()
+        // Only now that the socket is closed does the listener stop reporting its address.
+        state.withLockedValue { $0.channel = nil }
         continuation.finish()
         await withTaskGroup(of: Bool.self) { group in
             group.addTask {
