@@ -183,18 +183,20 @@ final class PythonPeer: @unchecked Sendable {
     }
 
     deinit {
+        // SIGKILL, without waiting: some peers (openssl s_server) ignore SIGTERM, and
+        // Foundation's waitUntilExit spins a run loop on the calling thread.
         if process.isRunning {
-            process.terminate()
-            process.waitUntilExit()
+            kill(process.processIdentifier, SIGKILL)
         }
     }
 }
 
-/// Runs blocking work (pipes, child processes) on a dispatch queue, not on the small
-/// cooperative thread pool that the other tests need.
+/// Runs blocking work (pipes, child processes) on a thread of its own: not on the small
+/// cooperative pool the other tests need, nor on Dispatch's global queue, which on Linux runs
+/// about one thread per core and adds more only slowly when they block.
 func offCooperativePool<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
     await withCheckedContinuation { continuation in
-        DispatchQueue.global().async { continuation.resume(returning: body()) }
+        Thread { continuation.resume(returning: body()) }.start()
     }
 }
 

@@ -20,6 +20,9 @@ extension StreamSession {
         /// How many received bytes a task buffers before it stops reading from the socket until
         /// its owner reads: a slow reader slows the peer instead of growing memory.
         public var inboundBufferLimit: Int
+        /// How client tasks speak TLS after ``StreamTask/startSecureConnection()``: secure
+        /// defaults (TLS 1.2 or newer, the system's trust store, host name checked).
+        public var tls: StreamTLSConfiguration
         /// Where the session and its tasks log. Silent by default; the library logs nothing at
         /// `info` or above.
         public var logger: Logger
@@ -33,6 +36,7 @@ extension StreamSession {
             timeoutIntervalForConnect: TimeInterval = 60,
             maximumConnectionsPerHost: Int = .max,
             inboundBufferLimit: Int = 256 * 1024,
+            tls: StreamTLSConfiguration = StreamTLSConfiguration(),
             logger: Logger = Logger(label: "StreamTaskKit", factory: { _ in SwiftLogNoOpLogHandler() })
         ) {
             self.timeoutIntervalForRead = timeoutIntervalForRead
@@ -40,6 +44,7 @@ extension StreamSession {
             self.timeoutIntervalForConnect = timeoutIntervalForConnect
             self.maximumConnectionsPerHost = maximumConnectionsPerHost
             self.inboundBufferLimit = inboundBufferLimit
+            self.tls = tls
             self.logger = logger
         }
     }

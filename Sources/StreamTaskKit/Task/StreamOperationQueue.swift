@@ -18,6 +18,10 @@ struct OperationID: Hashable, Sendable, CustomStringConvertible {
 ///   holds back a write (a request/response client may issue its read before its write).
 /// - A read completes from the buffer as soon as the buffer satisfies it. A read that times out
 ///   or is abandoned leaves the buffer alone: the next read gets the bytes.
+/// - `startTLS` and `stopTLS` are barriers: each starts once every earlier operation has
+///   completed, and nothing issued after it starts until it is done. If unread bytes are
+///   buffered when `startTLS` starts, they arrived in plaintext after the go-ahead: the upgrade
+///   fails and the connection closes rather than hand them out as protected.
 /// - Writes are handed to the channel while it is writable; more wait here (backpressure).
 ///   `closeWrite` runs once every earlier write has completed, `closeRead` once every earlier
 ///   read has.
@@ -33,6 +37,11 @@ struct StreamOperationQueue {
         case write(ByteBuffer)
         case closeRead
         case closeWrite
+        /// Start TLS in `role` (see `TLSRole`); a barrier: it waits for every earlier operation
+        /// and every later one waits for it.
+        case startTLS(TLSRole)
+        /// Send close_notify, wait for the peer's, and go back to plaintext; a barrier too.
+        case stopTLS
     }
 
     enum Event: Equatable {
@@ -56,6 +65,10 @@ struct StreamOperationQueue {
         /// Close the whole connection.
         case close
         case emit(Event)
+        /// Put TLS into the pipeline in `role`; report the outcome with `tlsTransitionCompleted`.
+        case startTLS(OperationID, TLSRole)
+        /// Unwrap TLS; report the outcome with `tlsTransitionCompleted`.
+        case stopTLS(OperationID)
     }
 
     enum Connection {
@@ -68,7 +81,7 @@ struct StreamOperationQueue {
     private struct Pending {
         let id: OperationID
         let operation: Operation
-        /// A write that has been handed to the channel.
+        /// A write that has been handed to the channel, or a TLS transition under way.
         var issued = false
     }
 
@@ -163,18 +176,46 @@ struct StreamOperationQueue {
         return actions
     }
 
+    /// A TLS transition finished: with `nil` the connection is now protected (or plaintext
+    /// again after `stopTLS`); an error closes the connection, since the stream's state is
+    /// unknown after a failed handshake.
+    mutating func tlsTransitionCompleted(
+        _ id: OperationID,
+        error: StreamTaskError?,
+        closesConnection: Bool = true
+    ) -> [Action] {
+        guard let index = pending.firstIndex(where: { $0.id == id }) else { return [] }
+        pending.remove(at: index)
+        // Ask for input afresh: the TLS handler read on its own during the handshake.
+        inputRequested = false
+        guard let error else {
+            var actions: [Action] = [.succeed(id)]
+            actions += process()
+            return actions
+        }
+        var actions: [Action] = [.fail(id, error)]
+        guard closesConnection else {
+            actions += process()
+            return actions
+        }
+        actions += closed(error: error)
+        actions.append(.close)
+        return actions
+    }
+
     /// Withdraws an operation that timed out or whose caller stopped waiting.
     ///
-    /// A write the channel already has cannot be taken back, and part of it may have been sent:
-    /// the stream is no longer at a message boundary, so the connection is closed.
+    /// A write the channel already has cannot be taken back, and part of it may have been sent,
+    /// nor can a TLS handshake under way: the stream is no longer in a known state, so the
+    /// connection is closed.
     mutating func abandon(_ id: OperationID, error: StreamTaskError) -> [Action] {
         guard let index = pending.firstIndex(where: { $0.id == id }) else { return [] }
         let item = pending.remove(at: index)
         var actions: [Action] = [.fail(id, error)]
-        if case .write = item.operation, item.issued {
+        if item.issued {
             let reason = StreamTaskError(
                 error.code,
-                "the connection was closed because a write was abandoned after the channel took it (\(error.message))"
+                "the connection was closed because an operation under way was abandoned (\(error.message))"
             )
             actions += closed(error: reason)
             actions.append(.close)
@@ -244,7 +285,7 @@ struct StreamOperationQueue {
             return closeReadQueued ? .readClosed : nil
         case .write:
             return closeWriteQueued ? .writeClosed : nil
-        case .closeRead, .closeWrite:
+        case .closeRead, .closeWrite, .startTLS, .stopTLS:
             return nil
         }
     }
@@ -309,6 +350,40 @@ struct StreamOperationQueue {
                         actions.append(.write(item.id, bytes))
                         issuedWrite = true
                         writeInFlight = true
+                    }
+                }
+            case .startTLS, .stopTLS:
+                defer {
+                    // Nothing after a barrier moves until it is done.
+                    readLaneBlocked = true
+                    writeLaneBlocked = true
+                }
+                guard !item.issued, index == 0 else { break }
+                switch connection {
+                case .notConnected:
+                    break
+                case .closed(let error):
+                    actions.append(.fail(item.id, error ?? StreamTaskError(.connectionClosed, "the connection is closed")))
+                    done = true
+                case .open:
+                    if case .startTLS = item.operation, bufferedByteCount > 0 {
+                        // These bytes came in plaintext after the go-ahead and before the
+                        // handshake (CVE-2011-0411): never hand them out as if protected.
+                        let error = StreamTaskError(
+                            .tlsPlaintextInjection,
+                            "\(bufferedByteCount) bytes arrived in plaintext before the TLS handshake began; the upgrade was refused and the connection closed"
+                        )
+                        buffer = nil
+                        pending.remove(at: index)
+                        actions.append(.fail(item.id, error))
+                        actions += closed(error: error)
+                        actions.append(.close)
+                        return actions
+                    }
+                    pending[index].issued = true
+                    switch item.operation {
+                    case .startTLS(let role): actions.append(.startTLS(item.id, role))
+                    default: actions.append(.stopTLS(item.id))
                     }
                 }
             case .closeWrite:

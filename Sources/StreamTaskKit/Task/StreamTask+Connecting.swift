@@ -120,7 +120,8 @@ extension StreamTask {
     }
 
     func channelFailed(_ error: any Error) {
-        let failure = ChannelErrorMapper.map(error)
+        if tlsHandshakeFailed(error) { return }
+        let failure = tlsFailure(error) ?? ChannelErrorMapper.map(error)
         configuration.logger.debug("connection error", metadata: ["task": "\(taskIdentifier)", "error": "\(failure)"])
         if channelFailure == nil { channelFailure = failure }
         handler?.close()

@@ -57,6 +57,7 @@ public final class StreamTask: @unchecked Sendable, CustomStringConvertible {
     var connectTimer: Scheduled<Void>?
     /// The first error the channel reported; the connection closes with it.
     var channelFailure: StreamTaskError?
+    var tls = TLSProgress()
     private var completions: [OperationID: Completion] = [:]
     private var performing = false
     private var deferred: [(actions: [StreamOperationQueue.Action], complete: Bool)] = []
@@ -239,8 +240,12 @@ public final class StreamTask: @unchecked Sendable, CustomStringConvertible {
                 .timedOut,
                 "the read timed out after \(seconds) s; no bytes were lost, the next read gets them"
             )
-        default:
+        case .write:
             return StreamTaskError(.timedOut, "the write timed out after \(seconds) s")
+        case .startTLS, .stopTLS:
+            return StreamTaskError(.timedOut, "the TLS transition timed out after \(seconds) s")
+        case .closeRead, .closeWrite:
+            return StreamTaskError(.timedOut, "closing timed out after \(seconds) s")
         }
     }
 
@@ -291,6 +296,10 @@ public final class StreamTask: @unchecked Sendable, CustomStringConvertible {
                 publish(.readClosed)
             case .emit(.writeClosed):
                 publish(.writeClosed)
+            case .startTLS(let id, let role):
+                beginTLS(id, role: role)
+            case .stopTLS(let id):
+                endTLS(id)
             }
         }
     }

@@ -1,4 +1,6 @@
 import NIOCore
+import NIOSSL
+import NIOTLS
 
 /// The last handler of a task's pipeline: passes the channel's events to the task and carries
 /// out the task's I/O on the channel.
@@ -7,7 +9,7 @@ final class StreamTaskChannelHandler: ChannelInboundHandler, RemovableChannelHan
     typealias OutboundOut = ByteBuffer
 
     private let task: StreamTask
-    private var context: ChannelHandlerContext?
+    private(set) var context: ChannelHandlerContext?
 
     init(task: StreamTask) {
         self.task = task
@@ -40,6 +42,8 @@ final class StreamTaskChannelHandler: ChannelInboundHandler, RemovableChannelHan
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
         if let event = event as? ChannelEvent, event == .inputClosed {
             task.channelInputClosed()
+        } else if let event = event as? TLSUserEvent, case .handshakeCompleted(let negotiatedProtocol) = event {
+            task.tlsHandshakeCompleted(applicationProtocol: negotiatedProtocol)
         }
         context.fireUserInboundEventTriggered(event)
     }

@@ -25,6 +25,15 @@ public struct StreamTaskError: Error, Sendable, CustomStringConvertible {
             case sessionInvalidated
             case listenerClosed
             case bindFailed
+            case tlsHandshakeFailed
+            case tlsUntrustedCertificate
+            case tlsHostnameMismatch
+            case tlsCertificateExpired
+            case tlsVersionTooOld
+            case tlsPinMismatch
+            case tlsPlaintextInjection
+            case tlsNotActive
+            case tlsConfigurationInvalid
         }
 
         let base: Base
@@ -61,6 +70,25 @@ public struct StreamTaskError: Error, Sendable, CustomStringConvertible {
         public static let listenerClosed = Code(base: .listenerClosed)
         /// The listener could not bind its address.
         public static let bindFailed = Code(base: .bindFailed)
+        /// The TLS handshake failed for a reason other than those below (see the description).
+        public static let tlsHandshakeFailed = Code(base: .tlsHandshakeFailed)
+        /// The peer's certificate chain does not lead to a trusted root.
+        public static let tlsUntrustedCertificate = Code(base: .tlsUntrustedCertificate)
+        /// The peer's certificate is not valid for the host name the task connected to.
+        public static let tlsHostnameMismatch = Code(base: .tlsHostnameMismatch)
+        /// A certificate in the peer's chain has expired or is not yet valid.
+        public static let tlsCertificateExpired = Code(base: .tlsCertificateExpired)
+        /// The peer offered only TLS versions below the configured minimum (or above the maximum).
+        public static let tlsVersionTooOld = Code(base: .tlsVersionTooOld)
+        /// The peer's certificate matches none of the configured pins.
+        public static let tlsPinMismatch = Code(base: .tlsPinMismatch)
+        /// Bytes arrived in plaintext between the STARTTLS go-ahead and the handshake; the upgrade
+        /// was refused (CVE-2011-0411).
+        public static let tlsPlaintextInjection = Code(base: .tlsPlaintextInjection)
+        /// `stopSecureConnection` was called on a task that is not using TLS.
+        public static let tlsNotActive = Code(base: .tlsNotActive)
+        /// The TLS configuration could not be used (unreadable certificate or key, …).
+        public static let tlsConfigurationInvalid = Code(base: .tlsConfigurationInvalid)
 
         public var description: String { base.rawValue }
     }

@@ -21,6 +21,14 @@ public struct StreamTaskMetrics: Sendable, Hashable {
     /// When the TLS handshake started and ended.
     public var secureConnectionStartDate: Date?
     public var secureConnectionEndDate: Date?
+    /// The TLS version negotiated by the last handshake, such as "TLS 1.3".
+    public var negotiatedTLSVersion: String?
+    /// The cipher suite negotiated by the last handshake, by its IANA name.
+    public var negotiatedCipherSuite: String?
+    /// The application protocol agreed with ALPN, if any.
+    public var negotiatedApplicationProtocol: String?
+    /// The certificate chain the peer presented in the last handshake, leaf first.
+    public var peerCertificateChain: [TLSCertificate] = []
     /// Whether the connection goes through a proxy.
     public var isProxyConnection: Bool
     /// The local end of the connection, once connected.

@@ -1,0 +1,173 @@
+import Foundation
+import NIOCore
+import NIOSSL
+
+extension StreamTask {
+    // MARK: URLSessionStreamTask's forms
+
+    /// Upgrades the connection to TLS as a client, with the session's
+    /// ``StreamSession/Configuration/tls``, once every queued read and write has completed.
+    /// Operations issued after this call wait for the handshake and then run protected.
+    ///
+    /// If the handshake fails, the connection closes and the operations after it fail with the
+    /// reason (untrusted certificate, host name mismatch, …). Unread bytes that arrived before
+    /// the handshake began make the upgrade fail with
+    /// ``StreamTaskError/Code/tlsPlaintextInjection``: they came in plaintext and are never handed
+    /// out as if protected.
+    public func startSecureConnection() {
+        submit(.startTLS(.client(configuration.tls)), timeout: 0) { _ in }
+    }
+
+    /// Upgrades the connection to TLS as a server (for a task accepted by a listener), once
+    /// every queued read and write has completed. See ``startSecureConnection()``.
+    public func startSecureConnection(asServerWith configuration: StreamTLSConfiguration) {
+        submit(.startTLS(.server(configuration)), timeout: 0) { _ in }
+    }
+
+    /// Once every queued read and write has completed, sends TLS close_notify, waits for the
+    /// peer's, and goes on in plaintext. Bytes the peer sent after its close_notify are kept.
+    public func stopSecureConnection() {
+        submit(.stopTLS, timeout: 0) { _ in }
+    }
+
+    // MARK: Async forms
+
+    /// Upgrades to TLS as a client and returns once the handshake is done; see
+    /// ``startSecureConnection()``.
+    ///
+    /// - Parameter timeout: Seconds for the wait behind earlier operations and the handshake; 0
+    ///   means none. A handshake that times out closes the connection.
+    public func startTLS(timeout: TimeInterval = 0) async throws {
+        _ = try await perform(.startTLS(.client(configuration.tls)), timeout: timeout)
+    }
+
+    /// Upgrades to TLS as a server and returns once the handshake is done.
+    public func startTLS(asServerWith configuration: StreamTLSConfiguration, timeout: TimeInterval = 0) async throws {
+        _ = try await perform(.startTLS(.server(configuration)), timeout: timeout)
+    }
+
+    /// Ends TLS (close_notify both ways) and returns once the connection is plaintext again.
+    ///
+    /// - Throws: ``StreamTaskError/Code/tlsNotActive`` if the connection is not using TLS.
+    public func stopTLS(timeout: TimeInterval = 0) async throws {
+        _ = try await perform(.stopTLS, timeout: timeout)
+    }
+
+    // MARK: Carrying out the queue's decisions (on the event loop)
+
+    func beginTLS(_ id: OperationID, role: TLSRole) {
+        guard let handler, let context = handler.context else {
+            run(queue.tlsTransitionCompleted(id, error: StreamTaskError(.connectionClosed, "the connection is closed")))
+            return
+        }
+        let configuration = role.configuration
+        do {
+            let sslContext = try configuration.makeContext(isServer: role.isServer)
+            let verifier = PeerCertificateVerifier(
+                configuration: configuration,
+                expectedHostname: role.isServer ? nil : host
+            )
+            let verify: NIOSSLCustomVerificationCallback = { certificates, promise in
+                self.verifyPeer(certificates, with: verifier, promise: promise)
+            }
+            let ssl: NIOSSLHandler
+            if role.isServer {
+                ssl = NIOSSLServerHandler(context: sslContext, customVerificationCallback: verify)
+            } else {
+                let serverName = PeerCertificateVerifier.isIPAddress(host) ? nil : host
+                ssl = try NIOSSLClientHandler(context: sslContext, serverHostname: serverName, customVerificationCallback: verify)
+            }
+            let observer = TLSHandshakeObserver(isServer: role.isServer) { suite in
+                self.tls.cipherSuite = suite
+            }
+            tls = TLSProgress(transition: id, role: role)
+            updateShared { $0.metrics.secureConnectionStartDate = Date() }
+            let pipeline = context.pipeline.syncOperations
+            try pipeline.addHandler(ssl, position: .before(handler))
+            try pipeline.addHandler(observer, position: .before(ssl))
+        } catch {
+            tls.transition = nil
+            let failure = TLSErrorMapper.map(error, verification: nil, configuration: configuration)
+            run(queue.tlsTransitionCompleted(id, error: failure))
+        }
+    }
+
+    /// SwiftNIO SSL's verification callback (on the event loop): records the chain, verifies it
+    /// off the loop, and answers on the loop with the reason kept for the error.
+    private func verifyPeer(
+        _ certificates: [NIOSSLCertificate],
+        with verifier: PeerCertificateVerifier,
+        promise: EventLoopPromise<NIOSSLVerificationResult>
+    ) {
+        let presented = certificates.compactMap { try? TLSCertificate(verifiedDER: $0.toDERBytes()) }
+        tls.presentedChain = presented
+        Task {
+            let failure = await verifier.verify(presented)
+            self.onLoop {
+                self.tls.verificationFailure = failure
+                promise.succeed(failure == nil ? .certificateVerified : .failed)
+            }
+        }
+    }
+
+    func tlsHandshakeCompleted(applicationProtocol: String?) {
+        guard let id = tls.transition else { return }
+        tls.transition = nil
+        let ssl = try? handler?.context?.pipeline.syncOperations.handler(type: NIOSSLHandler.self)
+        var chain = tls.presentedChain
+        if chain.isEmpty, let leaf = ssl?.peerCertificate, let der = try? leaf.toDERBytes() {
+            chain = [TLSCertificate(verifiedDER: der)]
+        }
+        let version = ssl?.tlsVersion.map { StreamTLSConfiguration.Version($0).description }
+        let suite = tls.cipherSuite.map(ServerHelloParser.name(of:))
+        updateShared { shared in
+            shared.metrics.secureConnectionEndDate = Date()
+            shared.metrics.negotiatedTLSVersion = version
+            shared.metrics.negotiatedCipherSuite = suite
+            shared.metrics.negotiatedApplicationProtocol = applicationProtocol
+            shared.metrics.peerCertificateChain = chain
+        }
+        configuration.logger.debug(
+            "TLS established",
+            metadata: ["task": "\(taskIdentifier)", "version": "\(version ?? "?")", "cipher": "\(suite ?? "?")"]
+        )
+        run(queue.tlsTransitionCompleted(id, error: nil))
+    }
+
+    /// A channel error while a handshake is under way ends it; returns whether it was one.
+    func tlsHandshakeFailed(_ error: any Error) -> Bool {
+        guard let id = tls.transition, let role = tls.role else { return false }
+        tls.transition = nil
+        let failure = TLSErrorMapper.map(error, verification: tls.verificationFailure, configuration: role.configuration)
+        configuration.logger.debug("TLS handshake failed", metadata: ["task": "\(taskIdentifier)", "error": "\(failure)"])
+        if channelFailure == nil { channelFailure = failure }
+        run(queue.tlsTransitionCompleted(id, error: failure))
+        return true
+    }
+
+    /// A TLS error after the handshake (TLS 1.3 servers refuse a client certificate only after
+    /// the client has finished), described as a TLS failure; `nil` for other errors.
+    func tlsFailure(_ error: any Error) -> StreamTaskError? {
+        guard let role = tls.role, error is NIOSSLError || error is BoringSSLError else { return nil }
+        return TLSErrorMapper.map(error, verification: tls.verificationFailure, configuration: role.configuration)
+    }
+
+    func endTLS(_ id: OperationID) {
+        guard let ssl = try? handler?.context?.pipeline.syncOperations.handler(type: NIOSSLHandler.self) else {
+            let error = StreamTaskError(.tlsNotActive, "the connection is not using TLS")
+            run(queue.tlsTransitionCompleted(id, error: error, closesConnection: false))
+            return
+        }
+        let promise = eventLoop.makePromise(of: Void.self)
+        promise.futureResult.whenComplete { result in
+            switch result {
+            case .success:
+                self.run(self.queue.tlsTransitionCompleted(id, error: nil))
+            case .failure(let error):
+                let failure = StreamTaskError(.connectionClosed, "TLS could not be stopped cleanly: \(error)", underlying: error)
+                self.run(self.queue.tlsTransitionCompleted(id, error: failure))
+            }
+        }
+        ssl.stopTLS(promise: promise)
+    }
+}

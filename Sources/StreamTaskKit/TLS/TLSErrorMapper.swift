@@ -1,0 +1,52 @@
+import NIOCore
+import NIOSSL
+
+/// Turns SwiftNIO SSL's handshake errors into ``StreamTaskError``s with TLS codes.
+enum TLSErrorMapper {
+    /// - Parameters:
+    ///   - error: What the TLS handler reported.
+    ///   - verification: Why this side's verifier refused the peer, if it did: the precise reason
+    ///     behind BoringSSL's generic "certificate verify failed".
+    ///   - configuration: The configuration in force, to name the version bounds.
+    static func map(
+        _ error: any Error,
+        verification: StreamTaskError?,
+        configuration: StreamTLSConfiguration
+    ) -> StreamTaskError {
+        if let verification { return verification }
+        if let error = error as? StreamTaskError { return error }
+        let text = "\(error)"
+        let versionMarkers = ["UNSUPPORTED_PROTOCOL", "PROTOCOL_VERSION", "NO_SUPPORTED_VERSIONS", "WRONG_VERSION"]
+        if versionMarkers.contains(where: text.contains) {
+            return StreamTaskError(
+                .tlsVersionTooOld,
+                "the peer and this side share no TLS version (this side accepts \(versionBounds(configuration)))",
+                underlying: error
+            )
+        }
+        if text.contains("EOF during handshake") || (error as? NIOSSLError).map({ if case .uncleanShutdown = $0 { true } else { false } }) == true {
+            return StreamTaskError(
+                .tlsHandshakeFailed,
+                "the peer closed the connection during the TLS handshake (some servers do so when they accept none of the versions offered: \(versionBounds(configuration)))",
+                underlying: error
+            )
+        }
+        let peerRefusal = ["ALERT_UNKNOWN_CA", "ALERT_BAD_CERTIFICATE", "ALERT_CERTIFICATE", "CERTIFICATE_REQUIRED", "ALERT_HANDSHAKE_FAILURE"]
+        if peerRefusal.contains(where: text.contains) {
+            return StreamTaskError(
+                .tlsHandshakeFailed,
+                "the peer refused the TLS handshake (\(text)); it may not accept this side's certificate or parameters",
+                underlying: error
+            )
+        }
+        if text.contains("CERTIFICATE_VERIFY_FAILED") {
+            return StreamTaskError(.tlsUntrustedCertificate, "the peer's certificate was refused (\(text))", underlying: error)
+        }
+        return StreamTaskError(.tlsHandshakeFailed, "the TLS handshake failed: \(text)", underlying: error)
+    }
+
+    private static func versionBounds(_ configuration: StreamTLSConfiguration) -> String {
+        configuration.maximumVersion.map { "\(configuration.minimumVersion) to \($0)" }
+            ?? "\(configuration.minimumVersion) or newer"
+    }
+}

@@ -1,0 +1,57 @@
+import NIOCore
+
+/// Sits between the socket and the TLS handler while a handshake runs, and reads the cipher
+/// suite off the ServerHello: inbound as a client, outbound as a server. It passes every byte
+/// on untouched and leaves the pipeline as soon as it has its answer (or gives up).
+final class TLSHandshakeObserver: ChannelDuplexHandler, RemovableChannelHandler {
+    typealias InboundIn = ByteBuffer
+    typealias InboundOut = ByteBuffer
+    typealias OutboundIn = ByteBuffer
+    typealias OutboundOut = ByteBuffer
+
+    private let watchesOutbound: Bool
+    private var parser = ServerHelloParser()
+    private var finished = false
+    private let found: (UInt16) -> Void
+
+    /// - Parameters:
+    ///   - isServer: Whether this side is the server (its own ServerHello goes out).
+    ///   - found: Called on the event loop with the cipher suite.
+    init(isServer: Bool, found: @escaping (UInt16) -> Void) {
+        self.watchesOutbound = isServer
+        self.found = found
+    }
+
+    // Each event is passed on before it is looked at: looking may remove this handler, and the
+    // bytes must have left it by then.
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let bytes = unwrapInboundIn(data)
+        context.fireChannelRead(data)
+        if !watchesOutbound {
+            observe(bytes, context: context)
+        }
+    }
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        let bytes = unwrapOutboundIn(data)
+        context.write(data, promise: promise)
+        if watchesOutbound {
+            observe(bytes, context: context)
+        }
+    }
+
+    private func observe(_ bytes: ByteBuffer, context: ChannelHandlerContext) {
+        guard !finished else { return }
+        switch parser.feed(bytes) {
+        case .needMoreBytes:
+            return
+        case .cipherSuite(let suite):
+            found(suite)
+        case .gaveUp:
+            break
+        }
+        finished = true
+        context.pipeline.syncOperations.removeHandler(self, promise: nil)
+    }
+}

@@ -1,0 +1,13 @@
+/// What a task knows about the TLS handshake under way (or last done), on its event loop.
+struct TLSProgress {
+    /// The `startTLS` operation waiting for the handshake.
+    var transition: OperationID?
+    /// The role and configuration of the current handshake.
+    var role: TLSRole?
+    /// Why the verifier refused the peer, if it did.
+    var verificationFailure: StreamTaskError?
+    /// The chain the peer presented, leaf first.
+    var presentedChain: [TLSCertificate] = []
+    /// The cipher suite read off the ServerHello.
+    var cipherSuite: UInt16?
+}

@@ -1,0 +1,174 @@
+import Foundation
+import Testing
+
+@testable import StreamTaskKit
+
+/// Certificates made at run time with the `openssl` command-line tool, once per test process:
+/// a CA, a server certificate for localhost/127.0.0.1/::1, an expired one, one for another name,
+/// a self-signed one, and a client certificate.
+struct TestCertificates: Sendable {
+    let directory: String
+
+    var caPEM: String { path("ca.pem") }
+    var serverPEM: String { path("server.pem") }
+    var serverKey: String { path("server.key") }
+    var expiredPEM: String { path("expired.pem") }
+    var otherNamePEM: String { path("other.pem") }
+    var selfSignedPEM: String { path("selfsigned.pem") }
+    var selfSignedKey: String { path("selfsigned.key") }
+    var clientPEM: String { path("client.pem") }
+    var clientKey: String { path("client.key") }
+
+    func path(_ name: String) -> String { directory + "/" + name }
+
+    /// The set for this test process, made once, off the cooperative thread pool (making it runs
+    /// `openssl` several times).
+    private static let shared = Task {
+        try await offCooperativePool { Result { try make() } }.get()
+    }
+
+    static func get() async throws -> TestCertificates { try await shared.value }
+
+    var ca: TLSCertificate { get throws { try TLSCertificate(pemFile: caPEM) } }
+
+    /// A client configuration that trusts only the test CA.
+    func clientConfiguration(_ change: (inout StreamTLSConfiguration) -> Void = { _ in }) throws -> StreamTLSConfiguration {
+        var configuration = StreamTLSConfiguration(trustsSystemRoots: false, additionalTrustRoots: [try ca])
+        change(&configuration)
+        return configuration
+    }
+
+    /// A server configuration presenting `certificate` (the good server certificate by default).
+    func serverConfiguration(certificate: String? = nil, key: String? = nil) throws -> StreamTLSConfiguration {
+        try .server(certificatePEMFile: certificate ?? serverPEM, privateKeyPEMFile: key ?? serverKey)
+    }
+
+    private static func make() throws -> TestCertificates {
+        let directory = NSTemporaryDirectory() + "streamtaskkit-certs-\(getpid())"
+        try? FileManager.default.removeItem(atPath: directory)
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let certificates = TestCertificates(directory: directory)
+        try certificates.write("ca.cnf", """
+            [ ca ]
+            default_ca = test_ca
+            [ test_ca ]
+            dir = \(directory)
+            database = \(directory)/index.txt
+            new_certs_dir = \(directory)
+            serial = \(directory)/serial
+            default_md = sha256
+            policy = anything
+            copy_extensions = copy
+            unique_subject = no
+            [ anything ]
+            commonName = supplied
+            """)
+        try certificates.write("index.txt", "")
+        try certificates.write("serial", "1000\n")
+        try certificates.write("server.ext", "subjectAltName=DNS:localhost,IP:127.0.0.1,IP:::1\n")
+        try certificates.write("other.ext", "subjectAltName=DNS:other.example\n")
+        try certificates.write("client.ext", "extendedKeyUsage=clientAuth\n")
+
+        try openssl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "ca.key", "-out", "ca.pem",
+                    "-days", "30", "-subj", "/CN=StreamTaskKit Test CA", in: directory)
+        try openssl("req", "-newkey", "rsa:2048", "-nodes", "-keyout", "server.key", "-out", "server.csr",
+                    "-subj", "/CN=localhost", in: directory)
+        try openssl("x509", "-req", "-in", "server.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial",
+                    "-out", "server.pem", "-days", "10", "-extfile", "server.ext", in: directory)
+        // Valid for one day, two years ago.
+        try openssl("ca", "-batch", "-config", "ca.cnf", "-cert", "ca.pem", "-keyfile", "ca.key", "-in", "server.csr",
+                    "-out", "expired.pem", "-startdate", "20200101000000Z", "-enddate", "20200102000000Z",
+                    "-extfile", "server.ext", "-notext", in: directory)
+        try openssl("x509", "-req", "-in", "server.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial",
+                    "-out", "other.pem", "-days", "10", "-extfile", "other.ext", in: directory)
+        try openssl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "selfsigned.key", "-out", "selfsigned.pem",
+                    "-days", "10", "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1",
+                    in: directory)
+        try openssl("req", "-newkey", "rsa:2048", "-nodes", "-keyout", "client.key", "-out", "client.csr",
+                    "-subj", "/CN=test client", in: directory)
+        try openssl("x509", "-req", "-in", "client.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial",
+                    "-out", "client.pem", "-days", "10", "-extfile", "client.ext", in: directory)
+        return certificates
+    }
+
+    private func write(_ name: String, _ text: String) throws {
+        try text.write(toFile: path(name), atomically: true, encoding: .utf8)
+    }
+
+    private static func openssl(_ arguments: String..., in directory: String) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["openssl"] + arguments
+        process.currentDirectoryURL = URL(fileURLWithPath: directory)
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        let message = errors.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            throw StreamTaskError(
+                .tlsConfigurationInvalid,
+                "openssl \(arguments.joined(separator: " ")) failed: \(String(decoding: message, as: UTF8.self))"
+            )
+        }
+    }
+}
+
+/// `openssl s_server` on 127.0.0.1, serving one connection; `-rev` sends each line back reversed.
+final class OpenSSLServer: Sendable {
+    private let process: Process
+    // Kept open for the server's lifetime: s_server reads its standard input.
+    private let input: Pipe
+    let port: Int
+
+    private init(process: Process, input: Pipe, port: Int) {
+        self.process = process
+        self.input = input
+        self.port = port
+    }
+
+    /// Starts `openssl s_server -rev` with `arguments` added, and waits for its port.
+    static func start(certificate: String, key: String, _ arguments: String...) async throws -> OpenSSLServer {
+        let process = Process()
+        let output = Pipe()
+        let input = Pipe()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["openssl", "s_server", "-accept", "127.0.0.1:0", "-naccept", "1", "-rev",
+                             "-cert", certificate, "-key", key] + arguments
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        process.standardInput = input
+        try process.run()
+        let port: Int? = await offCooperativePool {
+            var line = Data()
+            while let byte = try? output.fileHandleForReading.read(upToCount: 1), !byte.isEmpty {
+                guard byte == Data("\n".utf8) else {
+                    line.append(byte)
+                    continue
+                }
+                let text = String(decoding: line, as: UTF8.self)
+                if text.hasPrefix("ACCEPT "), let colon = text.lastIndex(of: ":") {
+                    return Int(text[text.index(after: colon)...])
+                }
+                line = Data()
+            }
+            return nil
+        }
+        guard let port else {
+            process.terminate()
+            throw StreamTaskError(.connectionFailed, "openssl s_server did not report its port")
+        }
+        // Keep reading what it prints, so that a full pipe never blocks it.
+        Thread { _ = output.fileHandleForReading.readDataToEndOfFile() }.start()
+        return OpenSSLServer(process: process, input: input, port: port)
+    }
+
+    deinit {
+        // SIGKILL, without waiting: some peers (openssl s_server) ignore SIGTERM, and
+        // Foundation's waitUntilExit spins a run loop on the calling thread.
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+        }
+    }
+}
