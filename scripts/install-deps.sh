@@ -12,6 +12,7 @@ PACKAGES=(
     python3  # helper peers and scripts in tests
     openssl  # test certificates and a TLS peer (`openssl s_server`)
     procps   # pgrep/pkill/ps for checking on background processes
+    python3-aiosmtpd  # a real SMTP server offering STARTTLS, for the TLS tests
 )
 
 # A package counts as installed when dpkg says so ("ii"); a command of the same name found

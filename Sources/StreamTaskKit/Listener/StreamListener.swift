@@ -25,6 +25,9 @@ public final class StreamListener: Sendable {
     public let maximumConnections: Int
     /// The session that accepted tasks belong to.
     public let session: StreamSession
+    /// When set, every accepted connection starts with a TLS handshake as a server (TLS from
+    /// the first byte); its operations wait for the handshake.
+    public let tls: StreamTLSConfiguration?
 
     /// The accepted connections, in the order they arrived. One consumer at a time; the
     /// sequence ends when the listener shuts down.
@@ -50,13 +53,17 @@ public final class StreamListener: Sendable {
     ///   - maximumConnections: The most accepted connections open at once.
     ///   - backlog: The kernel's queue of connections not yet accepted.
     ///   - session: The session accepted tasks belong to; a new default one if omitted.
+    ///   - tls: A server configuration to make the listener TLS from the first byte; `nil` for
+    ///     plaintext (accepted tasks can still upgrade with STARTTLS).
     public init(
         host: String,
         port: Int,
         maximumConnections: Int = .max,
         backlog: Int = 256,
-        session: StreamSession = StreamSession()
+        session: StreamSession = StreamSession(),
+        tls: StreamTLSConfiguration? = nil
     ) {
+        self.tls = tls
         self.host = host
         self.requestedPort = port
         self.maximumConnections = max(1, maximumConnections)
@@ -152,6 +159,9 @@ public final class StreamListener: Sendable {
             throw StreamTaskError(.listenerClosed, "the listener is shutting down")
         }
         try task.attach(channel)
+        if let tls {
+            task.startSecureConnection(asServerWith: tls)
+        }
         channel.closeFuture.whenComplete { _ in
             self.state.withLockedValue { _ = $0.open.removeValue(forKey: task.taskIdentifier) }
         }

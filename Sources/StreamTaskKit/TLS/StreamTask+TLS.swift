@@ -55,7 +55,7 @@ extension StreamTask {
 
     // MARK: Carrying out the queue's decisions (on the event loop)
 
-    func beginTLS(_ id: OperationID, role: TLSRole) {
+    func beginTLS(_ id: OperationID, role: TLSRole, early: ByteBuffer?) {
         guard let handler, let context = handler.context else {
             run(queue.tlsTransitionCompleted(id, error: StreamTaskError(.connectionClosed, "the connection is closed")))
             return
@@ -85,6 +85,12 @@ extension StreamTask {
             let pipeline = context.pipeline.syncOperations
             try pipeline.addHandler(ssl, position: .before(handler))
             try pipeline.addHandler(observer, position: .before(ssl))
+            if let early {
+                // The start of the client's handshake, read before TLS was in place: it enters
+                // the pipeline again from the socket's end.
+                pipeline.fireChannelRead(NIOAny(early))
+                pipeline.fireChannelReadComplete()
+            }
         } catch {
             tls.transition = nil
             let failure = TLSErrorMapper.map(error, verification: nil, configuration: configuration)

@@ -22,8 +22,7 @@ final class TLSHandshakeObserver: ChannelDuplexHandler, RemovableChannelHandler 
         self.found = found
     }
 
-    // Each event is passed on before it is looked at: looking may remove this handler, and the
-    // bytes must have left it by then.
+    // Each event is passed on before it is looked at.
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let bytes = unwrapInboundIn(data)
@@ -52,6 +51,12 @@ final class TLSHandshakeObserver: ChannelDuplexHandler, RemovableChannelHandler 
             break
         }
         finished = true
-        context.pipeline.syncOperations.removeHandler(self, promise: nil)
+        // Leave once the current event has unwound: removing a handler in the middle of a write
+        // (the server's ServerHello goes out inside the TLS handler's own read handling) lost
+        // the flush that follows it.
+        let bound = NIOLoopBound((handler: self, pipeline: context.pipeline), eventLoop: context.eventLoop)
+        context.eventLoop.execute {
+            bound.value.pipeline.syncOperations.removeHandler(bound.value.handler, promise: nil)
+        }
     }
 }

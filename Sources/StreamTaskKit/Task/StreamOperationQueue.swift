@@ -19,9 +19,11 @@ struct OperationID: Hashable, Sendable, CustomStringConvertible {
 /// - A read completes from the buffer as soon as the buffer satisfies it. A read that times out
 ///   or is abandoned leaves the buffer alone: the next read gets the bytes.
 /// - `startTLS` and `stopTLS` are barriers: each starts once every earlier operation has
-///   completed, and nothing issued after it starts until it is done. If unread bytes are
-///   buffered when `startTLS` starts, they arrived in plaintext after the go-ahead: the upgrade
-///   fails and the connection closes rather than hand them out as protected.
+///   completed, and nothing issued after it starts until it is done. Unread bytes buffered when
+///   `startTLS` starts arrived in plaintext after the go-ahead. A client refuses them (a server
+///   says nothing until it has the client's hello): the upgrade fails and the connection closes.
+///   A server passes them to the TLS handler if they begin like a TLS handshake record (a quick
+///   client's hello), and refuses them otherwise. Either way, none is ever handed to a read.
 /// - Writes are handed to the channel while it is writable; more wait here (backpressure).
 ///   `closeWrite` runs once every earlier write has completed, `closeRead` once every earlier
 ///   read has.
@@ -65,8 +67,9 @@ struct StreamOperationQueue {
         /// Close the whole connection.
         case close
         case emit(Event)
-        /// Put TLS into the pipeline in `role`; report the outcome with `tlsTransitionCompleted`.
-        case startTLS(OperationID, TLSRole)
+        /// Put TLS into the pipeline in `role`, then feed it `early` (a server's buffered start
+        /// of the client's handshake); report the outcome with `tlsTransitionCompleted`.
+        case startTLS(OperationID, TLSRole, early: ByteBuffer?)
         /// Unwrap TLS; report the outcome with `tlsTransitionCompleted`.
         case stopTLS(OperationID)
     }
@@ -366,23 +369,30 @@ struct StreamOperationQueue {
                     actions.append(.fail(item.id, error ?? StreamTaskError(.connectionClosed, "the connection is closed")))
                     done = true
                 case .open:
-                    if case .startTLS = item.operation, bufferedByteCount > 0 {
-                        // These bytes came in plaintext after the go-ahead and before the
-                        // handshake (CVE-2011-0411): never hand them out as if protected.
-                        let error = StreamTaskError(
-                            .tlsPlaintextInjection,
-                            "\(bufferedByteCount) bytes arrived in plaintext before the TLS handshake began; the upgrade was refused and the connection closed"
-                        )
+                    var early: ByteBuffer?
+                    if case .startTLS(let role) = item.operation, bufferedByteCount > 0 {
+                        guard role.isServer, buffer!.startsLikeATLSHandshake else {
+                            // Plaintext that arrived after the go-ahead and before the handshake
+                            // (CVE-2011-0411): never hand it out as if it were protected.
+                            let error = StreamTaskError(
+                                .tlsPlaintextInjection,
+                                "\(bufferedByteCount) bytes arrived in plaintext before the TLS handshake began; the upgrade was refused and the connection closed"
+                            )
+                            buffer = nil
+                            pending.remove(at: index)
+                            actions.append(.fail(item.id, error))
+                            actions += closed(error: error)
+                            actions.append(.close)
+                            return actions
+                        }
+                        // A client may send its hello as soon as it reads the go-ahead: those
+                        // bytes belong to the TLS handler, not to any read.
+                        early = buffer
                         buffer = nil
-                        pending.remove(at: index)
-                        actions.append(.fail(item.id, error))
-                        actions += closed(error: error)
-                        actions.append(.close)
-                        return actions
                     }
                     pending[index].issued = true
                     switch item.operation {
-                    case .startTLS(let role): actions.append(.startTLS(item.id, role))
+                    case .startTLS(let role): actions.append(.startTLS(item.id, role, early: early))
                     default: actions.append(.stopTLS(item.id))
                     }
                 }
@@ -501,5 +511,15 @@ struct StreamOperationQueue {
             buffer!.discardReadBytes()
         }
         return bytes
+    }
+}
+
+extension ByteBuffer {
+    /// Whether the readable bytes begin like a TLS handshake record (content type 22, then a
+    /// major version of 3), as a ClientHello does.
+    var startsLikeATLSHandshake: Bool {
+        guard let type = getInteger(at: readerIndex, as: UInt8.self), type == 22 else { return false }
+        guard let major = getInteger(at: readerIndex + 1, as: UInt8.self) else { return true }
+        return major == 3
     }
 }

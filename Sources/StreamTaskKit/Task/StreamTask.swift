@@ -296,8 +296,8 @@ public final class StreamTask: @unchecked Sendable, CustomStringConvertible {
                 publish(.readClosed)
             case .emit(.writeClosed):
                 publish(.writeClosed)
-            case .startTLS(let id, let role):
-                beginTLS(id, role: role)
+            case .startTLS(let id, let role, let early):
+                beginTLS(id, role: role, early: early)
             case .stopTLS(let id):
                 endTLS(id)
             }

@@ -1,0 +1,216 @@
+import Foundation
+import Testing
+
+@testable import StreamTaskKit
+
+/// STARTTLS in conversations: injected plaintext in both roles, stopping TLS, and our client
+/// against a real mail server that offers STARTTLS.
+@Suite(.timeLimit(.minutes(1))) struct STARTTLSTests {
+    private let crlf = Data("\r\n".utf8)
+
+    private func readLine(_ task: StreamTask) async throws -> String {
+        let line = try await task.readData(upToAndIncluding: crlf, maxLength: 512, timeout: 10)
+        return String(decoding: try #require(line), as: UTF8.self)
+    }
+
+    @Test func aClientRefusesPlaintextSentAfterTheGoAhead() async throws {
+        let certificates = try await TestCertificates.get()
+        let (server, client, peer) = try await LoopbackServer.connectedPair(
+            configuration: .init(tls: try certificates.clientConfiguration())
+        )
+        // A man in the middle appends a command to the server's go-ahead, in the same packet.
+        try await peer.write("220 go ahead\r\n250 injected reply\r\n")
+        #expect(try await readLine(client) == "220 go ahead\r\n")
+        let error = await expectStreamError(.tlsPlaintextInjection) { try await client.startTLS(timeout: 10) }
+        #expect(error?.message.contains("20 bytes") == true)
+        // The injected bytes are never handed out, and the connection is gone.
+        await expectStreamError(.tlsPlaintextInjection) { try await client.readData(ofMinLength: 1, maxLength: 100, timeout: 10) }
+        #expect(await client.waitUntilCompleted()?.code == .tlsPlaintextInjection)
+        await server.stop()
+    }
+
+    @Test func aServerRefusesPlaintextPipelinedAfterSTARTTLS() async throws {
+        let certificates = try await TestCertificates.get()
+        let (server, client, peer) = try await LoopbackServer.connectedPair()
+        // The client (or someone in the middle) pipelines a command behind STARTTLS.
+        try await client.write("STARTTLS\r\nRCPT TO:<victim@example.com>\r\n")
+        #expect(try await readLine(peer) == "STARTTLS\r\n")
+        try await peer.write("220 go ahead\r\n")
+        await expectStreamError(.tlsPlaintextInjection) {
+            try await peer.startTLS(asServerWith: try certificates.serverConfiguration(), timeout: 10)
+        }
+        await expectStreamError(.tlsPlaintextInjection) { try await peer.readData(ofMinLength: 1, maxLength: 100, timeout: 10) }
+        #expect(try await client.readToEnd() == "220 go ahead\r\n")
+        await server.stop()
+    }
+
+    @Test func aPythonClientThatInjectsIsRefusedByOurServer() async throws {
+        let certificates = try await TestCertificates.get()
+        let server = try await LoopbackServer.start()
+        var accepted = server.listener.connections.makeAsyncIterator()
+        // A client no one here wrote, from Python's standard library.
+        let script = """
+            import socket
+            s = socket.create_connection(("127.0.0.1", \(server.port)))
+            s.sendall(b"STARTTLS\\r\\nMAIL FROM:<forged@example.com>\\r\\n")
+            print(s.recv(100).decode().strip())
+            """
+        let python = Process()
+        python.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        python.arguments = ["python3", "-c", script]
+        let output = Pipe()
+        python.standardOutput = output
+        try python.run()
+        let peer = try await server.accept(&accepted)
+        #expect(try await readLine(peer) == "STARTTLS\r\n")
+        try await peer.write("220 go ahead\r\n")
+        await expectStreamError(.tlsPlaintextInjection) {
+            try await peer.startTLS(asServerWith: try certificates.serverConfiguration(), timeout: 10)
+        }
+        let printed = await offCooperativePool {
+            let data = output.fileHandleForReading.readDataToEndOfFile()
+            python.waitUntilExit()
+            return String(decoding: data, as: UTF8.self)
+        }
+        #expect(printed == "220 go ahead\n")
+        await server.stop()
+    }
+
+    @Test func bothSidesUpgradeThenStopTLSAndGoOnInPlaintext() async throws {
+        let certificates = try await TestCertificates.get()
+        let (server, client, peer) = try await LoopbackServer.connectedPair(
+            configuration: .init(tls: try certificates.clientConfiguration())
+        )
+        try await client.write("STARTTLS\r\n")
+        #expect(try await readLine(peer) == "STARTTLS\r\n")
+        try await peer.write("220 go ahead\r\n")
+        #expect(try await readLine(client) == "220 go ahead\r\n")
+        async let serverSide: Void = peer.startTLS(asServerWith: try certificates.serverConfiguration(), timeout: 10)
+        try await client.startTLS(timeout: 10)
+        try await serverSide
+
+        try await client.write("secret\r\n")
+        #expect(try await readLine(peer) == "secret\r\n")
+        #expect(client.metrics.negotiatedTLSVersion == "TLS 1.3")
+        #expect(peer.metrics.negotiatedTLSVersion == "TLS 1.3")
+
+        // Both send close_notify, both wait for the other's, both go back to plaintext.
+        async let serverStop: Void = peer.stopTLS(timeout: 10)
+        try await client.stopTLS(timeout: 10)
+        try await serverStop
+        try await client.write("plain again\r\n")
+        #expect(try await readLine(peer) == "plain again\r\n")
+        try await peer.write("and back\r\n")
+        #expect(try await readLine(client) == "and back\r\n")
+        client.cancel()
+        await server.stop()
+    }
+
+    @Test func stopTLSOnAPlaintextTaskFailsAndKeepsTheConnection() async throws {
+        let (server, client, peer) = try await LoopbackServer.connectedPair()
+        let error = await expectStreamError(.tlsNotActive) { try await client.stopTLS(timeout: 10) }
+        #expect(error?.message.contains("not using TLS") == true)
+        try await client.write("still fine\r\n")
+        #expect(try await readLine(peer) == "still fine\r\n")
+        client.cancel()
+        await server.stop()
+    }
+
+    @Test func ourClientUpgradesWithARealMailServer() async throws {
+        let certificates = try await TestCertificates.get()
+        let smtp = try await MailServer.start(certificate: certificates.serverPEM, key: certificates.serverKey)
+        let session = StreamSession(configuration: .init(tls: try certificates.clientConfiguration()))
+        let client = session.streamTask(withHostName: "localhost", port: smtp.port)
+        client.resume()
+
+        #expect(try await readLine(client).hasPrefix("220 "))
+        try await client.write("EHLO client.invalid\r\n")
+        var capabilities: [String] = []
+        while true {
+            let line = try await readLine(client)
+            capabilities.append(line)
+            if line.hasPrefix("250 ") { break }
+        }
+        #expect(capabilities.contains { $0.contains("STARTTLS") })
+        try await client.write("STARTTLS\r\n")
+        #expect(try await readLine(client).hasPrefix("220"))
+        try await client.startTLS(timeout: 10)
+        #expect(client.metrics.negotiatedTLSVersion != nil)
+
+        try await client.write("EHLO client.invalid\r\n")
+        var afterUpgrade: [String] = []
+        while true {
+            let line = try await readLine(client)
+            afterUpgrade.append(line)
+            if line.hasPrefix("250 ") { break }
+        }
+        // Once under TLS, the server no longer offers STARTTLS.
+        #expect(!afterUpgrade.contains { $0.contains("STARTTLS") })
+        try await client.write("QUIT\r\n")
+        #expect(try await readLine(client).hasPrefix("221"))
+        client.cancel()
+    }
+}
+
+/// aiosmtpd (Debian's python3-aiosmtpd), an SMTP server that offers STARTTLS, on a free port of 127.0.0.1.
+final class MailServer: Sendable {
+    private let process: Process
+    let port: Int
+
+    private init(process: Process, port: Int) {
+        self.process = process
+        self.port = port
+    }
+
+    static func start(certificate: String, key: String) async throws -> MailServer {
+        let port = try freePort()
+        let process = Process()
+        // Debian's interpreter, which sees Debian's python3-aiosmtpd package.
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        process.arguments = ["-m", "aiosmtpd", "-n", "-l", "127.0.0.1:\(port)", "--tlscert", certificate, "--tlskey", key]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let server = MailServer(process: process, port: port)
+        // Wait (bounded) until it accepts connections.
+        let probe = StreamSession(configuration: .init(timeoutIntervalForConnect: 1))
+        for _ in 0..<100 {
+            guard process.isRunning else { break }
+            let task = probe.loopbackTask(port: port)
+            if (try? await task.readData(ofMinLength: 1, maxLength: 512, timeout: 2)) != nil {
+                task.cancel()
+                return server
+            }
+            task.cancel()
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        throw StreamTaskError(
+            .connectionFailed,
+            "aiosmtpd did not start; is Debian's python3-aiosmtpd installed? (scripts/install-deps.sh installs it)"
+        )
+    }
+
+    /// A port that was free a moment ago (aiosmtpd takes a port number, not 0).
+    private static func freePort() throws -> Int {
+        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(socket) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer -> Bool in
+                bind(socket, pointer, length) == 0 && getsockname(socket, pointer, &length) == 0
+            }
+        }
+        guard bound else { throw StreamTaskError(.bindFailed, "could not find a free port") }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    deinit {
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+        }
+    }
+}
