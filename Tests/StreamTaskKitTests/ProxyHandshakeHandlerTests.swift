@@ -152,9 +152,10 @@ import Testing
         #expect(refused.description.contains("403 Forbidden"))
         #expect(refused.description.contains("target.example:25"))
         let auth = ProxyErrorMapper.mapHandshake(
-            ProxyHandshakeError.authenticationRequired(credentialsSent: false), proxy: httpProxy, host: "t", port: 1)
+            ProxyHandshakeError.authenticationRequired(credentialsSent: false, status: "407 Proxy Authentication Required"),
+            proxy: httpProxy, host: "t", port: 1)
         #expect(auth.code == .proxyAuthenticationRequired)
-        #expect(auth.message.contains("407"))
+        #expect(auth.message.contains("requires authentication (407 Proxy Authentication Required)"))
         let timeout = ProxyErrorMapper.mapHandshake(ProxyHandshakeError.timedOut(seconds: 2), proxy: httpProxy, host: "t", port: 1)
         #expect(timeout.code == .proxyHandshakeTimeout)
     }

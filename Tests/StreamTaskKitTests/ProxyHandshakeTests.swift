@@ -75,12 +75,13 @@ import Testing
         #expect(String(buffer: buffer) == "abc")
     }
 
-    @Test func status407IsAuthenticationRequired() {
-        #expect(throws: ProxyHandshakeError.authenticationRequired(credentialsSent: false)) {
-            try connectReply("HTTP/1.1 407 Proxy Authentication Required\r\n\r\n")
-        }
-        #expect(throws: ProxyHandshakeError.authenticationRequired(credentialsSent: true)) {
-            try connectReply("HTTP/1.1 407 Proxy Authentication Required\r\n\r\n", credentials: .init(username: "u", password: "p"))
+    @Test func status407And401AreAuthenticationRequired() {
+        let required = ProxyHandshakeError.authenticationRequired(
+            credentialsSent: false, status: "407 Proxy Authentication Required")
+        #expect(throws: required) { try connectReply("HTTP/1.1 407 Proxy Authentication Required\r\n\r\n") }
+        let rejected = ProxyHandshakeError.authenticationRequired(credentialsSent: true, status: "401 Unauthorized")
+        #expect(throws: rejected) {
+            try connectReply("HTTP/1.0 401 Unauthorized\r\n\r\n", credentials: .init(username: "u", password: "p"))
         }
     }
 

@@ -59,8 +59,11 @@ struct HTTPConnectHandshake: ProxyHandshake {
                 continue  // informational; the final reply follows
             case 200..<300:
                 return .established
-            case 407:
-                throw .authenticationRequired(credentialsSent: credentials != nil)
+            case 407, 401:
+                // 407 is the proxy's own "authenticate first"; a proxy's 401 (tinyproxy sends
+                // one for wrong credentials) can only be about the proxy too: no tunnel is open.
+                let status = reason.isEmpty ? "\(code)" : "\(code) \(reason)"
+                throw .authenticationRequired(credentialsSent: credentials != nil, status: status)
             default:
                 throw .httpStatus(code, reason: reason)
             }

@@ -49,17 +49,13 @@ enum ProxyErrorMapper {
             )
         }
         switch error {
-        case .authenticationRequired(credentialsSent: false):
-            return fail(
-                .proxyAuthenticationRequired,
-                "the \(proxy) requires authentication\(proxy.kind == .httpConnect ? " (407)" : ""); no credentials were given"
-            )
-        case .authenticationRequired(credentialsSent: true):
+        case .authenticationRequired(credentialsSent: false, let status):
+            let shown = status.map { " (\($0))" } ?? ""
+            return fail(.proxyAuthenticationRequired, "the \(proxy) requires authentication\(shown); no credentials were given")
+        case .authenticationRequired(credentialsSent: true, let status):
             let user = proxy.credentials.map { " for user \"\($0.username)\"" } ?? ""
-            return fail(
-                .proxyAuthenticationRequired,
-                "the \(proxy) rejected the credentials\(user)\(proxy.kind == .httpConnect ? " (407)" : "")"
-            )
+            let shown = status.map { " (\($0))" } ?? ""
+            return fail(.proxyAuthenticationRequired, "the \(proxy) rejected the credentials\(user)\(shown)")
         case .noAcceptableAuthenticationMethod:
             return fail(
                 .proxyAuthenticationRequired,

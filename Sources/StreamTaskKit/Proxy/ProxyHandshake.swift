@@ -23,8 +23,9 @@ enum ProxyHandshakeStep: Equatable {
 /// Why a proxy handshake failed, before it is told in a ``StreamTaskError`` that names the
 /// proxy and the target.
 enum ProxyHandshakeError: Error, Equatable {
-    /// The proxy wants credentials: none were given (`credentialsSent == false`) or it refused them.
-    case authenticationRequired(credentialsSent: Bool)
+    /// The proxy wants credentials: none were given (`credentialsSent == false`) or it refused
+    /// them. `status` is an HTTP proxy's status line ("407 Proxy Authentication Required").
+    case authenticationRequired(credentialsSent: Bool, status: String? = nil)
     /// The proxy accepts none of the authentication methods offered.
     case noAcceptableAuthenticationMethod
     /// An HTTP proxy answered `CONNECT` with a status other than 2xx or 407.
