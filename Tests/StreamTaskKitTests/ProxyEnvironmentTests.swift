@@ -50,6 +50,7 @@ import Testing
         #expect(endpoint.kind == .socks5)
         #expect(endpoint.port == 9050)
         #expect(try ProxyConfiguration.direct.endpoint(forHost: "example.com", port: 7) == nil)
+        #expect(StreamSession.Configuration().proxy == .environment)
     }
 
     // MARK: Proxy URLs

@@ -23,6 +23,9 @@ extension StreamSession {
         /// Where the session and its tasks log. Silent by default; the library logs nothing at
         /// `info` or above.
         public var logger: Logger
+        /// How tasks reach their hosts: ``ProxyConfiguration/environment`` by default, that is
+        /// through the proxy named by `https_proxy` or `all_proxy`, if any.
+        public var proxy: ProxyConfiguration
 
         /// A configuration with every default.
         public static var `default`: Configuration { Configuration() }
@@ -33,7 +36,8 @@ extension StreamSession {
             timeoutIntervalForConnect: TimeInterval = 60,
             maximumConnectionsPerHost: Int = .max,
             inboundBufferLimit: Int = 256 * 1024,
-            logger: Logger = Logger(label: "StreamTaskKit", factory: { _ in SwiftLogNoOpLogHandler() })
+            logger: Logger = Logger(label: "StreamTaskKit", factory: { _ in SwiftLogNoOpLogHandler() }),
+            proxy: ProxyConfiguration = .environment
         ) {
             self.timeoutIntervalForRead = timeoutIntervalForRead
             self.timeoutIntervalForWrite = timeoutIntervalForWrite
@@ -41,6 +45,7 @@ extension StreamSession {
             self.maximumConnectionsPerHost = maximumConnectionsPerHost
             self.inboundBufferLimit = inboundBufferLimit
             self.logger = logger
+            self.proxy = proxy
         }
     }
 }
