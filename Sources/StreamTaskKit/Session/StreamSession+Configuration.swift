@@ -23,7 +23,7 @@ extension StreamSession {
         /// Where the session and its tasks log. Silent by default; the library logs nothing at
         /// `info` or above.
         public var logger: Logger
-        /// How tasks reach their hosts: ``ProxyConfiguration/environment`` by default, that is
+        /// How tasks reach their hosts: ``ProxyConfiguration/environment-swift.type.property`` by default, that is
         /// through the proxy named by `https_proxy` or `all_proxy`, if any.
         public var proxy: ProxyConfiguration
 
