@@ -68,16 +68,13 @@ import Testing
 
     @Test func aRefusedTargetNamesTheTargetAndTheProxy() async throws {
         try await ProxyProcess.with({ try await ProxyProcess.tinyproxy() }) { proxy in
-            let closed = try ClosedPort()
-            let task = StreamSession(proxy: .httpConnect(host: "127.0.0.1", port: proxy.port)).loopbackTask(port: closed.port)
-            let error = await expectStreamError(.proxyRefused) { try await task.write("x") }
+            let (error, port) = try await connectToAClosedPort(
+                through: .httpConnect(host: "127.0.0.1", port: proxy.port), expecting: .proxyRefused)
             #expect(error?.host == "127.0.0.1")
-            #expect(error?.port == closed.port)
+            #expect(error?.port == port)
             let description = error?.description ?? ""
             #expect(description.contains("HTTP proxy 127.0.0.1:\(proxy.port) refused to open a tunnel: 500"), "\(description)")
-            #expect(description.contains("(127.0.0.1:\(closed.port))"), "\(description)")
-            #expect(await task.waitUntilCompleted()?.code == .proxyRefused)
-            closed.release()
+            #expect(description.contains("(127.0.0.1:\(port))"), "\(description)")
         }
     }
 
@@ -126,9 +123,7 @@ import Testing
     }
 
     @Test func anEndlessHeaderFailsFast() async throws {
-        let proxy = try await FakeConnectProxy.start(.endlessHeader)
-        let task = StreamSession(proxy: .httpConnect(host: "127.0.0.1", port: proxy.port)).loopbackTask(port: 7)
-        let error = await expectStreamError(.proxyProtocolError) { try await task.write("x") }
+        let (proxy, task, error) = try await FakeConnectProxy.failure(.endlessHeader, expecting: .proxyProtocolError)
         #expect(error?.message.contains("longer than \(HTTPConnectHandshake.maximumHeadLength) bytes") == true)
         #expect(task.metrics.countOfBytesReceived == 0)
         #expect(await eventually { proxy.events.values.count == 2 })
@@ -137,19 +132,15 @@ import Testing
     }
 
     @Test func garbageFailsAtOnce() async throws {
-        let proxy = try await FakeConnectProxy.start(.garbage)
-        let task = StreamSession(proxy: .httpConnect(host: "127.0.0.1", port: proxy.port)).loopbackTask(port: 7)
-        let error = await expectStreamError(.proxyProtocolError) { try await task.write("x") }
+        let (proxy, _, error) = try await FakeConnectProxy.failure(.garbage, expecting: .proxyProtocolError)
         #expect(error?.message.contains("SSH-2.0") == true)
         await proxy.stop()
     }
 
     @Test func aSilentProxyTimesOutTheHandshake() async throws {
-        let proxy = try await FakeConnectProxy.start(.silent)
         let started = Date()
-        let session = StreamSession(proxy: .httpConnect(host: "127.0.0.1", port: proxy.port), handshakeTimeout: 0.5)
-        let task = session.loopbackTask(port: 7)
-        let error = await expectStreamError(.proxyHandshakeTimeout) { try await task.write("x") }
+        let (proxy, _, error) = try await FakeConnectProxy.failure(
+            .silent, expecting: .proxyHandshakeTimeout, handshakeTimeout: 0.5)
         #expect(Date().timeIntervalSince(started) < 5)
         #expect(error?.description.contains("HTTP proxy 127.0.0.1:\(proxy.port) did not complete the handshake") == true)
         #expect(error?.description.contains("127.0.0.1:7") == true)

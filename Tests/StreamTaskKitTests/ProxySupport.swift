@@ -369,6 +369,21 @@ extension StreamTask {
     }
 }
 
+/// Connects through `proxy` to a port on 127.0.0.1 that refuses connections; returns the
+/// error, expected to have `code`, and that port.
+func connectToAClosedPort(
+    through proxy: ProxyConfiguration,
+    expecting code: StreamTaskError.Code,
+    sourceLocation: SourceLocation = #_sourceLocation
+) async throws -> (error: StreamTaskError?, port: Int) {
+    let closed = try ClosedPort()
+    let task = StreamSession(proxy: proxy).loopbackTask(port: closed.port)
+    let error = await expectStreamError(code, sourceLocation: sourceLocation) { try await task.write("x") }
+    #expect(await task.waitUntilCompleted()?.code == code, sourceLocation: sourceLocation)
+    closed.release()
+    return (error, closed.port)
+}
+
 /// A CONNECT "proxy" made of our own listener, for what real proxies will not do.
 final class FakeConnectProxy: Sendable {
     enum Behavior: Sendable {
@@ -472,6 +487,21 @@ final class FakeConnectProxy: Sendable {
             if atEOF { break }
         }
         sink.closeWrite()
+    }
+
+    /// Starts a fake with `behavior` and sends a task to port 7 through it; returns the fake
+    /// (still running) and the task's error, expected to have `code`.
+    static func failure(
+        _ behavior: Behavior,
+        expecting code: StreamTaskError.Code,
+        handshakeTimeout: TimeInterval = 10,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws -> (proxy: FakeConnectProxy, task: StreamTask, error: StreamTaskError?) {
+        let proxy = try await start(behavior)
+        let configuration = ProxyConfiguration.httpConnect(host: "127.0.0.1", port: proxy.port)
+        let task = StreamSession(proxy: configuration, handshakeTimeout: handshakeTimeout).loopbackTask(port: 7)
+        let error = await expectStreamError(code, sourceLocation: sourceLocation) { try await task.write("x") }
+        return (proxy, task, error)
     }
 
     func stop() async {
