@@ -12,8 +12,8 @@ PACKAGES=(
     python3  # helper peers and scripts in tests
     openssl  # test certificates and a TLS peer (`openssl s_server`)
     procps   # pgrep/pkill/ps for checking on background processes
-    tinyproxy     # an HTTP CONNECT proxy for the proxy tests (started by the tests themselves)
-    dante-server  # a SOCKS5 proxy (danted) for the proxy tests (started by the tests themselves)
+    tinyproxy-bin # tinyproxy, an HTTP CONNECT proxy for the proxy tests (the binary only, no service)
+    dante-server  # danted, a SOCKS5 proxy for the proxy tests (they start their own)
 )
 
 # A package counts as installed when dpkg says so ("ii"); a command of the same name found

@@ -37,7 +37,7 @@ final class ProxyProcess: @unchecked Sendable {
 
     /// tinyproxy as an HTTP CONNECT proxy; with `credentials`, it demands Basic authentication.
     static func tinyproxy(credentials: ProxyCredentials? = nil) async throws -> ProxyProcess {
-        let binary = try locate("tinyproxy", package: "tinyproxy")
+        let binary = try locate("tinyproxy", package: "tinyproxy-bin")
         return try await start(name: "tinyproxy", binary: binary) { port, directory in
             var lines = [
                 "Port \(port)",
