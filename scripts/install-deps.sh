@@ -13,6 +13,8 @@ PACKAGES=(
     openssl  # test certificates and a TLS peer (`openssl s_server`)
     procps   # pgrep/pkill/ps for checking on background processes
     python3-aiosmtpd  # a real SMTP server offering STARTTLS, for the TLS tests
+    tinyproxy-bin # tinyproxy, an HTTP CONNECT proxy for the proxy tests (the binary only, no service)
+    dante-server  # danted, a SOCKS5 proxy for the proxy tests (they start their own)
 )
 
 # A package counts as installed when dpkg says so ("ii"); a command of the same name found

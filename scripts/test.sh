@@ -29,6 +29,15 @@ cleanup() {
 trap cleanup EXIT
 
 bash scripts/install-deps.sh
+# The system account that dante's SOCKS5 password tests authenticate as (root only).
+bash scripts/proxy-test-user.sh
+
+# Tasks follow the proxy variables by default, but the tests and the examples below talk to
+# peers on loopback directly (the proxy tests configure their own proxies), whatever proxy this
+# shell was told to use.
+run_without_proxy_variables() {
+    env -u https_proxy -u HTTPS_PROXY -u all_proxy -u ALL_PROXY "$@"
+}
 
 # --- Build and unit tests ------------------------------------------------------------------
 # A failure here is remembered rather than fatal, so the end-to-end checks still run and
@@ -37,7 +46,7 @@ status=0
 if ! swift build --build-tests; then
     echo "test.sh: swift build --build-tests failed" >&2
     status=1
-elif ! swift test "$@"; then
+elif ! run_without_proxy_variables swift test "$@"; then
     echo "test.sh: swift test failed" >&2
     status=1
 fi
@@ -50,7 +59,7 @@ server=.build/debug/echo-server
 client=.build/debug/echo-client
 
 # Bounds every client run, so a hang fails the check instead of stalling CI.
-run_client() { timeout 30 "$client" "$@"; }
+run_client() { run_without_proxy_variables timeout 30 "$client" "$@"; }
 
 # Three lines in, the same three lines out, and the count on stderr.
 check_round_trip() {

@@ -26,6 +26,9 @@ extension StreamSession {
         /// Where the session and its tasks log. Silent by default; the library logs nothing at
         /// `info` or above.
         public var logger: Logger
+        /// How tasks reach their hosts: ``ProxyConfiguration/environment-swift.type.property`` by default, that is
+        /// through the proxy named by `https_proxy` or `all_proxy`, if any.
+        public var proxy: ProxyConfiguration
 
         /// A configuration with every default.
         public static var `default`: Configuration { Configuration() }
@@ -37,7 +40,8 @@ extension StreamSession {
             maximumConnectionsPerHost: Int = .max,
             inboundBufferLimit: Int = 256 * 1024,
             tls: StreamTLSConfiguration = StreamTLSConfiguration(),
-            logger: Logger = Logger(label: "StreamTaskKit", factory: { _ in SwiftLogNoOpLogHandler() })
+            logger: Logger = Logger(label: "StreamTaskKit", factory: { _ in SwiftLogNoOpLogHandler() }),
+            proxy: ProxyConfiguration = .environment
         ) {
             self.timeoutIntervalForRead = timeoutIntervalForRead
             self.timeoutIntervalForWrite = timeoutIntervalForWrite
@@ -46,6 +50,7 @@ extension StreamSession {
             self.inboundBufferLimit = inboundBufferLimit
             self.tls = tls
             self.logger = logger
+            self.proxy = proxy
         }
     }
 }

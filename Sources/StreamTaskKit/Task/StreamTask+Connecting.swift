@@ -13,56 +13,77 @@ extension StreamTask {
         guard lifecycle == .idle else { return }
         lifecycle = .connecting
         let timeout = configuration.timeoutIntervalForConnect
+        // The proxy, if any, comes first: through one, the task resolves and connects to it.
+        let proxy: ProxyEndpoint?
+        do {
+            proxy = try configuration.proxy.endpoint(forHost: host, port: port)
+        } catch {
+            connectFailed(ChannelErrorMapper.mapConnect(error, host: host, port: port, timeout: timeout))
+            return
+        }
         if timeout > 0 {
             connectTimer = eventLoop.scheduleTask(in: .seconds(timeout)) {
-                self.connectFailed(ChannelErrorMapper.connectTimeout(host: self.host, port: self.port, timeout: timeout))
+                self.connectFailed(self.connectTimeoutError(through: proxy, timeout: timeout))
             }
         }
-        configuration.logger.debug("resolving", metadata: ["task": "\(taskIdentifier)", "host": "\(host)"])
-        updateShared { $0.metrics.domainLookupStartDate = Date() }
-        NameResolver.resolve(host: host, port: port, on: eventLoop).whenComplete { result in
+        configuration.logger.debug("resolving", metadata: ["task": "\(taskIdentifier)", "host": "\(proxy?.host ?? host)"])
+        updateShared {
+            $0.metrics.domainLookupStartDate = Date()
+            $0.metrics.isProxyConnection = proxy != nil
+            $0.metrics.proxyKind = proxy?.kind
+        }
+        resolveAddresses(through: proxy, timeout: timeout).whenComplete { result in
             guard self.lifecycle == .connecting else { return }
             switch result {
             case .failure(let error):
-                self.connectFailed(ChannelErrorMapper.mapConnect(error, host: self.host, port: self.port, timeout: timeout))
-            case .success(let addresses):
+                self.connectFailed(self.connectError(error, through: proxy, timeout: timeout))
+            case .success(let (addresses, route)):
                 self.updateShared {
                     let now = Date()
                     $0.metrics.domainLookupEndDate = now
                     $0.metrics.connectStartDate = now
                 }
-                self.connect(to: addresses, timeout: timeout)
+                self.connect(to: addresses, route: route, timeout: timeout)
             }
         }
     }
 
-    private func connect(to addresses: [SocketAddress], timeout: TimeInterval) {
+    private func connect(to addresses: [SocketAddress], route: ProxyRoute?, timeout: TimeInterval) {
         let bootstrap = ClientBootstrap(group: eventLoop)
             .channelOption(ChannelOptions.autoRead, value: false)
             .channelOption(ChannelOptions.allowRemoteHalfClosure, value: true)
             .resolver(ResolvedAddresses(addresses: addresses, eventLoop: eventLoop))
             // The task's own timer bounds the whole connect; this bounds NIO's attempts with it.
             .connectTimeout(timeout > 0 ? .seconds(timeout) : .hours(24 * 365))
-        bootstrap.connect(host: host, port: port).whenComplete { result in
+        bootstrap.connect(host: route?.proxy.host ?? host, port: route?.proxy.port ?? port).whenComplete { result in
             switch result {
             case .success(let channel):
                 guard self.lifecycle == .connecting else {
                     channel.close(promise: nil)
                     return
                 }
-                self.connectTimer?.cancel()
-                self.connectTimer = nil
-                self.updateShared { $0.metrics.connectEndDate = Date() }
-                do {
-                    try self.attach(channel)
-                } catch {
-                    channel.close(promise: nil)
-                    self.connectFailed(ChannelErrorMapper.mapConnect(error, host: self.host, port: self.port, timeout: timeout))
+                if let route {
+                    self.openTunnel(on: channel, route: route, timeout: timeout)
+                } else {
+                    self.connectionEstablished(channel, timeout: timeout)
                 }
             case .failure(let error):
                 guard self.lifecycle == .connecting else { return }
-                self.connectFailed(ChannelErrorMapper.mapConnect(error, host: self.host, port: self.port, timeout: timeout))
+                self.connectFailed(self.connectError(error, through: route?.proxy, timeout: timeout))
             }
+        }
+    }
+
+    /// The connection to the host is up (through the proxy's tunnel, if any): the task takes it.
+    func connectionEstablished(_ channel: any Channel, timeout: TimeInterval) {
+        connectTimer?.cancel()
+        connectTimer = nil
+        updateShared { $0.metrics.connectEndDate = Date() }
+        do {
+            try attach(channel)
+        } catch {
+            channel.close(promise: nil)
+            connectFailed(ChannelErrorMapper.mapConnect(error, host: host, port: port, timeout: timeout))
         }
     }
 
@@ -93,7 +114,7 @@ extension StreamTask {
         run(queue.connected())
     }
 
-    private func connectFailed(_ error: StreamTaskError) {
+    func connectFailed(_ error: StreamTaskError) {
         guard lifecycle == .connecting else { return }
         configuration.logger.debug("connect failed", metadata: ["task": "\(taskIdentifier)", "error": "\(error)"])
         run(queue.closed(error: error.at(host: host, port: port)), thenComplete: true)

@@ -55,6 +55,9 @@ public final class StreamTask: @unchecked Sendable, CustomStringConvertible {
     var queue: StreamOperationQueue
     var handler: StreamTaskChannelHandler?
     var connectTimer: Scheduled<Void>?
+    /// A channel connected but not handed to the task yet (during a proxy handshake): closed if
+    /// the task completes first.
+    var connectingChannel: (any Channel)?
     /// The first error the channel reported; the connection closes with it.
     var channelFailure: StreamTaskError?
     var tls = TLSProgress()
@@ -169,6 +172,8 @@ public final class StreamTask: @unchecked Sendable, CustomStringConvertible {
         lifecycle = .completed
         connectTimer?.cancel()
         connectTimer = nil
+        connectingChannel?.close(promise: nil)
+        connectingChannel = nil
         handler = nil
         let error = queue.closeError
         let metrics = shared.withLockedValue { shared -> StreamTaskMetrics in

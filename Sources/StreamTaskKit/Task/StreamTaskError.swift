@@ -18,6 +18,11 @@ public struct StreamTaskError: Error, Sendable, CustomStringConvertible {
             case connectTimeout
             case connectionReset
             case connectionFailed
+            case proxyConnectFailed
+            case proxyAuthenticationRequired
+            case proxyRefused
+            case proxyProtocolError
+            case proxyHandshakeTimeout
             case connectionClosed
             case readClosed
             case writeClosed

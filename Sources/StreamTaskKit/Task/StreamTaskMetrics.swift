@@ -29,8 +29,12 @@ public struct StreamTaskMetrics: Sendable, Hashable {
     public var negotiatedApplicationProtocol: String?
     /// The certificate chain the peer presented in the last handshake, leaf first.
     public var peerCertificateChain: [TLSCertificate] = []
-    /// Whether the connection goes through a proxy.
+    /// Whether the connection goes through a proxy. The domain lookup dates then time the
+    /// proxy's name (and, for `socks5://`, the target's too), the connect dates cover connecting
+    /// to the proxy and its handshake, and the remote address is the proxy's.
     public var isProxyConnection: Bool
+    /// Which kind of proxy the connection goes through; `nil` without one.
+    public var proxyKind: ProxyKind?
     /// The local end of the connection, once connected.
     public var localAddress: String?
     public var localPort: Int?

@@ -1,0 +1,89 @@
+import Foundation
+
+@testable import StreamTaskKit
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A port on 127.0.0.1 that refuses connections for as long as this value lives: a socket
+/// bound to it that does not listen. Unlike a port whose listener closed, no other test's
+/// listener can take it meanwhile.
+final class ClosedPort: @unchecked Sendable {
+    // @unchecked Sendable: `fd` is only closed, once.
+    let port: Int
+    private var fd: Int32
+
+    /// A closed port outside the ephemeral range (see ``TestPortRange``).
+    convenience init() throws {
+        var lastError: (any Error)?
+        for _ in 0..<100 {
+            do {
+                try self.init(port: TestPortRange.random())
+                return
+            } catch {
+                lastError = error
+            }
+        }
+        throw lastError!
+    }
+
+    /// That port, closed.
+    init(port: Int) throws {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0
+            }
+        }
+        guard fd >= 0, bound else {
+            if fd >= 0 { close(fd) }
+            throw ClosedPortError(port: port)
+        }
+        self.fd = fd
+        self.port = Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    /// Frees the port.
+    func release() {
+        if fd >= 0 { close(fd) }
+        fd = -1
+    }
+
+    deinit { release() }
+}
+
+struct ClosedPortError: Error, CustomStringConvertible {
+    let port: Int
+    var description: String { "could not bind 127.0.0.1:\(port)" }
+}
+
+/// Ports for sockets that must not collide with other tests' listeners.
+///
+/// They come from below the ephemeral range (32768 and up on Linux), where `bind` to port 0
+/// finds the ports of every other test: the loopback system hands a freed port out again at
+/// once, so a port that a test closed to get "connection refused" could otherwise be listened
+/// on by the next test before it is used. Keeping to separate ranges keeps tests out of each
+/// other's way.
+enum TestPortRange {
+    static func random() -> Int { Int.random(in: 20_000..<32_000) }
+
+    /// A listener of ours on `host` and a port from this range.
+    static func listener(host: String = "127.0.0.1", session: StreamSession) async throws -> StreamListener {
+        var attempt = 0
+        while true {
+            let listener = StreamListener(host: host, port: random(), session: session)
+            do {
+                try await listener.start()
+                return listener
+            } catch let error as StreamTaskError where error.code == .bindFailed && attempt < 100 {
+                attempt += 1
+            }
+        }
+    }
+}
