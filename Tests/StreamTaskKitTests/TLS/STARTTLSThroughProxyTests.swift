@@ -1,0 +1,57 @@
+import Foundation
+import Testing
+
+@testable import StreamTaskKit
+
+/// STARTTLS through each kind of proxy: the tunnel carries the upgrade like a direct connection.
+@Suite(.serialized, .timeLimit(.minutes(1))) struct STARTTLSThroughProxyTests {
+    private let crlf = Data("\r\n".utf8)
+
+    private func readLine(_ task: StreamTask) async throws -> String {
+        let line = try await task.readData(upToAndIncluding: crlf, maxLength: 512, timeout: 10)
+        return String(decoding: try #require(line), as: UTF8.self)
+    }
+
+    /// A server-speaks-first conversation that upgrades both ends, through `proxy`.
+    private func upgradeThrough(_ proxy: ProxyConfiguration, expecting kind: ProxyKind) async throws {
+        let certificates = try await TestCertificates.get()
+        let server = try await LoopbackServer.start(session: StreamSession(configuration: .init(proxy: .direct)))
+        var accepted = server.listener.connections.makeAsyncIterator()
+        let session = StreamSession(configuration: .init(tls: try certificates.clientConfiguration(), proxy: proxy))
+        let client = session.loopbackTask(port: server.port)
+        let peer = try await server.accept(&accepted)
+
+        try await peer.write("220 ready\r\n")
+        #expect(try await readLine(client) == "220 ready\r\n")
+        try await client.write("STARTTLS\r\n")
+        #expect(try await readLine(peer) == "STARTTLS\r\n")
+        try await peer.write("220 go ahead\r\n")
+        #expect(try await readLine(client) == "220 go ahead\r\n")
+        async let serverSide: Void = peer.startTLS(asServerWith: try certificates.serverConfiguration(), timeout: 10)
+        try await client.startTLS(timeout: 10)
+        try await serverSide
+
+        try await client.write("through the tunnel\r\n")
+        #expect(try await readLine(peer) == "through the tunnel\r\n")
+        try await peer.write("under TLS\r\n")
+        #expect(try await readLine(client) == "under TLS\r\n")
+        let metrics = client.metrics
+        #expect(metrics.proxyKind == kind)
+        #expect(metrics.negotiatedTLSVersion == "TLS 1.3")
+        #expect(metrics.peerCertificateChain.first == (try TLSCertificate(pemFile: certificates.serverPEM)))
+        client.cancel()
+        await server.stop()
+    }
+
+    @Test func startTLSThroughTinyproxy() async throws {
+        try await ProxyProcess.with({ try await ProxyProcess.tinyproxy() }) { proxy in
+            try await upgradeThrough(.httpConnect(host: "127.0.0.1", port: proxy.port), expecting: .httpConnect)
+        }
+    }
+
+    @Test func startTLSThroughDante() async throws {
+        try await ProxyProcess.with({ try await ProxyProcess.dante() }) { proxy in
+            try await upgradeThrough(.socks5(host: "127.0.0.1", port: proxy.port), expecting: .socks5)
+        }
+    }
+}
