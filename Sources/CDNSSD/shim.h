@@ -1,0 +1,8 @@
+// The DNS-SD C API: on Linux from Avahi's compatibility library (libavahi-compat-libdnssd-dev,
+// which installs dns_sd.h and libdns_sd), on Darwin from the system.
+#ifndef STREAMTASKKIT_CDNSSD_SHIM_H
+#define STREAMTASKKIT_CDNSSD_SHIM_H
+
+#include <dns_sd.h>
+
+#endif
