@@ -132,9 +132,13 @@ final class ChildProcess: @unchecked Sendable {
         }
     }
 
-    /// Stops the process (SIGTERM to its PID) and waits for it to exit.
+    /// Stops the process (SIGKILL to its PID) and waits for it to exit.
+    ///
+    /// Not SIGTERM: a process started from a dispatch worker thread inherits that thread's
+    /// signal mask, in which SIGTERM is blocked. (avahi-publish's service is withdrawn all the
+    /// same: the daemon drops a client's services when its D-Bus connection closes.)
     func stop() {
-        if process.isRunning { process.terminate() }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         process.waitUntilExit()
     }
 
