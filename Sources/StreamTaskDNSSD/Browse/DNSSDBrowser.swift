@@ -36,6 +36,8 @@ public struct DNSSDBrowser: AsyncSequence, Sendable {
         self.interface = interface
     }
 
+    /// Starts a browse of its own; it stops when the iterator is released or its Swift task is
+    /// cancelled.
     public func makeAsyncIterator() -> Iterator {
         let (stream, continuation) = AsyncThrowingStream.makeStream(of: DNSSDBrowseEvent.self)
         let operation = BrowseOperation(browser: self, continuation: continuation)
@@ -48,6 +50,9 @@ public struct DNSSDBrowser: AsyncSequence, Sendable {
     public struct Iterator: AsyncIteratorProtocol {
         var base: AsyncThrowingStream<DNSSDBrowseEvent, any Error>.Iterator
 
+        /// The next change; waits until there is one. The browse never ends by itself: this
+        /// throws ``DNSSDError`` when the daemon cannot be reached or fails, and otherwise
+        /// returns `nil` only after its Swift task was cancelled.
         public mutating func next() async throws -> DNSSDBrowseEvent? {
             try await base.next()
         }

@@ -25,6 +25,7 @@ public struct DNSSDTXTRecord: Sendable, Hashable, ExpressibleByDictionaryLiteral
         /// A UTF-8 text value.
         public static func string(_ text: String) -> Value { .data(Data(text.utf8)) }
 
+        /// A UTF-8 text value, written as a string literal.
         public init(stringLiteral text: String) { self = .string(text) }
 
         /// The value's bytes; `nil` for ``keyOnly``.
@@ -82,8 +83,9 @@ public struct DNSSDTXTRecord: Sendable, Hashable, ExpressibleByDictionaryLiteral
         return entries.firstIndex { $0.key.lowercased() == wanted }
     }
 
-    // MARK: Equality: the same keys (ignoring case) with the same values, in any order
+    // MARK: Equality
 
+    /// Whether both records have the same keys (ignoring case) with the same values, in any order.
     public static func == (lhs: DNSSDTXTRecord, rhs: DNSSDTXTRecord) -> Bool {
         lhs.normalized == rhs.normalized
     }
