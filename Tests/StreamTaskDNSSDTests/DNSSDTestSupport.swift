@@ -74,6 +74,20 @@ extension DNSSDBrowser {
     }
 }
 
+/// Browses `type` until a service appears, calls `withdraw`, and waits until a service goes
+/// away (at most 20 s); returns the two events.
+func appearThenVanish(
+    type: String,
+    withdraw: @escaping @Sendable () -> Void
+) async throws -> (added: DNSSDBrowseEvent?, removed: DNSSDBrowseEvent?) {
+    try await within(20, "a service of \(type) to appear, then go away") {
+        var events = DNSSDBrowser(type: type).makeAsyncIterator()
+        let added = try await events.next()
+        withdraw()
+        return (added, try await events.next())
+    }
+}
+
 /// A program we run for a test (avahi-publish, avahi-browse), stopped by its PID when done.
 final class ChildProcess: @unchecked Sendable {
     // @unchecked Sendable: Process and Pipe are used by one test at a time, and the output

@@ -42,13 +42,9 @@ import Testing
         let name = uniqueServiceName()
         let registration = try await DNSSDRegistration.register(name: name, type: type, port: 4243)
 
-        let events = try await within(20, "the service to appear, then go away") {
-            var events = DNSSDBrowser(type: type).makeAsyncIterator()
-            let added = try await events.next()
-            registration.cancel()
-            return [added, try await events.next()]
-        }
-        #expect(events == [.added(registration.service.onLoopback), .removed(registration.service.onLoopback)])
+        let events = try await appearThenVanish(type: type) { registration.cancel() }
+        #expect(events.added == .added(registration.service.onLoopback))
+        #expect(events.removed == .removed(registration.service.onLoopback))
     }
 
     @Test func releasingARegistrationWithdrawsTheService() async throws {
@@ -59,13 +55,11 @@ import Testing
             try await DNSSDRegistration.register(name: name, type: type, port: 4244))
         let service = try #require(holder.withLockedValue { $0?.service.onLoopback })
 
-        let events = try await within(20, "the service to appear, then go away") {
-            var events = DNSSDBrowser(type: type).makeAsyncIterator()
-            let added = try await events.next()
+        let events = try await appearThenVanish(type: type) {
             holder.withLockedValue { $0 = nil }  // the last reference: the service is withdrawn
-            return [added, try await events.next()]
         }
-        #expect(events == [.added(service), .removed(service)])
+        #expect(events.added == .added(service))
+        #expect(events.removed == .removed(service))
     }
 
     @Test func aTakenNameIsRenamedAndTheNewNameReported() async throws {

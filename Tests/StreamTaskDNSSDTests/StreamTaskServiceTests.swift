@@ -48,13 +48,9 @@ import Testing
         let type = uniqueServiceType()
         let name = uniqueServiceName()
         let registration = try await DNSSDRegistration.register(name: name, type: type, port: 5555)
-        let service = try await within(20, "the service to appear, then go away") {
-            var events = DNSSDBrowser(type: type).makeAsyncIterator()
-            let added = try await events.next()
-            registration.cancel()
-            _ = try await events.next()  // removed
-            return try #require(added?.service)
-        }
+        let events = try await appearThenVanish(type: type) { registration.cancel() }
+        let service = try #require(events.added?.service)
+        #expect(events.removed == .removed(service))
 
         do {
             let task = try await StreamSession().streamTask(with: service, resolveTimeout: 2)
