@@ -46,9 +46,14 @@ fi
 if ! swift build --build-tests; then
     echo "test.sh: swift build --build-tests failed" >&2
     status=1
-elif ! swift test "$@"; then
-    echo "test.sh: swift test failed" >&2
-    status=1
+elif [[ $# -gt 0 ]]; then
+    swift test "$@" || { echo "test.sh: swift test failed" >&2; status=1; }
+else
+    # The DNS-SD tests get a `swift test` process of their own: Avahi's library starts a thread
+    # per operation, which would skew StreamSessionTests' count of the process's threads while
+    # both run in parallel.
+    swift test --skip StreamTaskDNSSDTests || { echo "test.sh: swift test failed" >&2; status=1; }
+    swift test --filter StreamTaskDNSSDTests || { echo "test.sh: swift test (DNS-SD) failed" >&2; status=1; }
 fi
 
 # --- End to end: the echo examples -----------------------------------------------------------
