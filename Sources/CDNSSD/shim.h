@@ -3,6 +3,7 @@
 #ifndef STREAMTASKKIT_CDNSSD_SHIM_H
 #define STREAMTASKKIT_CDNSSD_SHIM_H
 
+// 'dns_sd.h' file not found? On Debian/Ubuntu: sudo apt-get install libavahi-compat-libdnssd-dev
 #include <dns_sd.h>
 
 #endif
