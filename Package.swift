@@ -6,6 +6,8 @@ let package = Package(
     platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9)],
     products: [
         .library(name: "StreamTaskKit", targets: ["StreamTaskKit"]),
+        // DNS-SD is a product of its own: StreamTaskKit builds without dns_sd.h installed.
+        .library(name: "StreamTaskDNSSD", targets: ["StreamTaskDNSSD"]),
         .executable(name: "echo-server", targets: ["echo-server"]),
         .executable(name: "echo-client", targets: ["echo-client"]),
     ],
@@ -32,6 +34,24 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // dns_sd.h: Avahi's compatibility library on Linux, the system's on Darwin. No pkgConfig:
+        // the .pc file's `-D_REENTRANT` is a flag SwiftPM refuses, with a warning on every build,
+        // and Debian's package puts dns_sd.h in /usr/include anyway.
+        .systemLibrary(
+            name: "CDNSSD",
+            providers: [.apt(["libavahi-compat-libdnssd-dev"])]
+        ),
+        .target(
+            name: "StreamTaskDNSSD",
+            dependencies: [
+                "CDNSSD",
+                "StreamTaskKit",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ],
+            // On Darwin the DNS-SD functions are part of libSystem; on Linux they are libdns_sd.
+            linkerSettings: [.linkedLibrary("dns_sd", .when(platforms: [.linux]))]
+        ),
         .executableTarget(
             name: "echo-server",
             dependencies: [
@@ -57,6 +77,15 @@ let package = Package(
                 .product(name: "NIOEmbedded", package: "swift-nio"),
             ],
             exclude: ["Peers"]
+        ),
+        .testTarget(
+            name: "StreamTaskDNSSDTests",
+            dependencies: [
+                "StreamTaskDNSSD",
+                "StreamTaskKit",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ]
         ),
     ]
 )

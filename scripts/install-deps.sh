@@ -15,6 +15,11 @@ PACKAGES=(
     python3-aiosmtpd  # a real SMTP server offering STARTTLS, for the TLS tests
     tinyproxy-bin # tinyproxy, an HTTP CONNECT proxy for the proxy tests (the binary only, no service)
     dante-server  # danted, a SOCKS5 proxy for the proxy tests (they start their own)
+    avahi-daemon                  # the mDNS/DNS-SD daemon the DNS-SD tests talk to (loopback only)
+    avahi-utils                   # avahi-browse and avahi-publish, to cross-check the DNS-SD module
+    libavahi-compat-libdnssd-dev  # dns_sd.h and libdns_sd, which the StreamTaskDNSSD module builds on
+    dbus                          # the system bus avahi-daemon needs
+    iproute2                      # `ip link set lo multicast on` for mDNS on loopback
 )
 
 # A package counts as installed when dpkg says so ("ii"); a command of the same name found
@@ -48,6 +53,18 @@ if [[ "$(id -u)" -ne 0 ]]; then
         exit 1
     fi
     as_root=(sudo)
+fi
+
+# Installing avahi-daemon must not start it: its package would start it with the system's
+# configuration, which announces this machine on every network interface. While apt-get runs, a
+# policy-rc.d (unless the system already has one) tells the packages not to start services;
+# scripts/start-services.sh starts avahi-daemon later with the project's loopback-only config.
+policy=/usr/sbin/policy-rc.d
+if [[ " ${missing[*]} " == *" avahi-daemon "* && ! -e "$policy" ]]; then
+    printf '#!/bin/sh\n# install-deps.sh: no service starts while it installs packages\nexit 101\n' |
+        ${as_root[@]+"${as_root[@]}"} tee "$policy" >/dev/null
+    ${as_root[@]+"${as_root[@]}"} chmod 755 "$policy"
+    trap '${as_root[@]+"${as_root[@]}"} rm -f "$policy"' EXIT
 fi
 
 echo "install-deps: installing ${missing[*]}"

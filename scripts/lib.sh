@@ -38,3 +38,9 @@ stop_server() {
         server_pid=""
     fi
 }
+
+# Whether the mDNS multicast group (224.0.0.251, FB0000E0 in /proc/net/igmp) is joined on no
+# interface other than lo: the DNS-SD tests must not announce anything beyond this machine.
+mdns_only_on_loopback() {
+    ! awk '/^[0-9]/ { iface = $2 } /FB0000E0/ && iface != "lo" { found = 1 } END { exit !found }' /proc/net/igmp
+}

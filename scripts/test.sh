@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The one test command: installs what the tests need, builds, runs the unit and integration
+# The one test command: installs what the tests need, starts a loopback-only avahi-daemon for
+# the DNS-SD tests (scripts/start-services.sh), builds, runs the unit and integration
 # tests (`swift test`), then runs the example binaries end to end.
 #
 #   scripts/test.sh                      # everything
@@ -23,6 +24,7 @@ source scripts/lib.sh
 # scratch files, and print the summary line CI counts.
 cleanup() {
     stop_server
+    bash scripts/stop-services.sh "$workdir/services" || true
     rm -rf "$workdir"
     echo "e2e: $passed passed, $((${#e2e_checks[@]} - passed)) failed"
 }
@@ -43,6 +45,13 @@ run_without_proxy_variables() {
 # A failure here is remembered rather than fatal, so the end-to-end checks still run and
 # report; the script's exit status reflects both.
 status=0
+
+# The DNS-SD tests need the D-Bus system bus and avahi-daemon (loopback only). What is started
+# here is stopped again on exit; a daemon that was already running is used and left alone.
+if ! bash scripts/start-services.sh --state "$workdir/services"; then
+    echo "test.sh: could not start avahi-daemon; the DNS-SD tests will fail" >&2
+    status=1
+fi
 if ! swift build --build-tests; then
     echo "test.sh: swift build --build-tests failed" >&2
     status=1

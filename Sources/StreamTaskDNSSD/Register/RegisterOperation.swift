@@ -1,0 +1,182 @@
+internal import CDNSSD
+import Foundation
+import NIOConcurrencyHelpers
+
+/// One registration's dealings with the daemon: `DNSServiceRegister`, renaming after a
+/// conflict, TXT record updates, and withdrawal.
+final class RegisterOperation: DaemonRequest, @unchecked Sendable {
+    // @unchecked Sendable: the `var`s are used only on DNSSDQueue.queue; what other threads
+    // read is in `published`, behind its lock.
+
+    /// How many other names to try after a conflict before giving up.
+    static let renameAttempts = 50
+
+    struct Published {
+        var service: DNSSDService
+        var txtRecord: DNSSDTXTRecord
+    }
+
+    let requestedName: String?
+    let type: String
+    let domain: String?
+    let port: Int
+    let interface: DNSSDInterface
+    let renameOnConflict: Bool
+    let published: NIOLockedValueBox<Published>
+
+    private var continuation: CheckedContinuation<Void, any Error>?
+    private var ref: ServiceRef?
+    private var attemptName: String?
+    private var renames = 0
+    private var established = false
+    private var withdrawn = false
+
+    init(
+        name: String?, type: String, domain: String?, port: Int, txtRecord: DNSSDTXTRecord,
+        interface: DNSSDInterface, renameOnConflict: Bool
+    ) {
+        self.requestedName = name
+        self.type = type
+        self.domain = domain
+        self.port = port
+        self.interface = interface
+        self.renameOnConflict = renameOnConflict
+        self.published = NIOLockedValueBox(
+            Published(
+                service: DNSSDService(name: name ?? "", type: type, domain: domain ?? "local.", interface: interface),
+                txtRecord: txtRecord
+            ))
+    }
+
+    private func doing(_ name: String?) -> String {
+        "registering \(name.map { "\"\($0)\"" } ?? "the default name") as \(type) on port \(port)"
+    }
+
+    func start(_ continuation: CheckedContinuation<Void, any Error>) {
+        self.continuation = continuation
+        guard !withdrawn else {
+            continuation.resume(throwing: DNSSDError.cancelled(doing(requestedName)))
+            return
+        }
+        do throws(DNSSDError) {
+            try DNSSDService.validate(type: type)
+            if let requestedName { try DNSSDService.validate(name: requestedName) }
+            guard (1...65535).contains(port) else {
+                throw DNSSDError.invalidArgument("the port \(port) is out of range: it must be 1 to 65535")
+            }
+            let txt = try published.withLockedValue { $0.txtRecord }.wireFormat()
+            try attempt(name: requestedName, txt: txt)
+        } catch {
+            fail(error)
+        }
+    }
+
+    /// Registers under `name`, trying the next alternative at once when the daemon says the
+    /// name is taken.
+    private func attempt(name: String?, txt: Data) throws(DNSSDError) {
+        var name = name
+        while true {
+            attemptName = name
+            do {
+                ref = try ServiceRef.start(doing: doing(name), context: self, onFailure: fail) { ref, context in
+                    txt.withUnsafeBytes { bytes in
+                        DNSServiceRegister(
+                            ref, 0, interface.index, name, type, domain, nil, UInt16(port).bigEndian,
+                            UInt16(bytes.count), bytes.baseAddress, registerReply, context)
+                    }
+                }
+                return
+            } catch where error.code == .nameConflict {
+                guard let next = nextName(after: name) else { throw error }
+                name = next
+            }
+        }
+    }
+
+    /// The next name to try after `name` conflicted, if renaming is allowed and left.
+    private func nextName(after name: String?) -> String? {
+        guard renameOnConflict, let name, renames < Self.renameAttempts else { return nil }
+        renames += 1
+        return AlternativeName.after(name)
+    }
+
+    fileprivate func replied(error: DNSServiceErrorType, name: String?, domain: String?) {
+        guard !withdrawn else { return }
+        if error == DNSServiceErrorType(kDNSServiceErr_NoError) {
+            let service = DNSSDService(
+                name: name ?? attemptName ?? "", type: type, domain: domain ?? self.domain ?? "local.",
+                interface: interface)
+            published.withLockedValue { $0.service = service }
+            if !established {
+                established = true
+                continuation?.resume()
+                continuation = nil
+            }
+            return
+        }
+        guard !established else { return }  // the daemon keeps a registered service's name
+        ref?.cancel()
+        ref = nil
+        let failure = DNSSDError.daemon(error, while: doing(attemptName))
+        do throws(DNSSDError) {
+            guard failure.code == .nameConflict, let next = nextName(after: attemptName) else { throw failure }
+            let txt = try published.withLockedValue { $0.txtRecord }.wireFormat()
+            try attempt(name: next, txt: txt)
+        } catch {
+            fail(error)
+        }
+    }
+
+    func update(_ txtRecord: DNSSDTXTRecord) async throws {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            DNSSDQueue.async {
+                do {
+                    let txt = try txtRecord.wireFormat()
+                    guard let ref = self.ref, !self.withdrawn else {
+                        throw DNSSDError.cancelled("the registration of \(self.type) on port \(self.port)")
+                    }
+                    let status = try ref.withRef { ref in
+                        txt.withUnsafeBytes { bytes in
+                            DNSServiceUpdateRecord(ref, nil, 0, UInt16(bytes.count), bytes.baseAddress, 0)
+                        }
+                    }
+                    guard status == DNSServiceErrorType(kDNSServiceErr_NoError) else {
+                        throw DNSSDError.daemon(status, while: "updating the TXT record of \(self.published.withLockedValue { $0.service })")
+                    }
+                    self.published.withLockedValue { $0.txtRecord = txtRecord }
+                    continuation.resume()
+                } catch {
+                    continuation.resume(throwing: error)
+                }
+            }
+        }
+    }
+
+    /// Stops advertising: deallocating the reference withdraws the service.
+    func withdraw() {
+        withdrawn = true
+        ref?.cancel()
+        ref = nil
+        continuation?.resume(throwing: DNSSDError.cancelled(doing(attemptName)))
+        continuation = nil
+    }
+
+    func cancel() {
+        guard !established else { return }
+        withdraw()
+    }
+
+    private func fail(_ error: DNSSDError) {
+        ref?.cancel()
+        ref = nil
+        withdrawn = true
+        continuation?.resume(throwing: error)
+        continuation = nil
+    }
+}
+
+private let registerReply: DNSServiceRegisterReply = { _, _, error, name, _, domain, context in
+    guard let context else { return }
+    let operation = Unmanaged<RegisterOperation>.fromOpaque(context).takeUnretainedValue()
+    operation.replied(error: error, name: name.map { String(cString: $0) }, domain: domain.map { String(cString: $0) })
+}

@@ -1,0 +1,116 @@
+import Foundation
+import Testing
+
+@testable import StreamTaskDNSSD
+
+/// Checks against Avahi's own tools, run as child processes: `avahi-browse` must see what we
+/// register, and we must see what `avahi-publish` announces. Loopback only (see
+/// scripts/start-services.sh).
+@Suite(.timeLimit(.minutes(1))) struct AvahiCrossCheckTests {
+    @Test func avahiBrowseSeesOurRegistrationWithItsTXTRecord() async throws {
+        try await requireDaemon()
+        let type = uniqueServiceType()
+        let name = uniqueServiceName()
+        let registration = try await DNSSDRegistration.register(
+            name: name, type: type, port: 5151, txtRecord: ["k": "v", "empty": .data(Data()), "flag": .keyOnly])
+
+        // `-r` resolves, `-p` prints one parsable line per service, `-t` ends at "all for now".
+        let browse = try ChildProcess("avahi-browse", ["-rpt", type])
+        let lines = await browse.allLines()
+        let resolved = lines.filter { $0.hasPrefix("=") }.map { $0.split(separator: ";", omittingEmptySubsequences: false) }
+        let ours = try #require(resolved.first { $0.count >= 10 && avahiUnescape($0[3]) == name }, "\(lines)")
+        #expect(ours[1] == "lo")
+        #expect(ours[4] == Substring(type))
+        #expect(ours[7] == "127.0.0.1")
+        #expect(ours[8] == "5151")
+        let txt = Set(ours[9].split(separator: " ").map(String.init))
+        #expect(txt == ["\"k=v\"", "\"empty=\"", "\"flag\""])
+        registration.cancel()
+    }
+
+    @Test func weSeeWhatAvahiPublishAnnouncesAndWhenItStops() async throws {
+        try await requireDaemon()
+        let type = uniqueServiceType()
+        let name = uniqueServiceName()
+        let publish = try ChildProcess("avahi-publish", ["-s", name, type, "5252", "k=v", "flag", "empty="])
+        defer { publish.stop() }
+        _ = try await publish.waitForLine(containing: "Established")
+
+        try await within(30, "avahi-publish's service to appear, resolve, and go away") {
+            var events = DNSSDBrowser(type: type).makeAsyncIterator()
+            let added = try await events.next()
+            #expect(added?.service.name == name)
+            #expect(added?.service.interface.name == "lo")
+            guard case .added(let service)? = added else { return }
+
+            let resolved = try await service.resolve()
+            #expect(resolved.port == 5252)
+            #expect(resolved.txtRecord == ["k": "v", "flag": .keyOnly, "empty": .data(Data())])
+            // The host's addresses on lo: 127.0.0.1, and ::1 too (Avahi publishes AAAA records
+            // over IPv4 mDNS).
+            #expect(resolved.addresses.contains { $0.ipAddress == "127.0.0.1" }, "\(resolved.addresses)")
+
+            publish.stop()
+            let removed = try await events.next()
+            #expect(removed == .removed(service))
+        }
+    }
+
+    @Test func aNameTakenByAvahiPublishIsRenamed() async throws {
+        try await requireDaemon()
+        let type = uniqueServiceType()
+        let name = uniqueServiceName()
+        let publish = try ChildProcess("avahi-publish", ["-s", name, type, "5353"])
+        defer { publish.stop() }
+        _ = try await publish.waitForLine(containing: "Established")
+
+        let registration = try await DNSSDRegistration.register(name: name, type: type, port: 5354)
+        #expect(registration.wasRenamed)
+        #expect(registration.name == "\(name) (2)")
+        #expect(try await registration.service.resolve().port == 5354)
+        registration.cancel()
+    }
+
+    @Test func binaryEmptyAndKeyOnlyTXTValuesSurviveTheDaemon() async throws {
+        try await requireDaemon()
+        let type = uniqueServiceType()
+        let txt: DNSSDTXTRecord = [
+            "bin": .data(Data([0x00, 0x01, 0xFE, 0xFF, UInt8(ascii: "=")])),
+            "empty": .data(Data()),
+            "flag": .keyOnly,
+            "text": "héllo wörld",
+        ]
+        let registration = try await DNSSDRegistration.register(name: uniqueServiceName(), type: type, port: 5454, txtRecord: txt)
+        let event = try await DNSSDBrowser(type: type).first("our service") { _ in true }
+        let resolved = try await event.service.resolve()
+        #expect(resolved.txtRecord == txt)
+        #expect(resolved.txtRecord["bin"]?.data == Data([0x00, 0x01, 0xFE, 0xFF, UInt8(ascii: "=")]))
+        #expect(resolved.txtRecord["flag"] == .keyOnly)
+        #expect(resolved.txtRecord["empty"] == .data(Data()))
+        #expect(resolved.txtRecord["text"]?.string == "héllo wörld")
+        registration.cancel()
+    }
+}
+
+/// Undoes avahi-browse's escaping of names in parsable output (`\032` for a space, `\.` for a dot).
+func avahiUnescape(_ text: Substring) -> String {
+    var bytes: [UInt8] = []
+    var rest = Array(text.utf8)[...]
+    while let first = rest.first {
+        rest = rest.dropFirst()
+        guard first == UInt8(ascii: "\\"), !rest.isEmpty else {
+            bytes.append(first)
+            continue
+        }
+        let digits = rest.prefix(3)
+        if digits.count == 3, digits.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }),
+            let value = UInt8(String(decoding: digits, as: UTF8.self))
+        {
+            bytes.append(value)
+            rest = rest.dropFirst(3)
+        } else {
+            bytes.append(rest.removeFirst())
+        }
+    }
+    return String(decoding: bytes, as: UTF8.self)
+}

@@ -1,0 +1,95 @@
+import Foundation
+import StreamTaskKit
+import Testing
+
+@testable import StreamTaskDNSSD
+
+/// Connecting stream tasks to discovered services, over loopback.
+@Suite(.timeLimit(.minutes(1))) struct StreamTaskServiceTests {
+    @Test func aTaskToADiscoveredServiceExchangesData() async throws {
+        try await requireDaemon()
+        let type = uniqueServiceType()
+        let name = uniqueServiceName()
+        let listener = StreamListener(host: "127.0.0.1", port: 0)
+        try await listener.start()
+        let registration = try await listener.advertise(name: name, type: type, txtRecord: ["proto": "echo"])
+        #expect(registration.port == listener.port)
+
+        // The server echoes one line.
+        let server = Task {
+            for await connection in listener.connections {
+                let line = try await connection.readData(upToAndIncluding: Data("\n".utf8), maxLength: 100, timeout: 10)
+                try await connection.write(Data("echo: ".utf8) + (line ?? Data()), timeout: 10)
+                connection.closeWrite()
+            }
+        }
+
+        let found = try await DNSSDBrowser(type: type).first("the advertised listener") { $0.service.name == name }
+        let task = try await StreamSession().streamTask(with: found.service)
+        #expect(task.state == .running)
+        #expect(task.host == "127.0.0.1")
+        #expect(task.port == listener.port)
+        try await task.write(Data("hello\n".utf8), timeout: 10)
+        var reply = Data()
+        while true {
+            let (data, atEOF) = try await task.readData(ofMinLength: 1, maxLength: 100, timeout: 10)
+            reply += data ?? Data()
+            if atEOF { break }
+        }
+        #expect(String(decoding: reply, as: UTF8.self) == "echo: hello\n")
+        task.cancel()
+        registration.cancel()
+        await listener.shutdown(gracePeriod: 0)
+        _ = await server.result
+    }
+
+    @Test func aServiceThatVanishedFailsClearly() async throws {
+        try await requireDaemon()
+        let type = uniqueServiceType()
+        let name = uniqueServiceName()
+        let registration = try await DNSSDRegistration.register(name: name, type: type, port: 5555)
+        let events = try await appearThenVanish(type: type) { registration.cancel() }
+        let service = try #require(events.added?.service)
+        #expect(events.removed == .removed(service))
+
+        do {
+            let task = try await StreamSession().streamTask(with: service, resolveTimeout: 2)
+            Issue.record("connected to \(task) although the service is gone")
+        } catch let error as DNSSDError {
+            #expect(error.code == .serviceNotFound)
+            #expect(error.description.contains(name), "\(error)")
+            #expect(error.description.contains("not advertised any more"), "\(error)")
+        }
+    }
+
+    @Test func aServiceWhoseAddressesRefuseFailsWithEachAddressNamed() async throws {
+        try await requireDaemon()
+        // A port nobody listens on: bind one, note it, close it.
+        let closed = StreamListener(host: "127.0.0.1", port: 0)
+        try await closed.start()
+        let port = try #require(closed.port)
+        await closed.shutdown()
+
+        let registration = try await DNSSDRegistration.register(name: uniqueServiceName(), type: uniqueServiceType(), port: port)
+        do {
+            let task = try await StreamSession().streamTask(with: registration.service)
+            Issue.record("connected to \(task) although nothing listens")
+        } catch let error as DNSSDError {
+            #expect(error.code == .connectFailed)
+            #expect(error.description.contains("127.0.0.1 port \(port)"), "\(error)")
+            #expect((error.underlyingError as? StreamTaskError)?.code == .connectionRefused, "\(error)")
+        }
+        registration.cancel()
+    }
+
+    @Test func aListenerMustBeStartedBeforeItIsAdvertised() async throws {
+        let listener = StreamListener(host: "127.0.0.1", port: 0)
+        do {
+            let registration = try await listener.advertise(type: uniqueServiceType())
+            Issue.record("advertised \(registration) without a port")
+        } catch let error as DNSSDError {
+            #expect(error.code == .invalidArgument)
+            #expect(error.message.contains("start the listener"))
+        }
+    }
+}

@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# Starts what the DNS-SD tests talk to, loopback only: the D-Bus system bus and avahi-daemon.
+#
+#   scripts/start-services.sh                 # start what is missing and leave it running
+#   scripts/start-services.sh --state FILE    # also note in FILE what was started, so that
+#                                             # scripts/stop-services.sh FILE stops exactly that
+#
+# Installs nothing (scripts/install-deps.sh does). An avahi-daemon that is already running is
+# used as it is. One started here always runs with scripts/avahi/avahi-daemon.conf, which
+# allows only the loopback interface, never with the system's configuration: nothing the tests
+# announce or ask leaves the machine. Needs root (uses sudo otherwise).
+set -euo pipefail
+
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+config="$PWD/scripts/avahi/avahi-daemon.conf"
+source scripts/lib.sh
+
+state=/dev/null
+if [[ "${1:-}" == "--state" && -n "${2:-}" ]]; then
+    state="$2"
+    : >>"$state"
+elif [[ $# -gt 0 ]]; then
+    echo "usage: $0 [--state FILE]" >&2
+    exit 2
+fi
+
+as_root=()
+if [[ "$(id -u)" -ne 0 ]]; then
+    as_root=(sudo)
+fi
+root() { ${as_root[@]+"${as_root[@]}"} "$@"; }
+
+for tool in avahi-daemon avahi-browse dbus-daemon dbus-send ip; do
+    if ! command -v "$tool" >/dev/null 2>&1; then
+        echo "start-services: $tool is missing; run scripts/install-deps.sh first" >&2
+        exit 1
+    fi
+done
+
+# --- Loopback multicast: mDNS needs it, and lo is the only interface our daemon uses ---------
+if ! ip link show lo | grep -q MULTICAST; then
+    root ip link set lo multicast on
+    echo "lo-multicast" >>"$state"
+    echo "start-services: switched multicast on for lo"
+fi
+
+# --- An avahi-daemon already running is used as it is --------------------------------------
+if avahi-daemon --check 2>/dev/null; then
+    echo "start-services: avahi-daemon is already running (pid $(cat /run/avahi-daemon/pid 2>/dev/null || echo '?')); using it"
+    if ! mdns_only_on_loopback; then
+        echo "start-services: note: that daemon (not started here) uses interfaces other than lo" >&2
+    fi
+    exit 0
+fi
+
+# --- The D-Bus system bus, which avahi-daemon registers on -----------------------------------
+bus_answers() {
+    dbus-send --system --print-reply --dest=org.freedesktop.DBus /org/freedesktop/DBus \
+        org.freedesktop.DBus.GetId >/dev/null 2>&1
+}
+if ! bus_answers; then
+    root mkdir -p /run/dbus
+    # A bus that exited leaves its socket and pid file behind, and a pid file stops a new
+    # dbus-daemon from starting.
+    root rm -f /run/dbus/system_bus_socket /run/dbus/pid
+    dbus_pid="$(root dbus-daemon --system --fork --print-pid)"
+    echo "dbus-daemon $dbus_pid" >>"$state"
+    echo "start-services: started the D-Bus system bus (dbus-daemon pid $dbus_pid)"
+fi
+
+# --- avahi-daemon, with our loopback-only configuration --------------------------------------
+root avahi-daemon --daemonize --file "$config"
+avahi_pid="$(cat /run/avahi-daemon/pid)"
+echo "avahi-daemon $avahi_pid" >>"$state"
+echo "start-services: started avahi-daemon (pid $avahi_pid) with $config"
+
+# Ready once it answers on D-Bus (at most 10 s).
+ready=false
+for _ in $(seq 100); do
+    if avahi-browse --all --terminate --parsable >/dev/null 2>&1; then
+        ready=true
+        break
+    fi
+    sleep 0.1
+done
+if ! $ready; then
+    echo "start-services: avahi-daemon (pid $avahi_pid) does not answer on D-Bus" >&2
+    exit 1
+fi
+
+# The whole point of the configuration: mDNS on lo and nowhere else.
+if ! mdns_only_on_loopback; then
+    echo "start-services: avahi-daemon joined the mDNS group on an interface other than lo; stopping it" >&2
+    root kill "$avahi_pid"
+    exit 1
+fi
+if [[ "$state" == /dev/null ]]; then
+    echo "start-services: stop them with: kill $avahi_pid${dbus_pid:+ $dbus_pid}"
+fi
