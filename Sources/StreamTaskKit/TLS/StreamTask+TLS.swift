@@ -80,10 +80,14 @@ extension StreamTask {
             let observer = TLSHandshakeObserver(isServer: role.isServer) { suite in
                 self.tls.cipherSuite = suite
             }
-            tls = TLSProgress(transition: id, role: role)
+            let transport = TransportInputObserver {
+                self.run(self.queue.inputEnded())
+            }
+            tls = TLSProgress(transition: id, role: role, isActive: true)
             updateShared { $0.metrics.secureConnectionStartDate = Date() }
             let pipeline = context.pipeline.syncOperations
             try pipeline.addHandler(ssl, position: .before(handler))
+            try pipeline.addHandler(transport, position: .before(ssl))
             try pipeline.addHandler(observer, position: .before(ssl))
             if let early {
                 // The start of the client's handshake, read before TLS was in place: it enters
@@ -168,6 +172,13 @@ extension StreamTask {
         promise.futureResult.whenComplete { result in
             switch result {
             case .success:
+                // Back to plaintext: the socket's end of stream reaches the task directly again.
+                self.tls.isActive = false
+                if let pipeline = self.handler?.context?.pipeline.syncOperations,
+                    let transport = try? pipeline.handler(type: TransportInputObserver.self)
+                {
+                    pipeline.removeHandler(transport, promise: nil)
+                }
                 self.run(self.queue.tlsTransitionCompleted(id, error: nil))
             case .failure(let error):
                 let failure = StreamTaskError(.connectionClosed, "TLS could not be stopped cleanly: \(error)", underlying: error)

@@ -10,4 +10,6 @@ struct TLSProgress {
     var presentedChain: [TLSCertificate] = []
     /// The cipher suite read off the ServerHello.
     var cipherSuite: UInt16?
+    /// Whether a TLS handler is in the pipeline.
+    var isActive = false
 }

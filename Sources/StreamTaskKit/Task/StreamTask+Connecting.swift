@@ -133,6 +133,13 @@ extension StreamTask {
     }
 
     func channelInputClosed() {
+        // Under TLS, input closed from the TLS handler is the peer's close_notify: the stream
+        // itself ends only when the transport says so (TransportInputObserver), and the
+        // conversation may go on in plaintext after stopTLS.
+        if tls.isActive {
+            configuration.logger.debug("peer ended TLS (close_notify)", metadata: ["task": "\(taskIdentifier)"])
+            return
+        }
         run(queue.inputEnded())
     }
 

@@ -106,6 +106,27 @@ import Testing
         await server.stop()
     }
 
+    @Test func theEndOfAProtectedStreamReadsAsEndOfStream() async throws {
+        let certificates = try await TestCertificates.get()
+        let listener = StreamListener(host: "127.0.0.1", port: 0, tls: try certificates.serverConfiguration())
+        try await listener.start()
+        var accepted = listener.connections.makeAsyncIterator()
+        let session = StreamSession(configuration: .init(tls: try certificates.clientConfiguration()))
+        let client = session.loopbackTask(port: try #require(listener.port))
+        client.startSecureConnection()
+        try await client.write("hi\r\n")
+        let peer = try #require(await accepted.next())
+        #expect(try await readLine(peer) == "hi\r\n")
+        // close_notify, then the TCP end of stream: the client reads the rest, then EOF.
+        try await peer.write("bye\r\n")
+        peer.closeWrite()
+        #expect(try await client.readToEnd() == "bye\r\n")
+        client.closeWrite()
+        #expect(try await peer.readToEnd() == "")
+        #expect(await client.waitUntilCompleted() == nil)
+        await listener.shutdown(gracePeriod: 0)
+    }
+
     @Test func stopTLSOnAPlaintextTaskFailsAndKeepsTheConnection() async throws {
         let (server, client, peer) = try await LoopbackServer.connectedPair()
         let error = await expectStreamError(.tlsNotActive) { try await client.stopTLS(timeout: 10) }
