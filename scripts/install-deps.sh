@@ -15,6 +15,7 @@ PACKAGES=(
     python3-aiosmtpd  # a real SMTP server offering STARTTLS, for the TLS tests
     tinyproxy-bin # tinyproxy, an HTTP CONNECT proxy for the proxy tests (the binary only, no service)
     dante-server  # danted, a SOCKS5 proxy for the proxy tests (they start their own)
+    stunnel4      # TLS in front of tinyproxy: an HTTPS proxy for the proxy tests
     avahi-daemon                  # the mDNS/DNS-SD daemon the DNS-SD tests talk to (loopback only)
     avahi-utils                   # avahi-browse and avahi-publish, to cross-check the DNS-SD module
     libavahi-compat-libdnssd-dev  # dns_sd.h and libdns_sd, which the StreamTaskDNSSD module builds on

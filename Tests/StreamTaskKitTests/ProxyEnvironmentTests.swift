@@ -88,7 +88,6 @@ import Testing
     }
 
     @Test(arguments: [
-        ("https://proxy:443", "TLS to the proxy"),
         ("socks4://proxy", "not supported"),
         ("socks4a://proxy", "not supported"),
         ("ftp://proxy", "unsupported scheme \"ftp\""),

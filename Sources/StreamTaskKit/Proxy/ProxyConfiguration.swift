@@ -12,7 +12,7 @@ import Foundation
 /// configuration.proxy = .direct
 /// ```
 ///
-/// A struct rather than an enum so that it can grow (TLS to the proxy itself, for one) without
+/// A struct rather than an enum so that it can grow without
 /// breaking code that uses it.
 public struct ProxyConfiguration: Sendable, Hashable, CustomStringConvertible {
     enum Mode: Sendable, Hashable {
@@ -55,8 +55,18 @@ public struct ProxyConfiguration: Sendable, Hashable, CustomStringConvertible {
     ///   - host: The proxy's host name or address.
     ///   - port: The proxy's port.
     ///   - credentials: Sent as `Proxy-Authorization: Basic`, if given.
-    public static func httpConnect(host: String, port: Int, credentials: ProxyCredentials? = nil) -> ProxyConfiguration {
-        ProxyConfiguration(.server(ProxyEndpoint(kind: .httpConnect, host: host, port: port, credentials: credentials)))
+    ///   - tls: When set, the connection to the proxy itself is TLS (an `https://` proxy), and
+    ///     the proxy's certificate is checked against its host name with this configuration.
+    ///     The tunnel then carries the task's own bytes, which may start TLS with the target too.
+    public static func httpConnect(
+        host: String,
+        port: Int,
+        credentials: ProxyCredentials? = nil,
+        tls: StreamTLSConfiguration? = nil
+    ) -> ProxyConfiguration {
+        var endpoint = ProxyEndpoint(kind: .httpConnect, host: host, port: port, credentials: credentials)
+        endpoint.tls = tls
+        return ProxyConfiguration(.server(endpoint))
     }
 
     /// A SOCKS5 proxy (RFC 1928), with username and password authentication (RFC 1929) when

@@ -23,10 +23,12 @@ struct ProxyEndpoint: Sendable, Hashable, CustomStringConvertible {
     var credentials: ProxyCredentials?
     /// SOCKS5 only: send host names to the proxy (`socks5h`) rather than resolving them here.
     var resolvesHostNamesAtProxy = true
+    /// HTTP only: speak TLS to the proxy itself (an `https://` proxy), with this configuration.
+    var tls: StreamTLSConfiguration?
 
     /// For messages: "HTTP proxy 127.0.0.1:3128", "SOCKS5 proxy [::1]:1080".
     var description: String {
-        let name = kind == .httpConnect ? "HTTP proxy" : "SOCKS5 proxy"
+        let name = kind == .socks5 ? "SOCKS5 proxy" : (tls == nil ? "HTTP proxy" : "HTTPS proxy")
         return "\(name) \(StreamTaskError.endpoint(host: host, port: port))"
     }
 }

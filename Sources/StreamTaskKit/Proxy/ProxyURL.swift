@@ -6,7 +6,8 @@ import Foundation
 /// - No scheme means `http://`. Schemes are case-insensitive.
 /// - `http://` is an HTTP CONNECT proxy; `socks5h://` a SOCKS5 proxy that resolves host names;
 ///   `socks5://` a SOCKS5 proxy given addresses resolved here.
-/// - The port defaults to 1080, as in curl, for every scheme.
+/// - The port defaults to 1080, as in curl, for every scheme but `https://` (443).
+/// - `https://` speaks TLS to the proxy itself, verified with secure defaults.
 /// - User and password are percent-decoded; an IPv6 host is written in brackets.
 /// - A trailing path (`http://proxy:3128/`) is ignored.
 enum ProxyURL {
@@ -27,6 +28,7 @@ enum ProxyURL {
         }
         let kind: ProxyKind
         var resolvesAtProxy = true
+        var usesTLS = false
         switch scheme {
         case "http":
             kind = .httpConnect
@@ -36,11 +38,12 @@ enum ProxyURL {
             kind = .socks5
             resolvesAtProxy = false
         case "https":
-            throw invalid("uses https://, TLS to the proxy itself, which is not supported yet; use an http:// proxy")
+            kind = .httpConnect
+            usesTLS = true
         case "socks4", "socks4a":
             throw invalid("uses \(scheme)://, which is not supported; use socks5:// or socks5h://")
         default:
-            throw invalid("has the unsupported scheme \"\(scheme)\"; use http://, socks5:// or socks5h://")
+            throw invalid("has the unsupported scheme \"\(scheme)\"; use http://, https://, socks5:// or socks5h://")
         }
 
         // The authority ends at the first "/", "?" or "#"; whatever follows is ignored.
@@ -90,7 +93,8 @@ enum ProxyURL {
         }
         guard !host.isEmpty else { throw invalid("has no host") }
 
-        var port = defaultPort
+        // curl's defaults: 443 for a proxy spoken to over TLS, 1080 for every other scheme.
+        var port = usesTLS ? 443 : defaultPort
         if let portText {
             guard let number = Int(portText), (1...65535).contains(number), portText.allSatisfy(\.isASCII) else {
                 throw invalid("has an invalid port \"\(portText)\"")
@@ -102,7 +106,8 @@ enum ProxyURL {
             host: host,
             port: port,
             credentials: credentials,
-            resolvesHostNamesAtProxy: resolvesAtProxy
+            resolvesHostNamesAtProxy: resolvesAtProxy,
+            tls: usesTLS ? StreamTLSConfiguration() : nil
         )
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import NIOCore
+import NIOSSL
 
 /// A task's way through a proxy: the proxy, and what to ask it for.
 struct ProxyRoute {
@@ -49,8 +50,17 @@ extension StreamTask {
         let promise = eventLoop.makePromise(of: Void.self)
         let seconds = configuration.proxy.handshakeTimeout
         let limit: TimeAmount? = seconds > 0 ? .seconds(seconds) : nil
+        // For an HTTPS proxy: why its certificate was refused, if it was.
+        let proxyTLSRefusal = NIOLoopBoundBox<StreamTaskError?>(nil, eventLoop: eventLoop)
         do {
             let handlers = channel.pipeline.syncOperations
+            if let tls = route.proxy.tls {
+                // TLS to the proxy itself, under the CONNECT handshake and everything after it.
+                let ssl = try makeTLSHandler(role: .client(tls), peerName: route.proxy.host) { _, failure in
+                    proxyTLSRefusal.value = failure
+                }
+                try handlers.addHandler(ssl)
+            }
             switch route.proxy.kind {
             case .httpConnect:
                 let handshake = HTTPConnectHandshake(host: host, port: port, credentials: route.proxy.credentials)
@@ -75,6 +85,12 @@ extension StreamTask {
                 self.connectionEstablished(channel, timeout: timeout)
             case .failure(let error):
                 channel.close(promise: nil)
+                if let tls = route.proxy.tls, proxyTLSRefusal.value != nil || error is NIOSSLError || error is BoringSSLError {
+                    let failure = TLSErrorMapper.map(error, verification: proxyTLSRefusal.value, configuration: tls)
+                    let message = "TLS to the \(route.proxy) failed: \(failure.message)"
+                    self.connectFailed(StreamTaskError(failure.code, message, host: self.host, port: self.port, underlying: error))
+                    return
+                }
                 self.connectFailed(ProxyErrorMapper.mapHandshake(error, proxy: route.proxy, host: self.host, port: self.port))
             }
         }

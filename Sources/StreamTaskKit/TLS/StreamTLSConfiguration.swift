@@ -4,7 +4,7 @@
 /// listener is given a server configuration when it upgrades (or the listener's, when the
 /// listener is TLS from the first byte). The defaults are secure: TLS 1.2 or newer, the system's
 /// trust store, and the peer's name checked against the host the task connected to.
-public struct StreamTLSConfiguration: Sendable {
+public struct StreamTLSConfiguration: Sendable, Hashable {
     /// A TLS protocol version.
     public enum Version: Int, Sendable, Comparable, CustomStringConvertible {
         case tls1_0 = 10

@@ -62,20 +62,9 @@ extension StreamTask {
         }
         let configuration = role.configuration
         do {
-            let sslContext = try configuration.makeContext(isServer: role.isServer)
-            let verifier = PeerCertificateVerifier(
-                configuration: configuration,
-                expectedHostname: role.isServer ? nil : host
-            )
-            let verify: NIOSSLCustomVerificationCallback = { certificates, promise in
-                self.verifyPeer(certificates, with: verifier, promise: promise)
-            }
-            let ssl: NIOSSLHandler
-            if role.isServer {
-                ssl = NIOSSLServerHandler(context: sslContext, customVerificationCallback: verify)
-            } else {
-                let serverName = PeerCertificateVerifier.isIPAddress(host) ? nil : host
-                ssl = try NIOSSLClientHandler(context: sslContext, serverHostname: serverName, customVerificationCallback: verify)
+            let ssl = try makeTLSHandler(role: role, peerName: role.isServer ? nil : host) { chain, failure in
+                self.tls.presentedChain = chain
+                self.tls.verificationFailure = failure
             }
             let observer = TLSHandshakeObserver(isServer: role.isServer) { suite in
                 self.tls.cipherSuite = suite
@@ -83,7 +72,7 @@ extension StreamTask {
             let transport = TransportInputObserver {
                 self.run(self.queue.inputEnded())
             }
-            tls = TLSProgress(transition: id, role: role, isActive: true)
+            tls = TLSProgress(transition: id, role: role, isActive: true, handler: ssl)
             updateShared { $0.metrics.secureConnectionStartDate = Date() }
             let pipeline = context.pipeline.syncOperations
             try pipeline.addHandler(ssl, position: .before(handler))
@@ -102,19 +91,41 @@ extension StreamTask {
         }
     }
 
-    /// SwiftNIO SSL's verification callback (on the event loop): records the chain, verifies it
-    /// off the loop, and answers on the loop with the reason kept for the error.
+    /// A TLS handler for `role` whose peer ``PeerCertificateVerifier`` checks against
+    /// `peerName`. `record` gets, on the event loop, the chain the peer presented and the
+    /// verifier's reason for refusing it (`nil` when accepted).
+    func makeTLSHandler(
+        role: TLSRole,
+        peerName: String?,
+        record: @escaping (_ chain: [TLSCertificate], _ failure: StreamTaskError?) -> Void
+    ) throws -> NIOSSLHandler {
+        let configuration = role.configuration
+        let sslContext = try configuration.makeContext(isServer: role.isServer)
+        let verifier = PeerCertificateVerifier(configuration: configuration, expectedHostname: peerName)
+        let verify: NIOSSLCustomVerificationCallback = { certificates, promise in
+            self.verifyPeer(certificates, with: verifier, record: record, promise: promise)
+        }
+        if role.isServer {
+            return NIOSSLServerHandler(context: sslContext, customVerificationCallback: verify)
+        }
+        let serverName = peerName.flatMap { PeerCertificateVerifier.isIPAddress($0) ? nil : $0 }
+        return try NIOSSLClientHandler(context: sslContext, serverHostname: serverName, customVerificationCallback: verify)
+    }
+
+    /// SwiftNIO SSL's verification callback (on the event loop): verifies the chain off the
+    /// loop, and answers on the loop once `record` has the verdict.
     private func verifyPeer(
         _ certificates: [NIOSSLCertificate],
         with verifier: PeerCertificateVerifier,
+        record: @escaping ([TLSCertificate], StreamTaskError?) -> Void,
         promise: EventLoopPromise<NIOSSLVerificationResult>
     ) {
         let presented = certificates.compactMap { try? TLSCertificate(verifiedDER: $0.toDERBytes()) }
-        tls.presentedChain = presented
+        let recorder = NIOLoopBound(record, eventLoop: eventLoop)
         Task {
             let failure = await verifier.verify(presented)
             self.onLoop {
-                self.tls.verificationFailure = failure
+                recorder.value(presented, failure)
                 promise.succeed(failure == nil ? .certificateVerified : .failed)
             }
         }
@@ -123,7 +134,7 @@ extension StreamTask {
     func tlsHandshakeCompleted(applicationProtocol: String?) {
         guard let id = tls.transition else { return }
         tls.transition = nil
-        let ssl = try? handler?.context?.pipeline.syncOperations.handler(type: NIOSSLHandler.self)
+        let ssl = tls.handler
         var chain = tls.presentedChain
         if chain.isEmpty, let leaf = ssl?.peerCertificate, let der = try? leaf.toDERBytes() {
             chain = [TLSCertificate(verifiedDER: der)]
@@ -163,7 +174,8 @@ extension StreamTask {
     }
 
     func endTLS(_ id: OperationID) {
-        guard let ssl = try? handler?.context?.pipeline.syncOperations.handler(type: NIOSSLHandler.self) else {
+        // This task's own TLS handler: a tunnel through an HTTPS proxy has another one.
+        guard tls.isActive, let ssl = tls.handler else {
             let error = StreamTaskError(.tlsNotActive, "the connection is not using TLS")
             run(queue.tlsTransitionCompleted(id, error: error, closesConnection: false))
             return
@@ -174,6 +186,7 @@ extension StreamTask {
             case .success:
                 // Back to plaintext: the socket's end of stream reaches the task directly again.
                 self.tls.isActive = false
+                self.tls.handler = nil
                 if let pipeline = self.handler?.context?.pipeline.syncOperations,
                     let transport = try? pipeline.handler(type: TransportInputObserver.self)
                 {

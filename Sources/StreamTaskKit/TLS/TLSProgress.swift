@@ -1,3 +1,5 @@
+import NIOSSL
+
 /// What a task knows about the TLS handshake under way (or last done), on its event loop.
 struct TLSProgress {
     /// The `startTLS` operation waiting for the handshake.
@@ -10,6 +12,8 @@ struct TLSProgress {
     var presentedChain: [TLSCertificate] = []
     /// The cipher suite read off the ServerHello.
     var cipherSuite: UInt16?
-    /// Whether a TLS handler is in the pipeline.
+    /// Whether this task's TLS handler is in the pipeline.
     var isActive = false
+    /// This task's TLS handler (not the one of a tunnel through an HTTPS proxy).
+    var handler: NIOSSLHandler?
 }

@@ -1,0 +1,122 @@
+import Foundation
+import Testing
+
+@testable import StreamTaskKit
+
+/// An HTTPS proxy: stunnel (Debian's stunnel4) speaking TLS in front of tinyproxy.
+@Suite(.serialized, .timeLimit(.minutes(1))) struct HTTPSProxyTests {
+    private let crlf = Data("\r\n".utf8)
+
+    private func readLine(_ task: StreamTask) async throws -> String {
+        let line = try await task.readData(upToAndIncluding: crlf, maxLength: 512, timeout: 10)
+        return String(decoding: try #require(line), as: UTF8.self)
+    }
+
+    @Test func httpsURLsSpeakTLSToTheProxyOnPort443ByDefault() throws {
+        let endpoint = try ProxyURL.parse("https://me:secret@proxy.example", source: "https_proxy")
+        #expect(endpoint.kind == .httpConnect)
+        #expect(endpoint.port == 443)
+        #expect(endpoint.tls == StreamTLSConfiguration())
+        #expect(endpoint.description.contains("HTTPS proxy"))
+        #expect(try ProxyURL.parse("http://proxy.example", source: nil).tls == nil)
+    }
+
+    @Test func aTaskThroughAnHTTPSProxyUpgradesWithTheTargetToo() async throws {
+        let certificates = try await TestCertificates.get()
+        try await ProxyProcess.with({ try await ProxyProcess.tinyproxy() }) { tinyproxy in
+            let stunnel = try await Stunnel.start(certificate: certificates.serverPEM, key: certificates.serverKey,
+                                                  forwardingTo: tinyproxy.port)
+            let server = try await LoopbackServer.start(session: StreamSession(configuration: .init(proxy: .direct)))
+            var accepted = server.listener.connections.makeAsyncIterator()
+            let tls = try certificates.clientConfiguration()
+            let proxy = ProxyConfiguration.httpConnect(host: "localhost", port: stunnel.port, tls: tls)
+            let client = StreamSession(configuration: .init(tls: tls, proxy: proxy)).loopbackTask(port: server.port)
+            let peer = try await server.accept(&accepted)
+
+            // Server speaks first; the greeting crosses the proxy's TLS and tinyproxy's tunnel.
+            try await peer.write("220 ready\r\n")
+            #expect(try await readLine(client) == "220 ready\r\n")
+            // Then TLS with the target inside TLS with the proxy.
+            async let serverSide: Void = peer.startTLS(asServerWith: try certificates.serverConfiguration(), timeout: 10)
+            try await client.startTLS(timeout: 10)
+            try await serverSide
+            try await client.write("inside two layers\r\n")
+            #expect(try await readLine(peer) == "inside two layers\r\n")
+            // Stopping TLS with the target leaves the proxy's TLS in place.
+            async let serverStop: Void = peer.stopTLS(timeout: 10)
+            try await client.stopTLS(timeout: 10)
+            try await serverStop
+            try await peer.write("one layer again\r\n")
+            #expect(try await readLine(client) == "one layer again\r\n")
+            #expect(client.metrics.proxyKind == .httpConnect)
+            client.cancel()
+            await server.stop()
+            await stunnel.stop()
+        }
+    }
+
+    @Test func anHTTPSProxyWithAnUntrustedCertificateIsRefused() async throws {
+        let certificates = try await TestCertificates.get()
+        try await ProxyProcess.with({ try await ProxyProcess.tinyproxy() }) { tinyproxy in
+            let stunnel = try await Stunnel.start(certificate: certificates.selfSignedPEM, key: certificates.selfSignedKey,
+                                                  forwardingTo: tinyproxy.port)
+            let proxy = ProxyConfiguration.httpConnect(host: "localhost", port: stunnel.port, tls: try certificates.clientConfiguration())
+            let client = StreamSession(configuration: .init(proxy: proxy)).loopbackTask(port: 9)
+            let error = await expectStreamError(.tlsUntrustedCertificate) { try await client.write("x") }
+            #expect(error?.message.contains("HTTPS proxy localhost:\(stunnel.port)") == true)
+            await stunnel.stop()
+        }
+    }
+}
+
+/// stunnel in server mode: TLS on a free port of 127.0.0.1, forwarding plaintext to `port`.
+final class Stunnel: Sendable {
+    let port: Int
+    private let child: ChildProcess
+
+    private init(port: Int, child: ChildProcess) {
+        self.port = port
+        self.child = child
+    }
+
+    static func start(certificate: String, key: String, forwardingTo target: Int) async throws -> Stunnel {
+        let binary = ["/usr/bin/stunnel4", "/usr/bin/stunnel"].first { FileManager.default.isExecutableFile(atPath: $0) }
+        guard let binary else {
+            throw ProxySetupError(description: "stunnel is not installed: run scripts/install-deps.sh (or apt-get install stunnel4)")
+        }
+        let directory = NSTemporaryDirectory() + "stunnel-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let socket = try ClosedPort()
+        let port = socket.port
+        socket.release()
+        let config = """
+            foreground = yes
+            pid =
+            output = \(directory)/stunnel.log
+            [https-proxy]
+            accept = 127.0.0.1:\(port)
+            connect = 127.0.0.1:\(target)
+            cert = \(certificate)
+            key = \(key)
+            """
+        try config.write(toFile: directory + "/stunnel.conf", atomically: true, encoding: .utf8)
+        let child = try ChildProcess(binary, [directory + "/stunnel.conf"], output: directory + "/stdout.log")
+        let stunnel = Stunnel(port: port, child: child)
+        // Wait (bounded) until it accepts connections.
+        let probe = StreamSession(configuration: .init(timeoutIntervalForConnect: 1, proxy: .direct))
+        for _ in 0..<200 {
+            let task = probe.loopbackTask(port: port)
+            task.closeWrite()
+            if await task.waitUntilCompleted()?.code != .connectionRefused {
+                return stunnel
+            }
+            try await Task.sleep(for: .milliseconds(25))
+        }
+        await stunnel.stop()
+        throw ProxySetupError(description: "stunnel did not start listening on 127.0.0.1:\(port); see \(directory)/stunnel.log")
+    }
+
+    func stop() async {
+        await offCooperativePool { self.child.stop() }
+    }
+}
