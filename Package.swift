@@ -85,6 +85,10 @@ let package = Package(
             exclude: ["Peers"]
         ),
         .testTarget(
+            name: "ChatProtocolTests",
+            dependencies: ["ChatProtocol"]
+        ),
+        .testTarget(
             name: "StreamTaskDNSSDTests",
             dependencies: [
                 "StreamTaskDNSSD",
