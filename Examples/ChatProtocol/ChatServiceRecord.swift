@@ -53,10 +53,7 @@ public struct ChatServiceRecord: Sendable, Hashable {
     public static func parseFingerprint(_ value: String) -> [UInt8]? {
         guard value.lowercased().hasPrefix("sha256:") else { return nil }
         let hex = Array(value.utf8.dropFirst(7))
-        let isHexDigit = { (byte: UInt8) in
-            (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || ((byte | 0x20) >= UInt8(ascii: "a") && (byte | 0x20) <= UInt8(ascii: "f"))
-        }
-        guard hex.count == 64, hex.allSatisfy(isHexDigit) else { return nil }
+        guard hex.count == 64, hex.allSatisfy(ASCII.isHexDigit) else { return nil }
         var digest: [UInt8] = []
         for index in stride(from: 0, to: 64, by: 2) {
             guard let byte = UInt8(String(decoding: hex[index...index + 1], as: UTF8.self), radix: 16) else { return nil }

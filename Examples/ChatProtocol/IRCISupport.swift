@@ -21,16 +21,6 @@ public enum IRCISupport {
     /// `value` with `\`, space and `=` written `\x5C`, `\x20` and `\x3D`, and the bytes a
     /// parameter cannot hold (NUL, CR, LF) dropped.
     public static func escape(_ value: String) -> String {
-        var escaped = ""
-        for scalar in value.unicodeScalars {
-            switch scalar {
-            case "\\": escaped += "\\x5C"
-            case " ": escaped += "\\x20"
-            case "=": escaped += "\\x3D"
-            case "\0", "\r", "\n": continue
-            default: escaped.unicodeScalars.append(scalar)
-            }
-        }
-        return escaped
+        ASCII.escape(value, ["\\": "\\x5C", " ": "\\x20", "=": "\\x3D", "\0": "", "\r": "", "\n": ""])
     }
 }

@@ -99,9 +99,7 @@ extension IRCMessage {
     }
 
     static func isValidCommand(_ command: some Collection<UInt8>) -> Bool {
-        let isLetter = { (byte: UInt8) in (byte | 0x20) >= UInt8(ascii: "a") && (byte | 0x20) <= UInt8(ascii: "z") }
-        let isDigit = { (byte: UInt8) in byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
-        return (!command.isEmpty && command.allSatisfy(isLetter)) || (command.count == 3 && command.allSatisfy(isDigit))
+        (!command.isEmpty && command.allSatisfy(ASCII.isLetter)) || (command.count == 3 && command.allSatisfy(ASCII.isDigit))
     }
 
     static func parseTags(_ section: ArraySlice<UInt8>) throws -> [IRCTag] {

@@ -5,7 +5,7 @@ public enum IRCName {
     public static func isValidNickname(_ nickname: String, maxLength: Int = IRCLimits.nicknameLength) -> Bool {
         let bytes = nickname.utf8
         guard let first = bytes.first, bytes.count <= maxLength, isLetterOrSpecial(first) else { return false }
-        return bytes.dropFirst().allSatisfy { isLetterOrSpecial($0) || isDigit($0) || $0 == UInt8(ascii: "-") }
+        return bytes.dropFirst().allSatisfy { isLetterOrSpecial($0) || ASCII.isDigit($0) || $0 == UInt8(ascii: "-") }
     }
 
     /// Whether `channel` is a valid channel name: `#` and at least one more byte, at most
@@ -24,7 +24,7 @@ public enum IRCName {
     /// The user name the server uses for `USER <user> …`: ASCII letters, digits, `-`, `_` and
     /// `.` only, at most `maxLength` bytes; `fallback` (the nickname) when nothing is left.
     public static func sanitizedUserName(_ user: String, fallback: String, maxLength: Int = IRCLimits.userNameLength) -> String {
-        let kept = user.utf8.filter { isLetter($0) || isDigit($0) || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: ".") }
+        let kept = user.utf8.filter { ASCII.isLetter($0) || ASCII.isDigit($0) || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: ".") }
         let name = String(decoding: kept.prefix(maxLength), as: UTF8.self)
         return name.isEmpty ? String(fallback.prefix(maxLength)) : name
     }
@@ -35,16 +35,8 @@ public enum IRCName {
         host.hasPrefix(":") ? "0" + host : host
     }
 
-    static func isLetter(_ byte: UInt8) -> Bool {
-        (byte | 0x20) >= UInt8(ascii: "a") && (byte | 0x20) <= UInt8(ascii: "z")
-    }
-
-    static func isDigit(_ byte: UInt8) -> Bool {
-        byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")
-    }
-
     static func isLetterOrSpecial(_ byte: UInt8) -> Bool {
         // Letters, and the specials `[ \ ] ^ _ \`` (0x5B-0x60) and `{ | }` (0x7B-0x7D).
-        isLetter(byte) || (0x5B...0x60).contains(byte) || (0x7B...0x7D).contains(byte)
+        ASCII.isLetter(byte) || (0x5B...0x60).contains(byte) || (0x7B...0x7D).contains(byte)
     }
 }

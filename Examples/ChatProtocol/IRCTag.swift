@@ -19,24 +19,12 @@ public struct IRCTag: Sendable, Hashable {
         var bytes = Substring(key).utf8[...]
         if bytes.first == UInt8(ascii: "+") { bytes = bytes.dropFirst() }
         return !bytes.isEmpty && bytes.allSatisfy { byte in
-            (byte >= 0x30 && byte <= 0x39) || ((byte | 0x20) >= 0x61 && (byte | 0x20) <= 0x7A)
-                || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "/")
+            ASCII.isLetter(byte) || ASCII.isDigit(byte) || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "/")
         }
     }
 
     static func escape(_ value: String) -> String {
-        var escaped = ""
-        for character in value.unicodeScalars {
-            switch character {
-            case ";": escaped += "\\:"
-            case " ": escaped += "\\s"
-            case "\\": escaped += "\\\\"
-            case "\r": escaped += "\\r"
-            case "\n": escaped += "\\n"
-            default: escaped.unicodeScalars.append(character)
-            }
-        }
-        return escaped
+        ASCII.escape(value, [";": "\\:", " ": "\\s", "\\": "\\\\", "\r": "\\r", "\n": "\\n"])
     }
 
     static func unescape(_ value: Substring) -> String {
