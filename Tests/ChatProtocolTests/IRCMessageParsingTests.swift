@@ -5,14 +5,7 @@ import Testing
 /// The parser, on well-formed and hostile lines.
 @Suite struct IRCMessageParsingTests {
     func code(of line: [UInt8]) -> IRCMessageError.Code? {
-        do {
-            _ = try IRCMessage(parsing: line)
-            return nil
-        } catch let error as IRCMessageError {
-            return error.code
-        } catch {
-            return nil
-        }
+        errorCode { try IRCMessage(parsing: line) }
     }
 
     @Test func aFullMessageSplitsIntoItsParts() throws {

@@ -5,14 +5,7 @@ import Testing
 /// The serializer, round trips, and fitting a line into 512 bytes.
 @Suite struct IRCMessageSerializingTests {
     func code(of message: IRCMessage) -> IRCMessageError.Code? {
-        do {
-            _ = try message.serialized()
-            return nil
-        } catch let error as IRCMessageError {
-            return error.code
-        } catch {
-            return nil
-        }
+        errorCode { try message.serialized() }
     }
 
     @Test func theColonIsAddedOnlyWhenNeeded() throws {
