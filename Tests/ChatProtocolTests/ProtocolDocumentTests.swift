@@ -82,6 +82,9 @@ import Testing
         let record = ChatServiceRecord(name: "Team Chat", offersSTARTTLS: true, certificateSHA256: Array(repeating: 0xAB, count: 32))
         #expect(Set(rows.map { $0[0] }) == Set(record.txtRecord.keys))
         #expect(document.lines.contains { $0.contains(ChatServiceRecord.serviceType) })
+        let example = document.lines.first { $0.contains("`fp=sha256:") }?
+            .split(separator: "`").first { $0.hasPrefix("fp=") }?.dropFirst(3)
+        #expect(example.flatMap { ChatServiceRecord.parseFingerprint(String($0)) }?.count == 32)
     }
 
     /// The builders produce the server lines of the example session, byte for byte.
