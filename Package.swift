@@ -52,6 +52,12 @@ let package = Package(
             // On Darwin the DNS-SD functions are part of libSystem; on Linux they are libdns_sd.
             linkerSettings: [.linkedLibrary("dns_sd", .when(platforms: [.linux]))]
         ),
+        // The chat example's protocol (Protocol.md): messages, numerics, names. No I/O, and no
+        // dependency but the standard library, so the server, the client and tests share it.
+        .target(
+            name: "ChatProtocol",
+            path: "Examples/ChatProtocol"
+        ),
         .executableTarget(
             name: "echo-server",
             dependencies: [
@@ -77,6 +83,10 @@ let package = Package(
                 .product(name: "NIOEmbedded", package: "swift-nio"),
             ],
             exclude: ["Peers"]
+        ),
+        .testTarget(
+            name: "ChatProtocolTests",
+            dependencies: ["ChatProtocol"]
         ),
         .testTarget(
             name: "StreamTaskDNSSDTests",

@@ -1,0 +1,26 @@
+/// The `005` (ISUPPORT) tokens the chat server sends, in the order of Protocol.md.
+public enum IRCISupport {
+    /// The tokens, with `network` (the server's `--name`) as `NETWORK`, its spaces and
+    /// backslashes escaped as ISUPPORT requires.
+    public static func tokens(network: String) -> [String] {
+        [
+            "CASEMAPPING=\(IRCCaseMapping.ascii.rawValue)",
+            "CHANLIMIT=#:\(IRCLimits.channelsPerClient)",
+            "CHANMODES=,,,n",
+            "CHANNELLEN=\(IRCLimits.channelNameLength)",
+            "CHANTYPES=#",
+            "NETWORK=\(escape(network))",
+            "NICKLEN=\(IRCLimits.nicknameLength)",
+            "PREFIX=",
+            "TARGMAX=PRIVMSG:\(IRCLimits.targetsPerMessage),NOTICE:\(IRCLimits.targetsPerMessage)",
+            "TOPICLEN=\(IRCLimits.topicLength)",
+            "USERLEN=\(IRCLimits.userNameLength)",
+        ]
+    }
+
+    /// `value` with `\`, space and `=` written `\x5C`, `\x20` and `\x3D`, and the bytes a
+    /// parameter cannot hold (NUL, CR, LF) dropped.
+    public static func escape(_ value: String) -> String {
+        ASCII.escape(value, ["\\": "\\x5C", " ": "\\x20", "=": "\\x3D", "\0": "", "\r": "", "\n": ""])
+    }
+}

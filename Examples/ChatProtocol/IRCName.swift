@@ -1,0 +1,42 @@
+/// The rules for nicknames, channel names and user names (Protocol.md, "Names and case mapping").
+public enum IRCName {
+    /// Whether `nickname` is valid: 1 to `maxLength` bytes of ASCII, starting with a letter or
+    /// one of `` [ ] \ ` _ ^ { | } ``, then also digits and `-`.
+    public static func isValidNickname(_ nickname: String, maxLength: Int = IRCLimits.nicknameLength) -> Bool {
+        let bytes = nickname.utf8
+        guard let first = bytes.first, bytes.count <= maxLength, isLetterOrSpecial(first) else { return false }
+        return bytes.dropFirst().allSatisfy { isLetterOrSpecial($0) || ASCII.isDigit($0) || $0 == UInt8(ascii: "-") }
+    }
+
+    /// Whether `channel` is a valid channel name: `#` and at least one more byte, at most
+    /// `maxLength` bytes, without NUL, BEL, CR, LF, space, comma or `:`.
+    public static func isValidChannelName(_ channel: String, maxLength: Int = IRCLimits.channelNameLength) -> Bool {
+        let bytes = channel.utf8
+        guard bytes.first == UInt8(ascii: "#"), bytes.count >= 2, bytes.count <= maxLength else { return false }
+        return !bytes.contains { [0x00, 0x07, 0x0D, 0x0A, 0x20, 0x2C, 0x3A].contains($0) }
+    }
+
+    /// Whether `target` names a channel rather than a nickname (it starts with `#`).
+    public static func isChannel(_ target: String) -> Bool {
+        target.utf8.first == UInt8(ascii: "#")
+    }
+
+    /// The user name the server uses for `USER <user> …`: ASCII letters, digits, `-`, `_` and
+    /// `.` only, at most `maxLength` bytes; `fallback` (the nickname) when nothing is left.
+    public static func sanitizedUserName(_ user: String, fallback: String, maxLength: Int = IRCLimits.userNameLength) -> String {
+        let kept = user.utf8.filter { ASCII.isLetter($0) || ASCII.isDigit($0) || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: ".") }
+        let name = String(decoding: kept.prefix(maxLength), as: UTF8.self)
+        return name.isEmpty ? String(fallback.prefix(maxLength)) : name
+    }
+
+    /// `host` as it may appear in a prefix or parameter: an IPv6 address starting with `:`
+    /// gets a `0` in front (`::1` becomes `0::1`).
+    public static func displayHost(_ host: String) -> String {
+        host.hasPrefix(":") ? "0" + host : host
+    }
+
+    static func isLetterOrSpecial(_ byte: UInt8) -> Bool {
+        // Letters, and the specials `[ \ ] ^ _ \`` (0x5B-0x60) and `{ | }` (0x7B-0x7D).
+        ASCII.isLetter(byte) || (0x5B...0x60).contains(byte) || (0x7B...0x7D).contains(byte)
+    }
+}
