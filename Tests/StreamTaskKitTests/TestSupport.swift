@@ -63,6 +63,27 @@ extension StreamTask {
         return text
     }
 
+    /// Reads one CRLF-terminated line (at most 512 bytes) as text, CRLF included.
+    func readLine() async throws -> String {
+        let line = try await readData(upToAndIncluding: Data("\r\n".utf8), maxLength: 512, timeout: 10)
+        return String(decoding: try #require(line), as: UTF8.self)
+    }
+
+    /// Upgrades this client task and its `server` peer to TLS at once, as both ends of a
+    /// STARTTLS exchange do after the go-ahead.
+    func startTLS(with server: StreamTask, serverConfiguration: StreamTLSConfiguration) async throws {
+        async let serverSide: Void = server.startTLS(asServerWith: serverConfiguration, timeout: 10)
+        try await startTLS(timeout: 10)
+        try await serverSide
+    }
+
+    /// Stops TLS on this task and its peer at once.
+    func stopTLS(with peer: StreamTask) async throws {
+        async let peerSide: Void = peer.stopTLS(timeout: 10)
+        try await stopTLS(timeout: 10)
+        try await peerSide
+    }
+
     /// Reads until end of stream and returns everything as text.
     func readToEnd() async throws -> String {
         var all = Data()

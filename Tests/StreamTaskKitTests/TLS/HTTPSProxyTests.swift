@@ -5,13 +5,6 @@ import Testing
 
 /// An HTTPS proxy: stunnel (Debian's stunnel4) speaking TLS in front of tinyproxy.
 @Suite(.serialized, .timeLimit(.minutes(1))) struct HTTPSProxyTests {
-    private let crlf = Data("\r\n".utf8)
-
-    private func readLine(_ task: StreamTask) async throws -> String {
-        let line = try await task.readData(upToAndIncluding: crlf, maxLength: 512, timeout: 10)
-        return String(decoding: try #require(line), as: UTF8.self)
-    }
-
     @Test func httpsURLsSpeakTLSToTheProxyOnPort443ByDefault() throws {
         let endpoint = try ProxyURL.parse("https://me:secret@proxy.example", source: "https_proxy")
         #expect(endpoint.kind == .httpConnect)
@@ -35,19 +28,15 @@ import Testing
 
             // Server speaks first; the greeting crosses the proxy's TLS and tinyproxy's tunnel.
             try await peer.write("220 ready\r\n")
-            #expect(try await readLine(client) == "220 ready\r\n")
+            #expect(try await client.readLine() == "220 ready\r\n")
             // Then TLS with the target inside TLS with the proxy.
-            async let serverSide: Void = peer.startTLS(asServerWith: try certificates.serverConfiguration(), timeout: 10)
-            try await client.startTLS(timeout: 10)
-            try await serverSide
+            try await client.startTLS(with: peer, serverConfiguration: try certificates.serverConfiguration())
             try await client.write("inside two layers\r\n")
-            #expect(try await readLine(peer) == "inside two layers\r\n")
+            #expect(try await peer.readLine() == "inside two layers\r\n")
             // Stopping TLS with the target leaves the proxy's TLS in place.
-            async let serverStop: Void = peer.stopTLS(timeout: 10)
-            try await client.stopTLS(timeout: 10)
-            try await serverStop
+            try await client.stopTLS(with: peer)
             try await peer.write("one layer again\r\n")
-            #expect(try await readLine(client) == "one layer again\r\n")
+            #expect(try await client.readLine() == "one layer again\r\n")
             #expect(client.metrics.proxyKind == .httpConnect)
             client.cancel()
             await server.stop()

@@ -6,13 +6,6 @@ import Testing
 /// STARTTLS in conversations: injected plaintext in both roles, stopping TLS, and our client
 /// against a real mail server that offers STARTTLS.
 @Suite(.timeLimit(.minutes(1))) struct STARTTLSTests {
-    private let crlf = Data("\r\n".utf8)
-
-    private func readLine(_ task: StreamTask) async throws -> String {
-        let line = try await task.readData(upToAndIncluding: crlf, maxLength: 512, timeout: 10)
-        return String(decoding: try #require(line), as: UTF8.self)
-    }
-
     @Test func aClientRefusesPlaintextSentAfterTheGoAhead() async throws {
         let certificates = try await TestCertificates.get()
         let (server, client, peer) = try await LoopbackServer.connectedPair(
@@ -20,7 +13,7 @@ import Testing
         )
         // A man in the middle appends a command to the server's go-ahead, in the same packet.
         try await peer.write("220 go ahead\r\n250 injected reply\r\n")
-        #expect(try await readLine(client) == "220 go ahead\r\n")
+        #expect(try await client.readLine() == "220 go ahead\r\n")
         let error = await expectStreamError(.tlsPlaintextInjection) { try await client.startTLS(timeout: 10) }
         #expect(error?.message.contains("20 bytes") == true)
         // The injected bytes are never handed out, and the connection is gone.
@@ -34,7 +27,7 @@ import Testing
         let (server, client, peer) = try await LoopbackServer.connectedPair()
         // The client (or someone in the middle) pipelines a command behind STARTTLS.
         try await client.write("STARTTLS\r\nRCPT TO:<victim@example.com>\r\n")
-        #expect(try await readLine(peer) == "STARTTLS\r\n")
+        #expect(try await peer.readLine() == "STARTTLS\r\n")
         try await peer.write("220 go ahead\r\n")
         await expectStreamError(.tlsPlaintextInjection) {
             try await peer.startTLS(asServerWith: try certificates.serverConfiguration(), timeout: 10)
@@ -62,7 +55,7 @@ import Testing
         python.standardOutput = output
         try python.run()
         let peer = try await server.accept(&accepted)
-        #expect(try await readLine(peer) == "STARTTLS\r\n")
+        #expect(try await peer.readLine() == "STARTTLS\r\n")
         try await peer.write("220 go ahead\r\n")
         await expectStreamError(.tlsPlaintextInjection) {
             try await peer.startTLS(asServerWith: try certificates.serverConfiguration(), timeout: 10)
@@ -82,26 +75,22 @@ import Testing
             configuration: .init(tls: try certificates.clientConfiguration())
         )
         try await client.write("STARTTLS\r\n")
-        #expect(try await readLine(peer) == "STARTTLS\r\n")
+        #expect(try await peer.readLine() == "STARTTLS\r\n")
         try await peer.write("220 go ahead\r\n")
-        #expect(try await readLine(client) == "220 go ahead\r\n")
-        async let serverSide: Void = peer.startTLS(asServerWith: try certificates.serverConfiguration(), timeout: 10)
-        try await client.startTLS(timeout: 10)
-        try await serverSide
+        #expect(try await client.readLine() == "220 go ahead\r\n")
+        try await client.startTLS(with: peer, serverConfiguration: try certificates.serverConfiguration())
 
         try await client.write("secret\r\n")
-        #expect(try await readLine(peer) == "secret\r\n")
+        #expect(try await peer.readLine() == "secret\r\n")
         #expect(client.metrics.negotiatedTLSVersion == "TLS 1.3")
         #expect(peer.metrics.negotiatedTLSVersion == "TLS 1.3")
 
         // Both send close_notify, both wait for the other's, both go back to plaintext.
-        async let serverStop: Void = peer.stopTLS(timeout: 10)
-        try await client.stopTLS(timeout: 10)
-        try await serverStop
+        try await client.stopTLS(with: peer)
         try await client.write("plain again\r\n")
-        #expect(try await readLine(peer) == "plain again\r\n")
+        #expect(try await peer.readLine() == "plain again\r\n")
         try await peer.write("and back\r\n")
-        #expect(try await readLine(client) == "and back\r\n")
+        #expect(try await client.readLine() == "and back\r\n")
         client.cancel()
         await server.stop()
     }
@@ -116,7 +105,7 @@ import Testing
         client.startSecureConnection()
         try await client.write("hi\r\n")
         let peer = try #require(await accepted.next())
-        #expect(try await readLine(peer) == "hi\r\n")
+        #expect(try await peer.readLine() == "hi\r\n")
         // close_notify, then the TCP end of stream: the client reads the rest, then EOF.
         try await peer.write("bye\r\n")
         peer.closeWrite()
@@ -132,7 +121,7 @@ import Testing
         let error = await expectStreamError(.tlsNotActive) { try await client.stopTLS(timeout: 10) }
         #expect(error?.message.contains("not using TLS") == true)
         try await client.write("still fine\r\n")
-        #expect(try await readLine(peer) == "still fine\r\n")
+        #expect(try await peer.readLine() == "still fine\r\n")
         client.cancel()
         await server.stop()
     }
@@ -144,31 +133,31 @@ import Testing
         let client = session.streamTask(withHostName: "localhost", port: smtp.port)
         client.resume()
 
-        #expect(try await readLine(client).hasPrefix("220 "))
+        #expect(try await client.readLine().hasPrefix("220 "))
         try await client.write("EHLO client.invalid\r\n")
         var capabilities: [String] = []
         while true {
-            let line = try await readLine(client)
+            let line = try await client.readLine()
             capabilities.append(line)
             if line.hasPrefix("250 ") { break }
         }
         #expect(capabilities.contains { $0.contains("STARTTLS") })
         try await client.write("STARTTLS\r\n")
-        #expect(try await readLine(client).hasPrefix("220"))
+        #expect(try await client.readLine().hasPrefix("220"))
         try await client.startTLS(timeout: 10)
         #expect(client.metrics.negotiatedTLSVersion != nil)
 
         try await client.write("EHLO client.invalid\r\n")
         var afterUpgrade: [String] = []
         while true {
-            let line = try await readLine(client)
+            let line = try await client.readLine()
             afterUpgrade.append(line)
             if line.hasPrefix("250 ") { break }
         }
         // Once under TLS, the server no longer offers STARTTLS.
         #expect(!afterUpgrade.contains { $0.contains("STARTTLS") })
         try await client.write("QUIT\r\n")
-        #expect(try await readLine(client).hasPrefix("221"))
+        #expect(try await client.readLine().hasPrefix("221"))
         client.cancel()
     }
 }

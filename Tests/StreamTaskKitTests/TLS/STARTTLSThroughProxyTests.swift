@@ -5,13 +5,6 @@ import Testing
 
 /// STARTTLS through each kind of proxy: the tunnel carries the upgrade like a direct connection.
 @Suite(.serialized, .timeLimit(.minutes(1))) struct STARTTLSThroughProxyTests {
-    private let crlf = Data("\r\n".utf8)
-
-    private func readLine(_ task: StreamTask) async throws -> String {
-        let line = try await task.readData(upToAndIncluding: crlf, maxLength: 512, timeout: 10)
-        return String(decoding: try #require(line), as: UTF8.self)
-    }
-
     /// A server-speaks-first conversation that upgrades both ends, through `proxy`.
     private func upgradeThrough(_ proxy: ProxyConfiguration, expecting kind: ProxyKind) async throws {
         let certificates = try await TestCertificates.get()
@@ -22,19 +15,17 @@ import Testing
         let peer = try await server.accept(&accepted)
 
         try await peer.write("220 ready\r\n")
-        #expect(try await readLine(client) == "220 ready\r\n")
+        #expect(try await client.readLine() == "220 ready\r\n")
         try await client.write("STARTTLS\r\n")
-        #expect(try await readLine(peer) == "STARTTLS\r\n")
+        #expect(try await peer.readLine() == "STARTTLS\r\n")
         try await peer.write("220 go ahead\r\n")
-        #expect(try await readLine(client) == "220 go ahead\r\n")
-        async let serverSide: Void = peer.startTLS(asServerWith: try certificates.serverConfiguration(), timeout: 10)
-        try await client.startTLS(timeout: 10)
-        try await serverSide
+        #expect(try await client.readLine() == "220 go ahead\r\n")
+        try await client.startTLS(with: peer, serverConfiguration: try certificates.serverConfiguration())
 
         try await client.write("through the tunnel\r\n")
-        #expect(try await readLine(peer) == "through the tunnel\r\n")
+        #expect(try await peer.readLine() == "through the tunnel\r\n")
         try await peer.write("under TLS\r\n")
-        #expect(try await readLine(client) == "under TLS\r\n")
+        #expect(try await client.readLine() == "under TLS\r\n")
         let metrics = client.metrics
         #expect(metrics.proxyKind == kind)
         #expect(metrics.negotiatedTLSVersion == "TLS 1.3")

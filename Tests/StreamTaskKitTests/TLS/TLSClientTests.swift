@@ -120,8 +120,7 @@ import Testing
 
     @Test func aClientCertificateIsPresentedWhenRequired() async throws {
         let certificates = try await TestCertificates.get()
-        let server = try await OpenSSLServer.start(certificate: certificates.serverPEM, key: certificates.serverKey,
-                                                   "-Verify", "1", "-verifyCAfile", certificates.caPEM, "-verify_return_error")
+        let server = try await serverRequiringClientCertificates(certificates)
         let task = connect(to: server, tls: try certificates.clientConfiguration {
             $0.certificateChain = [try! TLSCertificate(pemFile: certificates.clientPEM)]
             $0.privateKey = try! TLSPrivateKey(pemFile: certificates.clientKey)
@@ -134,8 +133,7 @@ import Testing
 
     @Test func withoutTheRequiredClientCertificateTheServerRefuses() async throws {
         let certificates = try await TestCertificates.get()
-        let server = try await OpenSSLServer.start(certificate: certificates.serverPEM, key: certificates.serverKey,
-                                                   "-Verify", "1", "-verifyCAfile", certificates.caPEM, "-verify_return_error")
+        let server = try await serverRequiringClientCertificates(certificates)
         let task = connect(to: server, tls: try certificates.clientConfiguration())
         // In TLS 1.3 the client finishes its side first and hears of the refusal on its next read.
         try? await task.startTLS(timeout: 10)
@@ -143,6 +141,12 @@ import Testing
             try await task.write("no certificate\n")
             return try await task.readData(ofMinLength: 1, maxLength: 100, timeout: 10)
         }
+    }
+
+    /// `openssl s_server` refusing clients without a certificate from the test CA.
+    private func serverRequiringClientCertificates(_ certificates: TestCertificates) async throws -> OpenSSLServer {
+        try await OpenSSLServer.start(certificate: certificates.serverPEM, key: certificates.serverKey,
+                                      "-Verify", "1", "-verifyCAfile", certificates.caPEM, "-verify_return_error")
     }
 
     /// The SHA-256 fingerprint as `openssl x509 -fingerprint -sha256` prints it.

@@ -5,13 +5,6 @@ import Testing
 
 /// Our listener's tasks as TLS servers, against `openssl s_client`.
 @Suite(.timeLimit(.minutes(1))) struct TLSServerTests {
-    private let crlf = Data("\r\n".utf8)
-
-    private func readLine(_ task: StreamTask) async throws -> String {
-        let line = try await task.readData(upToAndIncluding: crlf, maxLength: 512, timeout: 10)
-        return String(decoding: try #require(line), as: UTF8.self)
-    }
-
     @Test func aListenerCanBeTLSFromTheFirstByte() async throws {
         let certificates = try await TestCertificates.get()
         let listener = StreamListener(host: "127.0.0.1", port: 0, tls: try certificates.serverConfiguration())
@@ -21,7 +14,7 @@ import Testing
                                              "-CAfile", certificates.caPEM, "-verify_return_error", "-servername", "localhost")
         client.send("hello over TLS\r\n")
         let peer = try #require(await accepted.next())
-        #expect(try await readLine(peer) == "hello over TLS\r\n")
+        #expect(try await peer.readLine() == "hello over TLS\r\n")
         try await peer.write("HELLO BACK\r\n")
         peer.closeWrite()
         #expect(await client.output(containing: "HELLO BACK\r\n") == "HELLO BACK\r\n")
@@ -41,15 +34,15 @@ import Testing
         let peer = try await server.accept(&accepted)
 
         try await peer.write("220 test.invalid ESMTP ready\r\n")
-        #expect(try await readLine(peer).hasPrefix("EHLO "))
+        #expect(try await peer.readLine().hasPrefix("EHLO "))
         try await peer.write("250-test.invalid\r\n250 STARTTLS\r\n")
-        #expect(try await readLine(peer) == "STARTTLS\r\n")
+        #expect(try await peer.readLine() == "STARTTLS\r\n")
         try await peer.write("220 go ahead\r\n")
         try await peer.startTLS(asServerWith: try certificates.serverConfiguration(), timeout: 10)
         #expect(peer.metrics.negotiatedTLSVersion != nil)
 
         client.send("NOOP\r\n")
-        #expect(try await readLine(peer) == "NOOP\r\n")
+        #expect(try await peer.readLine() == "NOOP\r\n")
         try await peer.write("250 ok, under TLS\r\n")
         peer.closeWrite()
         #expect(await client.output(containing: "250 ok, under TLS\r\n") == "250 ok, under TLS\r\n")
@@ -58,12 +51,7 @@ import Testing
 
     @Test func aRequiredClientCertificateIsVerifiedAndRecorded() async throws {
         let certificates = try await TestCertificates.get()
-        let configuration = StreamTLSConfiguration.server(
-            certificateChain: try TLSCertificate.chain(pemFile: certificates.serverPEM),
-            privateKey: try TLSPrivateKey(pemFile: certificates.serverKey),
-            requiresClientCertificate: true,
-            clientCertificateRoots: [try certificates.ca]
-        )
+        let configuration = try certificates.serverRequiringClientCertificates()
         let listener = StreamListener(host: "127.0.0.1", port: 0, tls: configuration)
         try await listener.start()
         var accepted = listener.connections.makeAsyncIterator()
@@ -71,7 +59,7 @@ import Testing
                                              "-cert", certificates.clientPEM, "-key", certificates.clientKey)
         client.send("from a known client\r\n")
         let peer = try #require(await accepted.next())
-        #expect(try await readLine(peer) == "from a known client\r\n")
+        #expect(try await peer.readLine() == "from a known client\r\n")
         #expect(peer.metrics.peerCertificateChain.first == (try TLSCertificate(pemFile: certificates.clientPEM)))
         peer.cancel()
         await listener.shutdown(gracePeriod: 0)
@@ -79,19 +67,14 @@ import Testing
 
     @Test func aClientWithoutTheRequiredCertificateIsRefused() async throws {
         let certificates = try await TestCertificates.get()
-        let configuration = StreamTLSConfiguration.server(
-            certificateChain: try TLSCertificate.chain(pemFile: certificates.serverPEM),
-            privateKey: try TLSPrivateKey(pemFile: certificates.serverKey),
-            requiresClientCertificate: true,
-            clientCertificateRoots: [try certificates.ca]
-        )
+        let configuration = try certificates.serverRequiringClientCertificates()
         let listener = StreamListener(host: "127.0.0.1", port: 0, tls: configuration)
         try await listener.start()
         var accepted = listener.connections.makeAsyncIterator()
         let client = try OpenSSLClient.start(port: try #require(listener.port), "-CAfile", certificates.caPEM)
         client.send("anonymous\r\n")
         let peer = try #require(await accepted.next())
-        await expectStreamError(.tlsHandshakeFailed) { try await readLine(peer) }
+        await expectStreamError(.tlsHandshakeFailed) { try await peer.readLine() }
         await listener.shutdown(gracePeriod: 0)
     }
 
@@ -104,7 +87,7 @@ import Testing
         var accepted = listener.connections.makeAsyncIterator()
         let client = try OpenSSLClient.start(port: try #require(listener.port), "-tls1_2")
         let peer = try #require(await accepted.next())
-        let error = await expectStreamError(.tlsVersionTooOld) { try await readLine(peer) }
+        let error = await expectStreamError(.tlsVersionTooOld) { try await peer.readLine() }
         #expect(error?.message.contains("TLS 1.3") == true)
         withExtendedLifetime(client) {}
         await listener.shutdown(gracePeriod: 0)

@@ -38,6 +38,16 @@ struct TestCertificates: Sendable {
         return configuration
     }
 
+    /// A server configuration that requires a client certificate issued by the test CA.
+    func serverRequiringClientCertificates() throws -> StreamTLSConfiguration {
+        .server(
+            certificateChain: try TLSCertificate.chain(pemFile: serverPEM),
+            privateKey: try TLSPrivateKey(pemFile: serverKey),
+            requiresClientCertificate: true,
+            clientCertificateRoots: [try ca]
+        )
+    }
+
     /// A server configuration presenting `certificate` (the good server certificate by default).
     func serverConfiguration(certificate: String? = nil, key: String? = nil) throws -> StreamTLSConfiguration {
         try .server(certificatePEMFile: certificate ?? serverPEM, privateKeyPEMFile: key ?? serverKey)
