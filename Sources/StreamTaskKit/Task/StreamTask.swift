@@ -175,6 +175,8 @@ public final class StreamTask: @unchecked Sendable, CustomStringConvertible {
         connectingChannel?.close(promise: nil)
         connectingChannel = nil
         handler = nil
+        // The metrics keep what TLS negotiated; the handler itself goes with the connection.
+        tls.handler = nil
         let error = queue.closeError
         let metrics = shared.withLockedValue { shared -> StreamTaskMetrics in
             shared.state = .completed
