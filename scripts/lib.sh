@@ -42,5 +42,7 @@ stop_server() {
 # Whether the mDNS multicast group (224.0.0.251, FB0000E0 in /proc/net/igmp) is joined on no
 # interface other than lo: the DNS-SD tests must not announce anything beyond this machine.
 mdns_only_on_loopback() {
-    ! awk '/^[0-9]/ { iface = $2 } /FB0000E0/ && iface != "lo" { found = 1 } END { exit !found }' /proc/net/igmp
+    # IPv4: group 224.0.0.251 (FB0000E0) in /proc/net/igmp; IPv6: ff02::fb in /proc/net/igmp6.
+    ! awk '/^[0-9]/ { iface = $2 } /FB0000E0/ && iface != "lo" { found = 1 } END { exit !found }' /proc/net/igmp &&
+        ! awk '$3 == "ff0200000000000000000000000000fb" && $2 != "lo" { found = 1 } END { exit !found }' /proc/net/igmp6 2>/dev/null
 }

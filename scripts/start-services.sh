@@ -37,20 +37,25 @@ for tool in avahi-daemon avahi-browse dbus-daemon dbus-send ip; do
     fi
 done
 
+# --- An avahi-daemon already running is used as it is --------------------------------------
+if avahi-daemon --check 2>/dev/null; then
+    if ! mdns_only_on_loopback; then
+        # The tests register and browse services: on that daemon they would be announced on
+        # the network. Refuse rather than leak; stopping it is not ours to do.
+        echo "start-services: an avahi-daemon is already running (not started here) and uses interfaces other than lo;" >&2
+        echo "start-services: the DNS-SD tests must stay on loopback, so they will not use it. Stop it, or restart it" >&2
+        echo "start-services: with scripts/avahi/avahi-daemon.conf (allow-interfaces=lo), then run the tests again." >&2
+        exit 1
+    fi
+    echo "start-services: avahi-daemon is already running (pid $(cat /run/avahi-daemon/pid 2>/dev/null || echo '?')) on loopback only; using it"
+    exit 0
+fi
+
 # --- Loopback multicast: mDNS needs it, and lo is the only interface our daemon uses ---------
 if ! ip link show lo | grep -q MULTICAST; then
     root ip link set lo multicast on
     echo "lo-multicast" >>"$state"
     echo "start-services: switched multicast on for lo"
-fi
-
-# --- An avahi-daemon already running is used as it is --------------------------------------
-if avahi-daemon --check 2>/dev/null; then
-    echo "start-services: avahi-daemon is already running (pid $(cat /run/avahi-daemon/pid 2>/dev/null || echo '?')); using it"
-    if ! mdns_only_on_loopback; then
-        echo "start-services: note: that daemon (not started here) uses interfaces other than lo" >&2
-    fi
-    exit 0
 fi
 
 # --- The D-Bus system bus, which avahi-daemon registers on -----------------------------------

@@ -21,6 +21,14 @@ root() { ${as_root[@]+"${as_root[@]}"} "$@"; }
 stop_pid() {
     local name="$1" pid="$2"
     is_running "$pid" || return 0
+    # The PID must still be the daemon we started: if it died and the PID was reused, the
+    # process there now is someone else's.
+    local command
+    command="$(ps -o comm= -p "$pid" 2>/dev/null || true)"
+    if [[ "$command" != "$name"* ]]; then
+        echo "stop-services: pid $pid is no longer $name (it is \"$command\"); leaving it alone" >&2
+        return 0
+    fi
     root kill -TERM "$pid" 2>/dev/null || true
     for _ in $(seq 100); do
         is_running "$pid" || { echo "stop-services: stopped $name (pid $pid)"; return 0; }

@@ -16,7 +16,8 @@ import Testing
 
         // `-r` resolves, `-p` prints one parsable line per service, `-t` ends at "all for now".
         let browse = try ChildProcess("avahi-browse", ["-rpt", type])
-        let lines = await browse.allLines()
+        defer { browse.stop() }
+        let lines = try await within(30, "avahi-browse to list the services and exit") { await browse.allLines() }
         let resolved = lines.filter { $0.hasPrefix("=") }.map { $0.split(separator: ";", omittingEmptySubsequences: false) }
         let ours = try #require(resolved.first { $0.count >= 10 && avahiUnescape($0[3]) == name }, "\(lines)")
         #expect(ours[1] == "lo")

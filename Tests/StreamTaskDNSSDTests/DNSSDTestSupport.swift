@@ -1,4 +1,5 @@
 import Foundation
+import NIOConcurrencyHelpers
 import Testing
 
 @testable import StreamTaskDNSSD
@@ -33,22 +34,30 @@ func requireDaemon(sourceLocation: SourceLocation = #_sourceLocation) async thro
 }
 
 /// Runs `body`, failing with a clear message if it takes longer than `seconds`.
+///
+/// A race, not a task group: a task group waits for all its children, so a body stuck in a
+/// blocking read would keep the timeout from ever being reported. On timeout the body's task is
+/// cancelled and left behind; the caller's clean-up (stopping the child process) unblocks it.
 func within<T: Sendable>(
     _ seconds: Double,
     _ what: String,
     _ body: @escaping @Sendable () async throws -> T
 ) async throws -> T {
-    try await withThrowingTaskGroup(of: T?.self) { group in
-        group.addTask { try await body() }
-        group.addTask {
-            try await Task.sleep(for: .seconds(seconds))
-            return nil
+    let claimed = NIOLockedValueBox(false)
+    let claim: @Sendable () -> Bool = { claimed.withLockedValue { done in defer { done = true }; return !done } }
+    return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
+        let work = Task {
+            let result: Result<T, any Error>
+            do { result = .success(try await body()) } catch { result = .failure(error) }
+            if claim() { continuation.resume(with: result) }
         }
-        defer { group.cancelAll() }
-        guard let first = try await group.next(), let value = first else {
-            throw TestTimeout(what: what, seconds: seconds)
+        Task {
+            try? await Task.sleep(for: .seconds(seconds))
+            if claim() {
+                work.cancel()
+                continuation.resume(throwing: TestTimeout(what: what, seconds: seconds))
+            }
         }
-        return value
     }
 }
 
@@ -124,8 +133,10 @@ final class ChildProcess: @unchecked Sendable {
     }
 
     private func readLine() async -> String? {
+        // A thread of its own: Dispatch's global queue on Linux adds threads only slowly while
+        // others block, and these reads block until the child writes.
         await withCheckedContinuation { continuation in
-            DispatchQueue.global().async { continuation.resume(returning: self.blockingReadLine()) }
+            Thread { continuation.resume(returning: self.blockingReadLine()) }.start()
         }
     }
 

@@ -96,6 +96,8 @@ import Testing
         ("http://proxy:0", "invalid port"),
         ("http://proxy:65536", "invalid port"),
         ("http://proxy:port", "invalid port"),
+        // A "/" in a password must be percent-encoded; the error must not show the password.
+        ("http://user:pa/ssword@proxy:3128", "invalid port"),
         ("http://::1:3128", "more than one colon"),
         ("http://[::1", "closing bracket"),
         ("http://us%zzer:pw@proxy", "percent-encoding"),
@@ -108,6 +110,7 @@ import Testing
             #expect(error.code == .invalidArgument)
             #expect(error.message.contains(reason), "\(error.message)")
             #expect(error.message.contains("in https_proxy"))
+            #expect(!error.message.contains("ssword"), "a malformed URL's password leaked: \(error.message)")
         } catch {
             Issue.record("\(error)")
         }

@@ -64,6 +64,7 @@ import Testing
             try channel.writeInbound(chunk)
             sent += chunk.readableBytes
             #expect(handler.bufferedByteCount <= HTTPConnectHandshake.maximumHeadLength + chunk.readableBytes)
+            #expect(handler.bufferCapacity <= 2 * (HTTPConnectHandshake.maximumHeadLength + chunk.readableBytes))
         }
         #expect(!channel.isActive, "the handler closed the channel")
         #expect(sent <= HTTPConnectHandshake.maximumHeadLength + chunk.readableBytes)
@@ -72,6 +73,24 @@ import Testing
             try promise.futureResult.wait()
         }
         #expect(try inbound(channel) == nil, "nothing of the reply reaches the task")
+    }
+
+    @Test func endlessInformationalRepliesFailWithBoundedMemory() throws {
+        let (channel, handler, promise) = try makeChannel(connect)
+        _ = try outbound(channel)
+        // Each 1xx head is complete and small; only their total can give the flood away.
+        let informational = ByteBuffer(string: "HTTP/1.1 100 Continue\r\n\r\n")
+        var sent = 0
+        while channel.isActive && sent < 1024 * 1024 {
+            try channel.writeInbound(informational)
+            sent += informational.readableBytes
+            #expect(handler.bufferCapacity <= 2 * HTTPConnectHandshake.maximumHeadLength)
+        }
+        #expect(!channel.isActive, "the handler closed the channel")
+        #expect(sent <= HTTPConnectHandshake.maximumHeadLength + informational.readableBytes)
+        #expect(throws: ProxyHandshakeError.replyTooLarge(limit: HTTPConnectHandshake.maximumHeadLength)) {
+            try promise.futureResult.wait()
+        }
     }
 
     @Test func aHandshakeThatTakesTooLongTimesOut() throws {

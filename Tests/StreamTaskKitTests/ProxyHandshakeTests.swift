@@ -144,7 +144,13 @@ import Testing
         #expect(throws: ProxyHandshakeError.self) {
             try SOCKS5Handshake.authenticationRequest(.init(username: String(repeating: "u", count: 256), password: "p"))
         }
-        #expect(throws: ProxyHandshakeError.self) { try SOCKS5Handshake.authenticationRequest(.init(username: "u", password: "")) }
+        #expect(throws: ProxyHandshakeError.self) {
+            try SOCKS5Handshake.authenticationRequest(.init(username: "u", password: String(repeating: "p", count: 256)))
+        }
+        #expect(throws: ProxyHandshakeError.self) { try SOCKS5Handshake.authenticationRequest(.init(username: "", password: "p")) }
+        // `socks5://user@proxy`: an empty password goes as zero bytes, as curl sends it.
+        let empty = try SOCKS5Handshake.authenticationRequest(.init(username: "u", password: ""))
+        #expect(bytes(empty) == [0x01, 1, UInt8(ascii: "u"), 0])
     }
 
     /// Feeds `replies` one by one and returns what the handshake answered to each.

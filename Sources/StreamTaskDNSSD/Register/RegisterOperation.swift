@@ -53,11 +53,13 @@ final class RegisterOperation: DaemonRequest, @unchecked Sendable {
     }
 
     func start(_ continuation: CheckedContinuation<Void, any Error>) {
-        self.continuation = continuation
         guard !withdrawn else {
+            // Cancelled before it started: answered here, and not kept where a later call
+            // could answer it again.
             continuation.resume(throwing: DNSSDError.cancelled(doing(requestedName)))
             return
         }
+        self.continuation = continuation
         do throws(DNSSDError) {
             try DNSSDService.validate(type: type)
             if let requestedName { try DNSSDService.validate(name: requestedName) }

@@ -35,11 +35,13 @@ final class ResolveOperation: DaemonRequest, @unchecked Sendable {
     }
 
     func start(_ continuation: CheckedContinuation<DNSSDResolvedService, any Error>) {
-        self.continuation = continuation
         guard !finished else {
+            // Cancelled before it started: answered here, and not kept where a later call
+            // could answer it again.
             continuation.resume(throwing: DNSSDError.cancelled("resolving \(service)"))
             return
         }
+        self.continuation = continuation
         do {
             resolveRef = try ServiceRef.start(doing: "resolving \(service)", context: self, onFailure: fail) {
                 ref, context in

@@ -123,6 +123,9 @@ extension DNSSDTXTRecord {
     public init(wireFormat bytes: Data) {
         let bytes = [UInt8](bytes)
         var offset = 0
+        // Keys seen so far, folded: one lookup per entry, not a scan (a record may hold
+        // thousands of keys, and this runs on the daemon's queue).
+        var seen = Set<String>()
         while offset < bytes.count {
             let length = Int(bytes[offset])
             offset += 1
@@ -139,7 +142,7 @@ extension DNSSDTXTRecord {
                 key = String(decoding: string, as: UTF8.self)
                 value = .keyOnly
             }
-            if self[key] == nil { self[key] = value }
+            if seen.insert(key.lowercased()).inserted { entries.append((key, value)) }
         }
     }
 

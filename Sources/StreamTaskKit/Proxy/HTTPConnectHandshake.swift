@@ -10,6 +10,8 @@ import NIOCore
 /// ``maximumHeadLength`` bytes: a proxy that sends an endless header fails the handshake instead of
 /// growing memory. Whatever follows the blank line is the target's.
 struct HTTPConnectHandshake: ProxyHandshake {
+    /// Bytes of reply heads consumed so far (1xx heads and the final one).
+    var headBytes = 0
     /// The longest reply head accepted, status line and headers together.
     static let maximumHeadLength = 16 * 1024
 
@@ -54,6 +56,10 @@ struct HTTPConnectHandshake: ProxyHandshake {
                 return try needMore(buffer)
             }
             buffer.moveReaderIndex(forwardBy: headEnd)
+            // The limit covers every head the proxy sends, informational ones included: a
+            // proxy sending 1xx heads forever must not be read forever.
+            headBytes += headEnd
+            if headBytes > Self.maximumHeadLength { throw .replyTooLarge(limit: Self.maximumHeadLength) }
             switch code {
             case 100..<200:
                 continue  // informational; the final reply follows
@@ -71,7 +77,7 @@ struct HTTPConnectHandshake: ProxyHandshake {
     }
 
     private func needMore(_ buffer: ByteBuffer) throws(ProxyHandshakeError) -> ProxyHandshakeStep {
-        if buffer.readableBytes >= Self.maximumHeadLength { throw .replyTooLarge(limit: Self.maximumHeadLength) }
+        if headBytes + buffer.readableBytes >= Self.maximumHeadLength { throw .replyTooLarge(limit: Self.maximumHeadLength) }
         return .needMoreData
     }
 
@@ -84,6 +90,8 @@ struct HTTPConnectHandshake: ProxyHandshake {
             let shown = line.prefix(60).unicodeScalars.map { $0.isASCII && $0.value >= 0x20 ? String($0) : "?" }.joined()
             throw .malformedReply("expected an HTTP status line, got \"\(shown)\"")
         }
-        return (code, parts.count == 3 ? String(parts[2]) : "")
+        // The reason goes into error messages and logs: printable ASCII only, and short.
+        let reason = parts.count == 3 ? parts[2].prefix(100).unicodeScalars.map { $0.isASCII && $0.value >= 0x20 && $0.value != 0x7F ? String($0) : "?" }.joined() : ""
+        return (code, reason)
     }
 }

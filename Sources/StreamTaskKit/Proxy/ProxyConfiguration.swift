@@ -98,12 +98,13 @@ public struct ProxyConfiguration: Sendable, Hashable, CustomStringConvertible {
         )
     }
 
-    /// A proxy given as a URL, as in the environment variables: `http://`, `socks5://` or
-    /// `socks5h://`, with optional percent-encoded credentials and a port (1080 when left out).
-    /// A URL without a scheme is an HTTP proxy.
+    /// A proxy given as a URL, as in the environment variables: `http://`, `https://` (TLS to
+    /// the proxy itself, verified with secure defaults), `socks5://` or `socks5h://`, with
+    /// optional percent-encoded credentials and a port (443 for `https://`, else 1080, when left
+    /// out). A URL without a scheme is an HTTP proxy.
     ///
     /// - Throws: ``StreamTaskError/Code/invalidArgument`` for a URL that cannot be used,
-    ///   including `https://` (TLS to the proxy is not supported yet) and `socks4://`.
+    ///   including `socks4://`.
     public init(url: String) throws {
         self.init(.server(try ProxyURL.parse(url, source: nil)))
     }

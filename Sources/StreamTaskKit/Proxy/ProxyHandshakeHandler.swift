@@ -42,6 +42,8 @@ final class ProxyHandshakeHandler<Handshake: ProxyHandshake>: ChannelInboundHand
 
     /// Bytes read from the proxy and not yet consumed; what a hostile proxy can make us hold.
     var bufferedByteCount: Int { received.readableBytes }
+    /// The storage behind them, which is what memory use is.
+    var bufferCapacity: Int { received.capacity }
 
     func handlerAdded(context: ChannelHandlerContext) {
         if context.channel.isActive { begin(context: context) }
@@ -75,6 +77,9 @@ final class ProxyHandshakeHandler<Handshake: ProxyHandshake>: ChannelInboundHand
         guard state == .handshaking || state == .established else { return }
         var bytes = unwrapInboundIn(data)
         received.writeBuffer(&bytes)
+        // Consumed heads leave room behind them; without this the storage would grow by
+        // everything the proxy sends, whatever the handshake's own limit.
+        received.discardReadBytes()
         guard state == .handshaking else { return }
         do {
             while state == .handshaking {

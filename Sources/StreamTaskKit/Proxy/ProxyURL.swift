@@ -97,7 +97,9 @@ enum ProxyURL {
         var port = usesTLS ? 443 : defaultPort
         if let portText {
             guard let number = Int(portText), (1...65535).contains(number), portText.allSatisfy(\.isASCII) else {
-                throw invalid("has an invalid port \"\(portText)\"")
+                // The text is not quoted: in a malformed URL (`user:pa/ss@host`) it may be part
+                // of a password.
+                throw invalid("has an invalid port (write a number from 1 to 65535; percent-encode \"/\", \"?\" and \"#\" in credentials)")
             }
             port = number
         }

@@ -106,8 +106,10 @@ struct SOCKS5Handshake: ProxyHandshake {
     static func authenticationRequest(_ credentials: ProxyCredentials) throws(ProxyHandshakeError) -> ByteBuffer {
         let user = Array(credentials.username.utf8)
         let password = Array(credentials.password.utf8)
-        guard (1...255).contains(user.count), (1...255).contains(password.count) else {
-            throw .invalidRequest("SOCKS5 usernames and passwords must be 1 to 255 bytes long")
+        // RFC 1929 says 1 to 255 bytes; like curl, an empty password is sent as zero bytes
+        // (`socks5://user@proxy`), which servers that check only the user accept.
+        guard (1...255).contains(user.count), (0...255).contains(password.count) else {
+            throw .invalidRequest("SOCKS5 usernames must be 1 to 255 bytes long, and passwords at most 255")
         }
         var buffer = ByteBuffer()
         buffer.writeBytes([0x01, UInt8(user.count)] + user + [UInt8(password.count)] + password)
