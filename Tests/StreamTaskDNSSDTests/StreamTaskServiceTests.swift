@@ -25,8 +25,12 @@ import Testing
         }
 
         let found = try await DNSSDBrowser(type: type).first("the advertised listener") { $0.service.name == name }
-        let task = try await StreamSession().streamTask(with: found.service)
+        // The session names a proxy where nothing listens: a discovered local service must be
+        // reached directly all the same.
+        let proxied = StreamSession(configuration: .init(proxy: .socks5(host: "127.0.0.1", port: 9)))
+        let task = try await proxied.streamTask(with: found.service)
         #expect(task.state == .running)
+        #expect(task.metrics.isProxyConnection == false)
         #expect(task.host == "127.0.0.1")
         #expect(task.port == listener.port)
         try await task.write(Data("hello\n".utf8), timeout: 10)

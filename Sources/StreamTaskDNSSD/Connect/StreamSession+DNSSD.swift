@@ -22,7 +22,8 @@ extension StreamSession {
     }
 
     /// Returns a task connected to a service that is already resolved, trying each of its
-    /// addresses in turn until one connects.
+    /// addresses in turn until one connects. The connection is direct: the session's proxy
+    /// setting does not apply to services found on the local network.
     ///
     /// - Throws: ``DNSSDError/Code/connectFailed`` when no address accepted a connection (or
     ///   the service had none); ``DNSSDError/Code/cancelled`` when the Swift task is cancelled.
@@ -31,7 +32,9 @@ extension StreamSession {
         var lastError: (any Error)?
         for address in resolved.addresses {
             let host = address.hostLiteral
-            let task = streamTask(withHostName: host, port: resolved.port)
+            // Directly, never through the session's proxy: a service found by DNS-SD is on the
+            // local network (often at a link-local address no proxy could reach).
+            let task = streamTask(withHostName: host, port: resolved.port, proxy: .direct)
             task.resume()
             do {
                 // An empty write completes once the connection is up, or fails with the

@@ -65,11 +65,17 @@ public final class StreamSession: Sendable {
     /// After the session is invalidated, the task returned has already completed and every
     /// operation on it fails with ``StreamTaskError/Code/sessionInvalidated``.
     public func streamTask(withHostName hostname: String, port: Int) -> StreamTask {
+        streamTask(withHostName: hostname, port: port, proxy: nil)
+    }
+
+    /// A task whose proxy setting differs from the session's: the DNS-SD module connects to
+    /// services it discovered on the local network directly, whatever proxy the session uses.
+    package func streamTask(withHostName hostname: String, port: Int, proxy: ProxyConfiguration?) -> StreamTask {
         let registered: StreamTask? = state.withLockedValue { state in
             let id = state.nextTaskIdentifier
             state.nextTaskIdentifier += 1
             guard !state.invalidated else { return nil }
-            let task = StreamTask(session: self, identifier: id, host: hostname, port: port)
+            let task = StreamTask(session: self, identifier: id, host: hostname, port: port, proxy: proxy)
             state.tasks[id] = task
             return task
         }

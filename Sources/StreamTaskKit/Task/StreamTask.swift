@@ -83,13 +83,16 @@ public final class StreamTask: @unchecked Sendable, CustomStringConvertible {
         host: String,
         port: Int,
         eventLoop: (any EventLoop)? = nil,
+        proxy: ProxyConfiguration? = nil,
         failedWith failure: StreamTaskError? = nil
     ) {
         self.session = session
         self.taskIdentifier = identifier
         self.host = host
         self.port = port
-        self.configuration = session.configuration
+        var configuration = session.configuration
+        if let proxy { configuration.proxy = proxy }
+        self.configuration = configuration
         self.eventLoop = eventLoop ?? session.eventLoopGroup.next()
         self.queue = StreamOperationQueue(highWaterMark: session.configuration.inboundBufferLimit)
         self.lifecycle = .idle
