@@ -18,7 +18,9 @@ extension StreamTLSConfiguration {
             tls = .makeClientConfiguration()
             tls.certificateChain = chain
             tls.privateKey = key
-            tls.certificateVerification = verifiesPeer(isServer: false) ? .noHostnameVerification : .none
+            // The peer is checked at all unless both chain verification and pins are off.
+            let checksPeer = certificateVerification != .none || !pins.isEmpty
+            tls.certificateVerification = checksPeer ? .noHostnameVerification : .none
         }
         tls.trustRoots = .certificates([])
         tls.minimumTLSVersion = minimumVersion.nio
@@ -31,11 +33,6 @@ extension StreamTLSConfiguration {
         } catch {
             throw StreamTaskError(.tlsConfigurationInvalid, "the TLS configuration cannot be used: \(error)", underlying: error)
         }
-    }
-
-    /// Whether the peer's certificate is checked at all in this role.
-    func verifiesPeer(isServer: Bool) -> Bool {
-        isServer ? requiresClientCertificate : (certificateVerification != .none || !pins.isEmpty)
     }
 }
 

@@ -158,10 +158,6 @@ extension StreamTaskError {
         StreamTaskError(.invalidArgument, message)
     }
 
-    static func timedOut(_ what: String, after seconds: TimeInterval) -> StreamTaskError {
-        StreamTaskError(.timedOut, "\(what) timed out after \(seconds) s")
-    }
-
     static let cancelled = StreamTaskError(.cancelled, "the task was cancelled")
     static let readClosed = StreamTaskError(.readClosed, "reading was closed with closeRead()")
     static let writeClosed = StreamTaskError(.writeClosed, "writing was closed with closeWrite()")
