@@ -85,7 +85,7 @@ extension StreamTask {
                 self.connectionEstablished(channel, timeout: timeout)
             case .failure(let error):
                 channel.close(promise: nil)
-                if let tls = route.proxy.tls, proxyTLSRefusal.value != nil || error is NIOSSLError || error is BoringSSLError {
+                if let tls = route.proxy.tls, proxyTLSRefusal.value != nil || TLSErrorMapper.isTLSError(error) {
                     let failure = TLSErrorMapper.map(error, verification: proxyTLSRefusal.value, configuration: tls)
                     let message = "TLS to the \(route.proxy) failed: \(failure.message)"
                     self.connectFailed(StreamTaskError(failure.code, message, host: self.host, port: self.port, underlying: error))

@@ -169,7 +169,7 @@ extension StreamTask {
     /// A TLS error after the handshake (TLS 1.3 servers refuse a client certificate only after
     /// the client has finished), described as a TLS failure; `nil` for other errors.
     func tlsFailure(_ error: any Error) -> StreamTaskError? {
-        guard let role = tls.role, error is NIOSSLError || error is BoringSSLError else { return nil }
+        guard let role = tls.role, TLSErrorMapper.isTLSError(error) else { return nil }
         return TLSErrorMapper.map(error, verification: tls.verificationFailure, configuration: role.configuration)
     }
 

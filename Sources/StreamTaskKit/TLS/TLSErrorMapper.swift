@@ -3,6 +3,12 @@ import NIOSSL
 
 /// Turns SwiftNIO SSL's handshake errors into ``StreamTaskError``s with TLS codes.
 enum TLSErrorMapper {
+    /// Whether `error` comes from the TLS layer (SwiftNIO SSL or BoringSSL), and so is to be
+    /// described by ``map(_:verification:configuration:)``.
+    static func isTLSError(_ error: any Error) -> Bool {
+        error is NIOSSLError || error is BoringSSLError
+    }
+
     /// - Parameters:
     ///   - error: What the TLS handler reported.
     ///   - verification: Why this side's verifier refused the peer, if it did: the precise reason
