@@ -1,10 +1,39 @@
+import NIOConcurrencyHelpers
 import NIOSSL
 
+/// Contexts already built, by configuration and role. A context parses the certificates and
+/// key and sets up BoringSSL's SSL_CTX: work for once per configuration, not for every accepted
+/// connection of a TLS listener or every STARTTLS. Configurations are values holding their
+/// certificate and key bytes, so an equal key means an interchangeable context.
+private let contextCache = NIOLockedValueBox<[TLSContextKey: NIOSSLContext]>([:])
+
+/// More distinct configurations than a process plausibly uses at once; past it, start over.
+private let contextCacheLimit = 32
+
+private struct TLSContextKey: Hashable {
+    let configuration: StreamTLSConfiguration
+    let isServer: Bool
+}
+
 extension StreamTLSConfiguration {
-    /// SwiftNIO SSL's context for this configuration. Trust is decided by
+    /// SwiftNIO SSL's context for this configuration in one role, built once and then shared.
+    func context(isServer: Bool) throws -> NIOSSLContext {
+        let key = TLSContextKey(configuration: self, isServer: isServer)
+        if let cached = contextCache.withLockedValue({ $0[key] }) {
+            return cached
+        }
+        let context = try makeContext(isServer: isServer)
+        contextCache.withLockedValue { cache in
+            if cache.count >= contextCacheLimit { cache.removeAll() }
+            cache[key] = context
+        }
+        return context
+    }
+
+    /// Builds SwiftNIO SSL's context for this configuration. Trust is decided by
     /// ``PeerCertificateVerifier`` in the custom verification callback, so SwiftNIO SSL gets no
     /// roots of its own; it only has to ask for the peer's certificate when one must be checked.
-    func makeContext(isServer: Bool) throws -> NIOSSLContext {
+    private func makeContext(isServer: Bool) throws -> NIOSSLContext {
         let chain = try certificateChain.map { NIOSSLCertificateSource.certificate(try $0.nioCertificate()) }
         let key = try privateKey.map { NIOSSLPrivateKeySource.privateKey(try $0.nioKey()) }
         var tls: TLSConfiguration

@@ -100,7 +100,7 @@ extension StreamTask {
         record: @escaping (_ chain: [TLSCertificate], _ failure: StreamTaskError?) -> Void
     ) throws -> NIOSSLHandler {
         let configuration = role.configuration
-        let sslContext = try configuration.makeContext(isServer: role.isServer)
+        let sslContext = try configuration.context(isServer: role.isServer)
         let verifier = PeerCertificateVerifier(configuration: configuration, expectedHostname: peerName)
         let verify: NIOSSLCustomVerificationCallback = { certificates, promise in
             self.verifyPeer(certificates, with: verifier, record: record, promise: promise)

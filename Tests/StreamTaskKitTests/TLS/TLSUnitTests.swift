@@ -114,6 +114,18 @@ import Testing
         #expect(endless.feed(ByteBuffer(bytes: [0x16, 0x03, 0x03, 0xFF, 0xFF] + Array(repeating: 0, count: 100))) == .gaveUp)
     }
 
+    @Test func contextsAreBuiltOncePerConfigurationAndRole() async throws {
+        let certificates = try await TestCertificates.get()
+        let server = try certificates.serverConfiguration()
+        let first = try server.context(isServer: true)
+        #expect(try server.context(isServer: true) === first)
+        #expect(try certificates.serverConfiguration().context(isServer: true) === first, "an equal value shares it")
+        var other = server
+        other.minimumVersion = .tls1_3
+        #expect(try other.context(isServer: true) !== first)
+        #expect(try server.context(isServer: false) !== first)
+    }
+
     @Test func pinsParseTheFormOpenSSLPrints() throws {
         let hex = (0..<32).map { String(format: "%02X", $0) }.joined(separator: ":")
         let pin = try #require(TLSPin.certificateSHA256(hex: hex))
