@@ -10,6 +10,7 @@ let package = Package(
         .library(name: "StreamTaskDNSSD", targets: ["StreamTaskDNSSD"]),
         .executable(name: "echo-server", targets: ["echo-server"]),
         .executable(name: "echo-client", targets: ["echo-client"]),
+        .executable(name: "chat-server", targets: ["chat-server"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
@@ -58,9 +59,41 @@ let package = Package(
             name: "ChatProtocol",
             path: "Examples/ChatProtocol"
         ),
+        // What every example command line shares: signal handling and output.
+        .target(
+            name: "ExampleSupport",
+            path: "Examples/ExampleSupport"
+        ),
+        // The chat server's protocol state (plain values) and the I/O around it.
+        .target(
+            name: "ChatServerCore",
+            dependencies: [
+                "ChatProtocol",
+                "StreamTaskKit",
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            path: "Examples/ChatServerCore"
+        ),
+        .executableTarget(
+            name: "chat-server",
+            dependencies: [
+                "ChatProtocol",
+                "ChatServerCore",
+                "ExampleSupport",
+                "StreamTaskDNSSD",
+                "StreamTaskKit",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Examples/chat-server"
+        ),
         .executableTarget(
             name: "echo-server",
             dependencies: [
+                "ExampleSupport",
                 "StreamTaskKit",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
@@ -69,6 +102,7 @@ let package = Package(
         .executableTarget(
             name: "echo-client",
             dependencies: [
+                "ExampleSupport",
                 "StreamTaskKit",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],

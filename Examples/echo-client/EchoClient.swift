@@ -1,5 +1,6 @@
 import ArgumentParser
 import Dispatch
+import ExampleSupport
 import Foundation
 import StreamTaskKit
 
@@ -88,16 +89,4 @@ struct EchoClient: AsyncParsableCommand {
             }
         }
     }
-}
-
-/// Prints `line` to standard output at once, even into a pipe, so each echo shows up as it
-/// arrives and in order with what goes to standard error.
-func printLine(_ line: String) {
-    print(line)
-    fflush(nil)  // every stream; naming the global `stdout` is not concurrency-safe in Swift 6
-}
-
-/// Writes `message` and a newline to standard error.
-func printError(_ message: String) {
-    FileHandle.standardError.write(Data((message + "\n").utf8))
 }

@@ -1,0 +1,180 @@
+import ChatProtocol
+import Foundation
+import StreamTaskKit
+
+/// One client's connection: reads lines, applies the flood limit and the registration and idle
+/// timeouts, hands each parsed message to the ``ChatServer``, and performs the STARTTLS
+/// upgrade and the final close when the server says so.
+struct ChatConnection: Sendable {
+    /// What the connection does after the server handled an event.
+    enum Directive: Sendable, Equatable {
+        /// Go on reading.
+        case proceed(registered: Bool)
+        /// `670` is queued: upgrade to TLS before reading another byte.
+        case startTLS
+        /// Send `lastLine` (the `ERROR` line) if there is one, then close.
+        case closed(lastLine: Data?)
+    }
+
+    /// What the framer found, waiting for the flood limit.
+    private enum Input {
+        case line([UInt8])
+        case tooLong
+    }
+
+    let id: ChatClientID
+    let task: StreamTask
+    let outbound: ChatOutbound
+    let server: ChatServer
+    let configuration: ChatServerConfiguration
+
+    /// Reads and handles lines until the connection ends.
+    func run() async {
+        let clock = ContinuousClock()
+        let connectedAt = clock.now
+        var framer = IRCLineFramer()
+        var pending: [Input] = []
+        var bucket = configuration.floodBurst.map {
+            FloodBucket(burst: $0, linesPerSecond: configuration.floodLinesPerSecond, now: connectedAt)
+        }
+        var registered = false
+        var lastLine = connectedAt
+        var pingSent = false
+        var atEOF = false
+
+        while true {
+            // Hand the server what the flood limit lets through.
+            while !pending.isEmpty, atEOF || bucket?.take(now: clock.now) ?? true {
+                let directive = await handle(pending.removeFirst())
+                switch directive {
+                case .proceed(let isRegistered):
+                    registered = isRegistered
+                case .startTLS:
+                    // Protocol.md, section 7: nothing may follow STARTTLS before the handshake.
+                    if framer.bufferedByteCount > 0 || !pending.isEmpty {
+                        return await finish(server.disconnect(id, reason: "Plaintext after STARTTLS"))
+                    }
+                    do {
+                        try await task.startTLS(asServerWith: configuration.tls!, timeout: 30)
+                        await server.tlsEstablished(id)
+                    } catch {
+                        return await finish(server.disconnect(id, reason: "TLS handshake failed"), abort: true)
+                    }
+                case .closed(let line):
+                    return await Self.close(task, lastLine: line)
+                }
+            }
+            if atEOF {
+                return await finish(server.disconnect(id, reason: "Remote host closed the connection"), abort: true)
+            }
+
+            // Decide how long to wait for the next bytes.
+            let now = clock.now
+            var deadline: ContinuousClock.Instant
+            var expiry: String?
+            if !registered {
+                deadline = connectedAt + configuration.registrationTimeout
+                expiry = "Registration timed out"
+            } else if pingSent {
+                deadline = lastLine + configuration.idleTimeout + configuration.pingTimeout
+                let seconds = (configuration.idleTimeout + configuration.pingTimeout).components.seconds
+                expiry = "Ping timeout: \(seconds) seconds"
+            } else {
+                deadline = lastLine + configuration.idleTimeout
+                expiry = nil
+            }
+            if deadline <= now {
+                if let expiry { return await finish(server.disconnect(id, reason: expiry)) }
+                pingSent = true
+                if let ping = try? IRCReplyBuilder(server: configuration.identity.serverName, client: nil).ping().wireBytes() {
+                    _ = outbound.send(Data(ping))
+                }
+                continue
+            }
+            if !pending.isEmpty, let next = bucket?.nextToken(now: now) { deadline = min(deadline, next) }
+
+            let data: Data?
+            do {
+                let wait = max(0.001, Self.seconds(deadline - now))
+                (data, atEOF) = try await task.readData(ofMinLength: 1, maxLength: 16 * 1024, timeout: wait)
+            } catch let error as StreamTaskError where error.code == .timedOut {
+                continue
+            } catch {
+                return await finish(server.disconnect(id, reason: Self.reason(for: error)), abort: true)
+            }
+            guard let data, !data.isEmpty else { continue }
+            framer.append(data)
+            while let event = framer.next() {
+                switch event {
+                case .line(let bytes): pending.append(.line(bytes))
+                case .tooLong: pending.append(.tooLong)
+                }
+                lastLine = clock.now
+                pingSent = false
+            }
+            if bucket != nil, pending.count > configuration.floodQueuedLines {
+                return await finish(server.disconnect(id, reason: "Excess Flood"))
+            }
+        }
+    }
+
+    /// Parses one line and gives it to the server. Lines the protocol drops silently (empty,
+    /// NUL, a stray CR, too many parameters, no command) never reach it.
+    private func handle(_ input: Input) async -> Directive {
+        switch input {
+        case .tooLong:
+            return await server.reply(.inputTooLong, to: id)
+        case .line(let bytes):
+            do {
+                let message = try IRCMessage(parsing: bytes)
+                return await server.receive(message, from: id)
+            } catch let error as IRCMessageError where error.code == .lineTooLong {
+                return await server.reply(.inputTooLong, to: id)
+            } catch {
+                return .proceed(registered: await server.isRegistered(id))
+            }
+        }
+    }
+
+    /// Ends the connection after the server dropped the client.
+    private func finish(_ directive: Directive, abort: Bool = false) async {
+        if abort {
+            outbound.abort()
+            return
+        }
+        if case .closed(let line) = directive {
+            await Self.close(task, lastLine: line)
+        } else {
+            outbound.abort()
+        }
+    }
+
+    /// Writes `lastLine`, closes the write side, and waits a little for the client to close
+    /// its side before cancelling, so that the line is not lost to a reset.
+    static func close(_ task: StreamTask, lastLine: Data?) async {
+        if let lastLine {
+            try? await task.write(lastLine, timeout: 5)
+        }
+        task.closeWrite()
+        let deadline = ContinuousClock.now + .seconds(2)
+        while ContinuousClock.now < deadline {
+            let wait = max(0.001, seconds(deadline - ContinuousClock.now))
+            guard let (_, atEOF) = try? await task.readData(ofMinLength: 1, maxLength: 16 * 1024, timeout: wait), !atEOF else { break }
+        }
+        task.cancel()
+    }
+
+    /// The quit reason other clients see when a connection fails.
+    static func reason(for error: any Error) -> String {
+        guard let error = error as? StreamTaskError else { return "Connection error" }
+        switch error.code {
+        case .connectionReset: return "Connection reset by peer"
+        case .cancelled: return "Connection closed"
+        default: return "Connection error"
+        }
+    }
+
+    static func seconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+    }
+}

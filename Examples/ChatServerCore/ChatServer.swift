@@ -1,0 +1,164 @@
+import ChatProtocol
+import Foundation
+import Logging
+import StreamTaskKit
+
+/// The chat server: a listener, the protocol state, and one ``ChatConnection`` per client.
+///
+/// ```swift
+/// let server = ChatServer(configuration: configuration)
+/// try await server.start()
+/// print("listening on", server.port!)
+/// try await server.run()   // until shutdown()
+/// ```
+///
+/// The protocol logic lives in ``ChatServerState``; this actor only carries out its actions,
+/// so every change to the state happens in one place, one event at a time.
+public actor ChatServer {
+    /// The configuration the server was made with.
+    public nonisolated let configuration: ChatServerConfiguration
+    /// The listener clients connect to.
+    public nonisolated let listener: StreamListener
+    private var state: ChatServerState
+    private var outbounds: [ChatClientID: ChatOutbound] = [:]
+    private var nextID = 1
+    private var logger: Logger { configuration.logger }
+
+    /// A server that listens once ``start()`` is called.
+    public init(configuration: ChatServerConfiguration) {
+        self.configuration = configuration
+        var identity = configuration.identity
+        identity.offersSTARTTLS = configuration.tls != nil
+        state = ChatServerState(identity: identity, maximumClients: configuration.maximumClients)
+        listener = StreamListener(host: configuration.host, port: configuration.port)
+    }
+
+    /// The port the server listens on, once started.
+    public nonisolated var port: Int? { listener.port }
+
+    /// Binds the listening socket.
+    public func start() async throws {
+        try await listener.start()
+        logger.info("listening", metadata: ["address": "\(listener.localAddress.map { "\($0)" } ?? "?")"])
+    }
+
+    /// Serves connections until ``shutdown()``.
+    public nonisolated func run() async {
+        await withDiscardingTaskGroup { group in
+            for await task in listener.connections {
+                group.addTask { await self.serve(task) }
+            }
+        }
+    }
+
+    /// Stops accepting and closes every connection.
+    public func shutdown() async {
+        for outbound in outbounds.values { outbound.abort() }
+        await listener.shutdown(gracePeriod: 0)
+    }
+
+    /// Clients connected now (registered or not).
+    public var clientCount: Int { state.clients.count }
+
+    private nonisolated func serve(_ task: StreamTask) async {
+        guard let connection = await admit(task) else { return }
+        await connection.run()
+    }
+
+    /// Registers a new connection with the state, or refuses it when the server is full.
+    private func admit(_ task: StreamTask) async -> ChatConnection? {
+        let id = nextID
+        nextID += 1
+        let outbound = ChatOutbound(task: task, limit: configuration.sendQueueLimit)
+        outbounds[id] = outbound
+        let actions = state.connect(id, host: task.host)
+        if case .closed(let lastLine) = perform(actions, for: id) {
+            logger.notice("refused a client: the server is full", metadata: ["host": "\(task.host)"])
+            await ChatConnection.close(task, lastLine: lastLine)
+            return nil
+        }
+        logger.debug("client connected", metadata: ["id": "\(id)", "host": "\(task.host)"])
+        return ChatConnection(id: id, task: task, outbound: outbound, server: self, configuration: configuration)
+    }
+
+    /// One parsed line from client `id`.
+    func receive(_ message: IRCMessage, from id: ChatClientID) -> ChatConnection.Directive {
+        let now = Int(Date().timeIntervalSince1970)
+        return perform(state.receive(message, from: id, now: now), for: id)
+    }
+
+    /// A reply the connection itself produces (`417` for an over-long line).
+    func reply(_ numeric: IRCNumeric, to id: ChatClientID) -> ChatConnection.Directive {
+        guard let client = state.clients[id] else { return .closed(lastLine: nil) }
+        return perform([.send(id, state.replies(for: client).reply(numeric))], for: id)
+    }
+
+    /// Client `id` is to be dropped for `reason`, or is gone.
+    func disconnect(_ id: ChatClientID, reason: String) -> ChatConnection.Directive {
+        perform(state.disconnect(id, reason: reason), for: id)
+    }
+
+    /// Client `id` finished the TLS handshake after `670`.
+    func tlsEstablished(_ id: ChatClientID) {
+        state.tlsEstablished(id)
+    }
+
+    /// Carries out `actions` in order, and tells the connection of client `caller` what to do
+    /// next. Clients whose send queue overflows are dropped on the way (`SendQ exceeded`).
+    private func perform(_ actions: [ChatServerAction], for caller: ChatClientID) -> ChatConnection.Directive {
+        var directive = ChatConnection.Directive.proceed(registered: false)
+        var queue = actions[...]
+        var overflowed: [ChatClientID] = []
+        while let action = queue.popFirst() {
+            switch action {
+            case .send(let id, let message):
+                deliver(message, to: [id], overflowed: &overflowed)
+            case .broadcast(let ids, let message):
+                deliver(message, to: ids, overflowed: &overflowed)
+            case .startTLS(let id):
+                if id == caller { directive = .startTLS }
+            case .close(let id, let reason):
+                let host = outbounds[id]?.task.host ?? "?"
+                let outbound = outbounds.removeValue(forKey: id)
+                if id == caller {
+                    outbound?.markClosed()
+                    let line = IRCReplyBuilder.closingLink(host: IRCName.displayHost(host), reason: reason)
+                    directive = .closed(lastLine: (try? line.wireBytes()).map { Data($0) })
+                } else {
+                    outbound?.abort()
+                }
+                logger.debug("client dropped", metadata: ["id": "\(id)", "reason": "\(reason)"])
+            }
+            if queue.isEmpty, !overflowed.isEmpty {
+                for id in overflowed { queue += state.disconnect(id, reason: "SendQ exceeded") }
+                overflowed = []
+            }
+        }
+        if case .proceed = directive {
+            directive = .proceed(registered: state.isRegistered(caller))
+        }
+        return directive
+    }
+
+    private func deliver(_ message: IRCMessage, to ids: [ChatClientID], overflowed: inout [ChatClientID]) {
+        guard let bytes = try? message.wireBytes() else {
+            logger.error("could not serialize a message", metadata: ["command": "\(message.command)"])
+            return
+        }
+        let data = Data(bytes)
+        for id in ids {
+            guard let outbound = outbounds[id] else { continue }
+            if !outbound.send(data) {
+                logger.notice("send queue exceeded", metadata: ["id": "\(id)", "pending": "\(outbound.pendingBytes)"])
+                overflowed.append(id)
+            }
+        }
+    }
+}
+
+extension ChatServer {
+    /// Whether client `id` has registered.
+    func isRegistered(_ id: ChatClientID) -> Bool {
+        state.isRegistered(id)
+    }
+}

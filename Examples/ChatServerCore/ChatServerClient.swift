@@ -1,0 +1,39 @@
+import ChatProtocol
+
+/// What the server knows about one connected client.
+public struct ChatServerClient: Sendable, Hashable {
+    /// The connection's number.
+    public let id: ChatClientID
+    /// The client's address as it appears in prefixes (`127.0.0.1`, `0::1`).
+    public let host: String
+    /// The nickname, once the client has given a valid one that is free.
+    public var nickname: String?
+    /// The user name from `USER`, sanitized (Protocol.md, "Names").
+    public var userName: String?
+    /// The real name from `USER`.
+    public var realName = ""
+    /// Whether registration has completed (`001` sent).
+    public var isRegistered = false
+    /// Whether capability negotiation is open (`CAP LS`/`REQ` seen, `CAP END` not yet).
+    public var isNegotiatingCapabilities = false
+    /// Capabilities acknowledged with `CAP ACK`.
+    public var capabilities: [String] = []
+    /// Whether the connection uses TLS.
+    public var isSecure: Bool
+    /// The `+i` user mode.
+    public var isInvisible = false
+    /// The folded names of the channels the client is a member of, in the order joined.
+    public var channels: [String] = []
+
+    /// A client that has just connected from `host`.
+    public init(id: ChatClientID, host: String, isSecure: Bool) {
+        self.id = id
+        self.host = IRCName.displayHost(host)
+        self.isSecure = isSecure
+    }
+
+    /// `nick!user@host`, the source of what the client sends to others.
+    public var prefix: String {
+        "\(nickname ?? "*")!\(userName ?? "*")@\(host)"
+    }
+}

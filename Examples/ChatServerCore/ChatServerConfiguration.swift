@@ -1,0 +1,41 @@
+import ChatProtocol
+import Foundation
+import Logging
+import StreamTaskKit
+
+/// Everything a ``ChatServer`` needs to know before it starts.
+public struct ChatServerConfiguration: Sendable {
+    /// The address to bind (`0.0.0.0` for every IPv4 interface, `::` for every interface).
+    public var host = "0.0.0.0"
+    /// The port; 0 picks a free one (read it back from ``ChatServer/port``).
+    public var port = 6667
+    /// How the server presents itself.
+    public var identity: ChatServerIdentity
+    /// The certificate and key for STARTTLS; `nil` offers no STARTTLS.
+    public var tls: StreamTLSConfiguration?
+    /// The most clients at once.
+    public var maximumClients = IRCLimits.defaultMaxClients
+    /// Time from connecting until registration must be complete.
+    public var registrationTimeout = IRCLimits.registrationTimeout
+    /// Time without a line before the server sends `PING`.
+    public var idleTimeout = IRCLimits.idleTimeout
+    /// Time after that `PING` before the client is dropped.
+    public var pingTimeout = IRCLimits.pingTimeout
+    /// Lines a client may send at once before throttling; `nil` switches flood control off
+    /// (for benchmarks, as one lifts ngIRCd's penalty).
+    public var floodBurst: Int? = IRCLimits.floodBurst
+    /// Lines a second a throttled client's lines are processed at.
+    public var floodLinesPerSecond = Double(IRCLimits.floodLinesPerSecond)
+    /// Lines that may wait for throttling before the client is dropped (`Excess Flood`).
+    public var floodQueuedLines = IRCLimits.floodQueuedLines
+    /// Bytes not yet written to a client before it is dropped (`SendQ exceeded`).
+    public var sendQueueLimit = IRCLimits.sendQueueBytes
+    /// Where the server logs connections and drops.
+    public var logger = Logger(label: "chat-server")
+
+    /// A configuration with the protocol's default limits.
+    public init(identity: ChatServerIdentity, tls: StreamTLSConfiguration? = nil) {
+        self.identity = identity
+        self.tls = tls
+    }
+}

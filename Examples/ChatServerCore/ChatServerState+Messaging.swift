@@ -1,0 +1,41 @@
+import ChatProtocol
+
+/// `PRIVMSG` and `NOTICE` to channels and nicknames (Protocol.md, section 8).
+extension ChatServerState {
+    mutating func privateMessage(_ context: inout CommandContext) {
+        let command = context.message.command
+        let isNotice = command == "NOTICE"
+        guard let client = clients[context.id] else { return }
+        guard let targets = context.parameters.first, !targets.isEmpty else {
+            if !isNotice { context.send(context.replies.noRecipient(command: command)) }
+            return
+        }
+        guard context.parameters.count > 1, !context.parameters[1].isEmpty else {
+            if !isNotice { context.send(context.replies.reply(.noTextToSend)) }
+            return
+        }
+        let text = context.parameters[1]
+        for (index, target) in targets.split(separator: ",").map(String.init).enumerated() {
+            if index >= IRCLimits.targetsPerMessage {
+                if !isNotice { context.send(context.replies.reply(.tooManyTargets, target)) }
+                continue
+            }
+            let relayed = IRCMessage(source: client.prefix, command: command, parameters: [target, text]).fitted()
+            if IRCName.isChannel(target) {
+                guard let channel = channels[caseMapping.folded(target)] else {
+                    if !isNotice { context.send(context.replies.reply(.noSuchChannel, target)) }
+                    continue
+                }
+                guard channel.contains(context.id) else {
+                    if !isNotice { context.send(context.replies.reply(.cannotSendToChannel, target)) }
+                    continue
+                }
+                context.broadcast(channel.members.filter { $0 != context.id }, relayed)
+            } else if let recipient = self.client(named: target), recipient.isRegistered {
+                context.actions.append(.send(recipient.id, relayed))
+            } else if !isNotice {
+                context.send(context.replies.reply(.noSuchNick, target))
+            }
+        }
+    }
+}

@@ -1,0 +1,162 @@
+import ChatProtocol
+
+/// The chat server's protocol logic as a plain value: clients, nicknames and channels, and
+/// what each event means for them (Protocol.md, sections 6 to 8).
+///
+/// Every method takes an event and returns the ``ChatServerAction``s that the I/O layer must
+/// carry out, in order. Nothing here reads a clock, a socket or a file, so tests drive it
+/// line by line.
+///
+/// ```swift
+/// var state = ChatServerState(identity: identity, maximumClients: 100)
+/// var actions = state.connect(1, host: "127.0.0.1")
+/// actions += state.receive(try IRCMessage(parsing: "NICK alice"), from: 1, now: 0)
+/// ```
+public struct ChatServerState: Sendable {
+    /// How the server presents itself.
+    public var identity: ChatServerIdentity
+    /// The most clients at once; one more is refused with `Server is full`.
+    public var maximumClients: Int
+    /// Connected clients by id.
+    public internal(set) var clients: [ChatClientID: ChatServerClient] = [:]
+    /// Channels by folded name.
+    public internal(set) var channels: [String: ChatChannel] = [:]
+    /// Client ids by folded nickname.
+    var nicknames: [String: ChatClientID] = [:]
+
+    let caseMapping = IRCCaseMapping.ascii
+
+    /// An empty server.
+    public init(identity: ChatServerIdentity, maximumClients: Int = IRCLimits.defaultMaxClients) {
+        self.identity = identity
+        self.maximumClients = maximumClients
+    }
+
+    /// A client connected from `host`. Past ``maximumClients`` the answer is to close it.
+    public mutating func connect(_ id: ChatClientID, host: String, isSecure: Bool = false) -> [ChatServerAction] {
+        guard clients.count < maximumClients else {
+            return [.close(id, reason: "Server is full")]
+        }
+        clients[id] = ChatServerClient(id: id, host: host, isSecure: isSecure)
+        return []
+    }
+
+    /// The client's connection is now TLS (after `670` and a completed handshake).
+    public mutating func tlsEstablished(_ id: ChatClientID) {
+        clients[id]?.isSecure = true
+    }
+
+    /// Whether the client has completed registration.
+    public func isRegistered(_ id: ChatClientID) -> Bool {
+        clients[id]?.isRegistered ?? false
+    }
+
+    /// The client with `nickname`, under the server's case mapping.
+    public func client(named nickname: String) -> ChatServerClient? {
+        nicknames[caseMapping.folded(nickname)].flatMap { clients[$0] }
+    }
+
+    /// The client is gone, or the server is dropping it for `reason` (`Ping timeout: 180
+    /// seconds`, `SendQ exceeded`, …). The members of its channels see it quit; the client is
+    /// sent the closing `ERROR` line. Does nothing for a client already gone.
+    public mutating func disconnect(_ id: ChatClientID, reason: String) -> [ChatServerAction] {
+        guard let client = clients[id] else { return [] }
+        var actions: [ChatServerAction] = []
+        if client.isRegistered {
+            let peers = peers(of: id)
+            if !peers.isEmpty {
+                actions.append(.broadcast(peers, IRCMessage(source: client.prefix, "QUIT", reason).fitted()))
+            }
+        }
+        remove(id)
+        actions.append(.close(id, reason: reason))
+        return actions
+    }
+
+    /// One message from a client; see Protocol.md, section 8, for what each command does.
+    /// `now` is the Unix time, for topics and channel creation.
+    public mutating func receive(_ message: IRCMessage, from id: ChatClientID, now: Int) -> [ChatServerAction] {
+        guard let client = clients[id] else { return [] }
+        var context = CommandContext(id: id, now: now, message: message, replies: replies(for: client))
+        let command = message.command
+        if !client.isRegistered && !Self.commandsBeforeRegistration.contains(command) {
+            return [.send(id, context.replies.reply(.notRegistered))]
+        }
+        switch command {
+        case "CAP": capability(&context)
+        case "STARTTLS": startTLS(&context)
+        case "PASS": pass(&context)
+        case "NICK": nick(&context)
+        case "USER": user(&context)
+        case "PING": ping(&context)
+        case "PONG": break
+        case "QUIT": quit(&context)
+        case "JOIN": join(&context)
+        case "PART": part(&context)
+        case "TOPIC": topic(&context)
+        case "NAMES": names(&context)
+        case "LIST": list(&context)
+        case "PRIVMSG", "NOTICE": privateMessage(&context)
+        case "MOTD": context.send(motd(context.replies))
+        case "WHO": who(&context)
+        case "MODE": mode(&context)
+        default: context.send(context.replies.reply(.unknownCommand, command))
+        }
+        return context.actions
+    }
+
+    static let commandsBeforeRegistration: Set<String> = ["CAP", "NICK", "USER", "PASS", "PING", "PONG", "QUIT", "STARTTLS"]
+
+    /// The replies builder for `client`: the server's name, and the client's nick or `*`.
+    func replies(for client: ChatServerClient) -> IRCReplyBuilder {
+        IRCReplyBuilder(server: identity.serverName, client: client.nickname)
+    }
+
+    /// Every other member of every channel `id` is in, each once, in channel then join order.
+    func peers(of id: ChatClientID) -> [ChatClientID] {
+        guard let client = clients[id] else { return [] }
+        var seen: Set<ChatClientID> = [id]
+        var peers: [ChatClientID] = []
+        for key in client.channels {
+            for member in channels[key]?.members ?? [] where seen.insert(member).inserted {
+                peers.append(member)
+            }
+        }
+        return peers
+    }
+
+    /// Removes the client from its channels (dropping channels left empty) and the registry.
+    mutating func remove(_ id: ChatClientID) {
+        guard let client = clients.removeValue(forKey: id) else { return }
+        for key in client.channels {
+            channels[key]?.remove(id)
+            if channels[key]?.members.isEmpty == true { channels[key] = nil }
+        }
+        if let nickname = client.nickname, nicknames[caseMapping.folded(nickname)] == id {
+            nicknames[caseMapping.folded(nickname)] = nil
+        }
+    }
+}
+
+/// One command being handled: who sent it, what it was, and the actions it produces.
+struct CommandContext {
+    let id: ChatClientID
+    let now: Int
+    let message: IRCMessage
+    var replies: IRCReplyBuilder
+    var actions: [ChatServerAction] = []
+
+    var parameters: [String] { message.parameters }
+
+    mutating func send(_ message: IRCMessage) {
+        actions.append(.send(id, message))
+    }
+
+    mutating func send(_ messages: [IRCMessage]) {
+        actions += messages.map { .send(id, $0) }
+    }
+
+    mutating func broadcast(_ clients: [ChatClientID], _ message: IRCMessage) {
+        if !clients.isEmpty { actions.append(.broadcast(clients, message)) }
+    }
+}

@@ -1,0 +1,36 @@
+/// A token bucket for the flood limit: a burst of lines at once, then a steady rate.
+struct FloodBucket {
+    let burst: Double
+    let rate: Double
+    private var tokens: Double
+    private var updated: ContinuousClock.Instant
+
+    init(burst: Int, linesPerSecond: Double, now: ContinuousClock.Instant) {
+        self.burst = Double(burst)
+        self.rate = linesPerSecond
+        self.tokens = Double(burst)
+        self.updated = now
+    }
+
+    /// Takes one line's token if there is one.
+    mutating func take(now: ContinuousClock.Instant) -> Bool {
+        refill(now: now)
+        guard tokens >= 1 else { return false }
+        tokens -= 1
+        return true
+    }
+
+    /// When the next token will be there.
+    mutating func nextToken(now: ContinuousClock.Instant) -> ContinuousClock.Instant {
+        refill(now: now)
+        if tokens >= 1 { return now }
+        return now + .seconds((1 - tokens) / rate)
+    }
+
+    private mutating func refill(now: ContinuousClock.Instant) {
+        let elapsed = now - updated
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        tokens = min(burst, tokens + seconds * rate)
+        updated = now
+    }
+}

@@ -1,0 +1,170 @@
+import ArgumentParser
+import ChatProtocol
+import ChatServerCore
+import ExampleSupport
+import Foundation
+import Logging
+import StreamTaskDNSSD
+import StreamTaskKit
+
+/// The chat server of Protocol.md: a small IRC server that offers STARTTLS and advertises
+/// itself over DNS-SD.
+///
+/// It prints `listening on HOST:PORT` once bound (the real port when `--port 0` asked for a free
+/// one), so scripts can read the port from its first line of output.
+@main
+struct ChatServerCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "chat-server",
+        abstract: "An IRC-subset chat server (see Protocol.md) that advertises itself over DNS-SD."
+    )
+
+    @Option(help: "The address to listen on (0.0.0.0 or :: for every interface).")
+    var host = "0.0.0.0"
+
+    @Option(help: "The port to listen on; 0 picks a free port.")
+    var port = 6667
+
+    @Option(help: "The service and network name to advertise (default: StreamTaskKit chat on <host name>).")
+    var name: String?
+
+    @Option(help: "The server's own name, the source of its replies (default: the host name).")
+    var serverName: String?
+
+    @Flag(help: "Do not advertise the server over DNS-SD.")
+    var noAdvertise = false
+
+    @Option(help: "A PEM certificate (chain) for STARTTLS; needs --key.")
+    var cert: String?
+
+    @Option(help: "The PEM private key of --cert.")
+    var key: String?
+
+    @Option(help: "Where the self-signed certificate made on first run is kept (default: ~/.local/state/streamtaskkit-chat).")
+    var stateDirectory: String?
+
+    @Flag(help: "Offer no STARTTLS at all.")
+    var noTLS = false
+
+    @Option(help: "The most clients at once.")
+    var maxClients = IRCLimits.defaultMaxClients
+
+    @Option(help: "A file whose lines are the message of the day.")
+    var motdFile: String?
+
+    @Flag(help: "Switch the flood limit off (for load tests and benchmarks only).")
+    var noFloodLimit = false
+
+    @Option(help: .hidden)
+    var registrationTimeout: Double?
+
+    @Option(help: .hidden)
+    var idleTimeout: Double?
+
+    @Option(help: .hidden)
+    var pingTimeout: Double?
+
+    @Flag(name: .shortAndLong, help: "Log every connection and drop.")
+    var verbose = false
+
+    func validate() throws {
+        guard (0...65535).contains(port) else {
+            throw ValidationError("--port must be between 0 and 65535 (got \(port))")
+        }
+        guard maxClients >= 1 else {
+            throw ValidationError("--max-clients must be at least 1 (got \(maxClients))")
+        }
+        if (cert == nil) != (key == nil) {
+            throw ValidationError("--cert and --key go together")
+        }
+        if noTLS && cert != nil {
+            throw ValidationError("--no-tls and --cert contradict each other")
+        }
+    }
+
+    func run() async throws {
+        let verbose = verbose
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = verbose ? .debug : .notice
+            return handler
+        }
+        let hostName = ProcessInfo.processInfo.hostName
+        let networkName = name ?? "StreamTaskKit chat on \(hostName)"
+        let configuration = try makeConfiguration(networkName: networkName, serverName: serverName ?? hostName)
+        let server = ChatServer(configuration: configuration)
+        do {
+            try await server.start()
+        } catch {
+            printError("chat-server: \(error)")
+            throw ExitCode.failure
+        }
+        let boundPort = server.port ?? port
+        let address = host.contains(":") ? "[\(host)]" : host
+        printLine("listening on \(address):\(boundPort)")
+
+        let fingerprint = configuration.tls?.certificateChain.first?.sha256Fingerprint
+        if let fingerprint {
+            printLine("STARTTLS certificate \(ChatServiceRecord.fingerprint(fingerprint))")
+        }
+        var registration: DNSSDRegistration?
+        if !noAdvertise {
+            let record = ChatServiceRecord(name: networkName, offersSTARTTLS: fingerprint != nil, certificateSHA256: fingerprint)
+            do {
+                registration = try await server.listener.advertise(
+                    name: networkName, type: ChatServiceRecord.serviceType, txtRecord: DNSSDTXTRecord(record.txtRecord))
+                printLine("advertised as \"\(registration?.name ?? networkName)\" (\(ChatServiceRecord.serviceType))")
+            } catch {
+                printError("chat-server: not advertised over DNS-SD: \(error)")
+            }
+        }
+
+        let signals = SignalWatcher(signals: [SIGINT, SIGTERM]) { signal in
+            printError("chat-server: signal \(signal), shutting down")
+            Task { await server.shutdown() }
+        }
+        defer { signals.cancel() }
+        await server.run()
+        registration?.cancel()
+    }
+
+    private func makeConfiguration(networkName: String, serverName: String) throws -> ChatServerConfiguration {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.dateFormat = "yyyy-MM-dd HH:mm:ss 'UTC'"
+        let created = formatter.string(from: Date())
+        var identity = ChatServerIdentity(
+            serverName: serverName, networkName: networkName, createdText: created, offersSTARTTLS: false)
+        if let motdFile {
+            let text = try String(contentsOfFile: motdFile, encoding: .utf8)
+            identity.motd = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+            if identity.motd.last == "" { identity.motd.removeLast() }
+        }
+        var configuration = ChatServerConfiguration(identity: identity, tls: try makeTLS(commonName: serverName))
+        configuration.host = host
+        configuration.port = port
+        configuration.maximumClients = maxClients
+        if noFloodLimit { configuration.floodBurst = nil }
+        if let registrationTimeout { configuration.registrationTimeout = .seconds(registrationTimeout) }
+        if let idleTimeout { configuration.idleTimeout = .seconds(idleTimeout) }
+        if let pingTimeout { configuration.pingTimeout = .seconds(pingTimeout) }
+        configuration.logger = Logger(label: "chat-server")
+        return configuration
+    }
+
+    /// The STARTTLS configuration: `--cert`/`--key`, or the kept self-signed certificate.
+    private func makeTLS(commonName: String) throws -> StreamTLSConfiguration? {
+        if noTLS { return nil }
+        if let cert, let key {
+            return try StreamTLSConfiguration.server(certificatePEMFile: cert, privateKeyPEMFile: key)
+        }
+        let store = ChatCertificateStore(
+            directory: stateDirectory.map { URL(fileURLWithPath: $0) } ?? ChatCertificateStore.defaultDirectory)
+        let (tls, created) = try store.loadOrCreate(commonName: commonName)
+        if created {
+            printError("chat-server: made a self-signed certificate for STARTTLS in \(store.directory.path)")
+        }
+        return tls
+    }
+}
