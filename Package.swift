@@ -11,6 +11,7 @@ let package = Package(
         .executable(name: "echo-server", targets: ["echo-server"]),
         .executable(name: "echo-client", targets: ["echo-client"]),
         .executable(name: "chat-server", targets: ["chat-server"]),
+        .executable(name: "chat-client", targets: ["chat-client"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
@@ -89,6 +90,30 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Examples/chat-server"
+        ),
+        // The chat client's session state, input commands and display (plain values), the
+        // terminal UI, and the connection around them.
+        .target(
+            name: "ChatClientCore",
+            dependencies: [
+                "ChatProtocol",
+                "ExampleSupport",
+                "StreamTaskDNSSD",
+                "StreamTaskKit",
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ],
+            path: "Examples/ChatClientCore"
+        ),
+        .executableTarget(
+            name: "chat-client",
+            dependencies: [
+                "ChatClientCore",
+                "ChatProtocol",
+                "ExampleSupport",
+                "StreamTaskKit",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Examples/chat-client"
         ),
         .executableTarget(
             name: "echo-server",

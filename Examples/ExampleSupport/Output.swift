@@ -5,9 +5,12 @@ public func printError(_ message: String) {
     FileHandle.standardError.write(Data((message + "\n").utf8))
 }
 
-/// Prints `line` to standard output and flushes it at once, so that a script reading a pipe
-/// sees each line as it happens, in order with what goes to standard error.
+/// Writes `line` and a newline to standard output at once (unbuffered), so that a script
+/// reading a pipe sees each line as it happens, in order with what goes to standard error.
+///
+/// Not `print` and `fflush(nil)`: flushing every stdio stream locks standard input too, and
+/// while another thread waits in `readLine()` that blocks until a line arrives, holding the
+/// lock that `getaddrinfo` needs to open `/etc/hosts`.
 public func printLine(_ line: String) {
-    print(line)
-    fflush(nil)  // every stream; naming the global `stdout` is not concurrency-safe in Swift 6
+    FileHandle.standardOutput.write(Data((line + "\n").utf8))
 }

@@ -46,10 +46,8 @@ struct EchoServer: AsyncParsableCommand {
             throw ExitCode.failure
         }
         let address = host.contains(":") ? "[\(host)]" : host
-        print("listening on \(address):\(listener.port ?? port)")
-        // Scripts wait for this line, and a pipe would otherwise hold it in stdio's buffer.
-        // (`fflush(nil)` flushes every stream without touching the global `stdout`.)
-        fflush(nil)
+        // Scripts wait for this line: written at once, not held in stdio's buffer.
+        printLine("listening on \(address):\(listener.port ?? port)")
 
         // SIGINT or SIGTERM: stop accepting, give open connections 2 s to finish, then cancel
         // them. `connections` ends once the listener is shut down, which ends the loop below.

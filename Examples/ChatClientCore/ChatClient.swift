@@ -1,0 +1,287 @@
+import ChatProtocol
+import Foundation
+import StreamTaskDNSSD
+import StreamTaskKit
+
+/// The chat client: connects, upgrades with STARTTLS when it should, registers, joins, shows
+/// what arrives and sends what the user types; reconnects when the connection drops.
+///
+/// ```swift
+/// let client = ChatClient(options: options, ui: PlainUserInterface())
+/// let status = await client.run()   // until /quit or the end of input
+/// ```
+public actor ChatClient {
+    /// Why a connection attempt must not be retried.
+    struct FatalError: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    private let options: ChatClientOptions
+    private let ui: any ChatUserInterface
+    private let formatter: ChatFormatter
+    private let session: StreamSession
+    private var state: ChatClientState
+    private var task: StreamTask?
+    private var framer = IRCLineFramer(maxLineLength: 8192)
+    private var quitting = false
+    private var awaitingCapabilities = false
+    private var lastTraffic = ContinuousClock.now
+
+    /// A client with `options`, talking to the user through `ui`.
+    public init(options: ChatClientOptions, ui: any ChatUserInterface) {
+        self.options = options
+        self.ui = ui
+        formatter = ChatFormatter(colors: ui.isTerminal)
+        state = ChatClientState(nick: options.nick, autojoin: options.channels)
+        var configuration = StreamSession.Configuration()
+        configuration.proxy = options.proxy
+        configuration.tls = options.tlsConfiguration
+        configuration.timeoutIntervalForConnect = 15
+        session = StreamSession(configuration: configuration)
+    }
+
+    /// Runs until the user quits or input ends; returns the process exit status (0, or 1 when
+    /// a connection could not be made or secured as asked).
+    public func run() async -> Int32 {
+        let inputs = Task { await self.readInputs() }
+        defer { inputs.cancel() }
+        var delay = 1.0
+        var status: Int32 = 0
+        while !quitting {
+            let started = ContinuousClock.now
+            do {
+                try await connectAndServe()
+            } catch let error as FatalError {
+                show(.error, error.description)
+                status = 1
+                break
+            } catch {
+                if !quitting { show(.error, "\(options.targetDescription): \(Self.describe(error))") }
+            }
+            task = nil
+            state.connectionEnded()
+            framer = IRCLineFramer(maxLineLength: 8192)
+            guard !quitting else { break }
+            guard options.reconnects else {
+                status = 1
+                break
+            }
+            if ContinuousClock.now - started > .seconds(30) { delay = 1 }
+            show(.info, "disconnected; reconnecting in \(Int(delay)) s (/quit to stop)")
+            try? await Task.sleep(for: .seconds(delay))
+            delay = min(delay * 2, 30)
+        }
+        ui.setPrompt("")
+        return status
+    }
+
+    // MARK: - Connection
+
+    private func connectAndServe() async throws {
+        show(.info, "connecting to \(options.targetDescription)…")
+        let task: StreamTask
+        switch options.target {
+        case .host(let host, let port):
+            task = session.streamTask(withHostName: host, port: port)
+            if options.security == .tls { task.startSecureConnection() }
+            task.resume()
+        case .discovered(let server):
+            task = try await session.streamTask(with: server.resolved)
+            if options.security == .tls { task.startSecureConnection() }
+        }
+        self.task = task
+        defer { task.cancel() }
+
+        awaitingCapabilities = options.security == .startTLS
+        try await send(IRCMessage(command: "CAP", parameters: ["LS", "302"]))
+        if options.security != .startTLS { try await sendRegistration() }
+
+        while true {
+            let (data, atEOF) = try await task.readData(ofMinLength: 1, maxLength: 16 * 1024, timeout: 0)
+            if let data, !data.isEmpty {
+                lastTraffic = .now
+                framer.append(data)
+                while let event = framer.next() {
+                    guard case .line(let bytes) = event, let message = try? IRCMessage(parsing: bytes, maxLength: 8190) else { continue }
+                    try await apply(state.handle(message))
+                }
+            }
+            if atEOF {
+                if !quitting { show(.error, "the server closed the connection") }
+                return
+            }
+        }
+    }
+
+    private func sendRegistration() async throws {
+        try await send(IRCMessage(command: "NICK", parameters: [state.nick]))
+        try await send(IRCMessage(command: "USER", parameters: [Self.userName(state.nick), "0", "*", options.realName]))
+    }
+
+    /// Carries out what a server message asked for.
+    private func apply(_ effects: [ChatClientState.Effect]) async throws {
+        for effect in effects {
+            switch effect {
+            case .show(let line):
+                ui.show(formatter.render(line, currentChannel: state.currentChannel))
+            case .send(let message):
+                try await send(message)
+            case .registered:
+                show(.info, "registered as \(state.nick) on \(options.targetDescription)")
+                updatePrompt()
+            case .capabilities(let offersTLS):
+                guard awaitingCapabilities else {
+                    try await send(IRCMessage(command: "CAP", parameters: ["END"]))
+                    continue
+                }
+                awaitingCapabilities = false
+                guard offersTLS else {
+                    throw FatalError(description: "\(options.targetDescription) does not offer STARTTLS; not going on in plaintext")
+                }
+                try await send(IRCMessage(command: "STARTTLS"))
+            case .startTLS:
+                try await upgrade()
+                try await sendRegistration()
+                try await send(IRCMessage(command: "CAP", parameters: ["END"]))
+            case .startTLSRefused(let reason):
+                if options.security == .startTLS {
+                    throw FatalError(description: "STARTTLS refused (\(reason)); not going on in plaintext")
+                }
+            case .closing(let reason):
+                show(.info, "server closing the link: \(reason)")
+            }
+        }
+        updatePrompt()
+    }
+
+    /// Upgrades after `670`. Anything the server sent after `670` in plaintext is an attack:
+    /// the library refuses it, and so does this framer.
+    private func upgrade() async throws {
+        guard let task else { return }
+        guard framer.bufferedByteCount == 0 else {
+            throw FatalError(description: "the server sent plaintext after 670; closing")
+        }
+        do {
+            try await task.startTLS(timeout: 30)
+        } catch let error as StreamTaskError {
+            throw FatalError(description: "TLS upgrade failed: \(error.message)")
+        }
+        let metrics = task.metrics
+        let pinned = options.pinnedCertificateSHA256 != nil ? ", certificate matches the pinned fingerprint" : ""
+        show(.info, "secured with \(metrics.negotiatedTLSVersion ?? "TLS") \(metrics.negotiatedCipherSuite ?? "")\(pinned)")
+    }
+
+    private func send(_ message: IRCMessage) async throws {
+        guard let task else { return }
+        let bytes = try message.fitted().wireBytes()
+        lastTraffic = .now
+        try await task.write(Data(bytes), timeout: 30)
+    }
+
+    // MARK: - Input
+
+    private func readInputs() async {
+        for await input in ui.inputs {
+            switch input {
+            case .line(let line):
+                await handle(line)
+            case .end:
+                await quit(reason: nil)
+                return
+            }
+            if quitting { return }
+        }
+    }
+
+    private func handle(_ line: String) async {
+        let command = ChatInputCommand(parsing: line, currentChannel: state.currentChannel)
+        switch command {
+        case .none: break
+        case .help: for text in ChatInputCommand.helpText { show(.info, text) }
+        case .error(let text): show(.error, text)
+        case .quit(let reason): await quit(reason: reason)
+        case .switchChannel(let channel):
+            if !state.switchChannel(to: channel) { show(.error, "not in \(channel)") }
+            updatePrompt()
+        case .listServers: await listServers()
+        case .send(let messages):
+            guard task != nil, state.isRegistered else {
+                show(.error, "not connected yet; try again in a moment")
+                return
+            }
+            for var message in messages {
+                if message.command == "JOIN", let channel = message.parameters.first, !channel.contains(","), state.isJoined(channel) {
+                    _ = state.switchChannel(to: channel)
+                    updatePrompt()
+                    continue
+                }
+                message = message.fitted()
+                do {
+                    try await send(message)
+                } catch {
+                    show(.error, "not sent: \(Self.describe(error))")
+                    return
+                }
+                echo(message)
+            }
+        }
+    }
+
+    /// Shows what we said, since the server does not echo messages to their sender.
+    private func echo(_ message: IRCMessage) {
+        guard message.command == "PRIVMSG", message.parameters.count == 2 else { return }
+        let target = message.parameters[0]
+        var text = message.parameters[1]
+        let channel = IRCName.isChannel(target) ? target : nil
+        if text.hasPrefix("\u{1}ACTION ") {
+            text = String(text.dropFirst(8).prefix { $0 != "\u{1}" })
+            ui.show(formatter.render(ChatDisplayLine(.action, channel: channel, nick: state.nick, text), currentChannel: state.currentChannel))
+        } else {
+            let shown = channel == nil ? "-> \(target): \(text)" : text
+            ui.show(formatter.render(ChatDisplayLine(.own, channel: channel, nick: state.nick, shown), currentChannel: state.currentChannel))
+        }
+    }
+
+    private func quit(reason: String?) async {
+        guard !quitting else { return }
+        quitting = true
+        guard let task else { return }
+        try? await send(IRCMessage(command: "QUIT", parameters: [reason ?? "Leaving"]))
+        // The server answers with ERROR and closes; the read loop then ends. Don't wait forever.
+        Task {
+            try? await Task.sleep(for: .seconds(3))
+            task.cancel()
+        }
+    }
+
+    private func listServers() async {
+        show(.info, "looking for chat servers on the LAN…")
+        do {
+            let servers = try await ChatServerDiscovery.find(for: 2)
+            if servers.isEmpty { show(.info, "none found") }
+            for (index, server) in servers.enumerated() { show(.info, "\(index + 1). \(server.summary)") }
+        } catch {
+            show(.error, "DNS-SD: \(error)")
+        }
+    }
+
+    // MARK: - Output
+
+    private func show(_ kind: ChatDisplayLine.Kind, _ text: String) {
+        ui.show(formatter.render(ChatDisplayLine(kind, text), currentChannel: state.currentChannel))
+    }
+
+    private func updatePrompt() {
+        ui.setPrompt(state.currentChannel.map { "[\($0)] " } ?? "[\(state.nick)] ")
+    }
+
+    static func describe(_ error: any Error) -> String {
+        (error as? StreamTaskError)?.message ?? "\(error)"
+    }
+
+    /// A user name the server accepts: the nickname's letters and digits.
+    static func userName(_ nick: String) -> String {
+        let kept = nick.filter { $0.isASCII && ($0.isLetter || $0.isNumber) }
+        return kept.isEmpty ? "chat" : String(kept.prefix(IRCLimits.userNameLength))
+    }
+}

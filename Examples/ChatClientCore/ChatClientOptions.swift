@@ -1,0 +1,81 @@
+import ChatProtocol
+import StreamTaskKit
+
+/// What the chat client connects to, how, and as whom.
+public struct ChatClientOptions: Sendable {
+    /// Where to connect.
+    public enum Target: Sendable {
+        /// A host name or address and a port.
+        case host(String, port: Int)
+        /// A server found through DNS-SD.
+        case discovered(DiscoveredChatServer)
+    }
+
+    /// How the connection is secured.
+    public enum Security: Sendable, Hashable {
+        /// Plaintext only.
+        case none
+        /// Upgrade with STARTTLS; anything short of a successful upgrade is fatal.
+        case startTLS
+        /// TLS from the first byte (port 6697 by convention).
+        case tls
+    }
+
+    /// Where to connect.
+    public var target: Target
+    /// How the connection is secured.
+    public var security: Security
+    /// The certificate SHA-256 to pin to (from the TXT record's `fp` or `--fingerprint`);
+    /// with a pin, chain and name are not checked.
+    public var pinnedCertificateSHA256: [UInt8]?
+    /// Check nothing about the server's certificate (no pin, no chain): for tests only.
+    public var acceptsAnyCertificate = false
+    /// The nickname to register with.
+    public var nick: String
+    /// The real name sent with `USER`.
+    public var realName: String
+    /// Channels to join once registered.
+    public var channels: [String]
+    /// The proxy to connect through (`.environment` honours `https_proxy`/`all_proxy`).
+    public var proxy: ProxyConfiguration
+    /// Whether to reconnect when the connection drops.
+    public var reconnects = true
+
+    /// Options for connecting to `target`.
+    public init(target: Target, security: Security, nick: String, realName: String = "StreamTaskKit chat", channels: [String] = [], proxy: ProxyConfiguration = .environment) {
+        self.target = target
+        self.security = security
+        self.nick = nick
+        self.realName = realName
+        self.channels = channels
+        self.proxy = proxy
+    }
+
+    /// The options for a server found through DNS-SD: STARTTLS pinned to its `fp` when the TXT
+    /// record offers it, plaintext when it says `tls=none`.
+    public static func discovered(_ server: DiscoveredChatServer, nick: String, channels: [String]) -> ChatClientOptions {
+        let offers = server.record?.offersSTARTTLS ?? false
+        var options = ChatClientOptions(target: .discovered(server), security: offers ? .startTLS : .none, nick: nick, channels: channels, proxy: .direct)
+        options.pinnedCertificateSHA256 = offers ? server.record?.certificateSHA256 : nil
+        return options
+    }
+
+    /// The TLS settings for the upgrade or the first-byte handshake.
+    var tlsConfiguration: StreamTLSConfiguration {
+        if let pin = pinnedCertificateSHA256 {
+            return StreamTLSConfiguration(certificateVerification: .none, pins: [.certificateSHA256(pin)])
+        }
+        if acceptsAnyCertificate {
+            return StreamTLSConfiguration(certificateVerification: .none)
+        }
+        return StreamTLSConfiguration()
+    }
+
+    /// `host:port` or the service name, for messages.
+    var targetDescription: String {
+        switch target {
+        case .host(let host, let port): host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
+        case .discovered(let server): "\"\(server.name)\""
+        }
+    }
+}

@@ -1,0 +1,226 @@
+import ChatProtocol
+
+/// The client's view of its IRC session: its nickname, the channels it is in, the one plain
+/// text goes to, and what each line from the server means for them.
+///
+/// ``handle(_:)`` turns one server message into ``Effect``s (lines to show, replies to send),
+/// with no I/O, so tests feed it lines.
+public struct ChatClientState: Sendable {
+    /// What a server message asks of the client.
+    public enum Effect: Sendable, Hashable {
+        /// Show this line.
+        case show(ChatDisplayLine)
+        /// Send this message (`PONG`, `CAP END`, a nickname retry, a rejoin).
+        case send(IRCMessage)
+        /// Registration completed (`001`).
+        case registered
+        /// The server accepted `STARTTLS` (`670`): upgrade before sending anything else.
+        case startTLS
+        /// The server refused `STARTTLS` (`691`), with its reason.
+        case startTLSRefused(String)
+        /// The server's `CAP LS` reply, with whether it lists `tls`.
+        case capabilities(offersTLS: Bool)
+        /// The server sent `ERROR`: it is closing the connection.
+        case closing(String)
+    }
+
+    /// The nickname in use, or the one being tried before registration.
+    public private(set) var nick: String
+    /// Whether the server has welcomed us.
+    public private(set) var isRegistered = false
+    /// Channels joined, as the server named them, in the order joined.
+    public private(set) var channels: [String] = []
+    /// Where plain text goes: the channel joined or switched to last.
+    public private(set) var currentChannel: String?
+    /// Channels to join (again) once registered: the ones given at start and the ones joined
+    /// before a reconnection.
+    public var autojoin: [String]
+    /// How the server compares names (its `CASEMAPPING`).
+    public private(set) var caseMapping = IRCCaseMapping.rfc1459
+    /// The network name from `005`, or the server's name.
+    public private(set) var networkName: String?
+    private var nickAttempts = 0
+    private let wantedNick: String
+
+    /// A session that will register as `nick` and join `autojoin`.
+    public init(nick: String, autojoin: [String] = []) {
+        self.nick = nick
+        self.wantedNick = nick
+        self.autojoin = autojoin
+    }
+
+    /// Forget the connection (before reconnecting): channels become the autojoin list.
+    public mutating func connectionEnded() {
+        if !channels.isEmpty { autojoin = channels }
+        isRegistered = false
+        channels = []
+        nickAttempts = 0
+    }
+
+    /// Make `channel` (already joined) the current one. Returns whether it is joined.
+    public mutating func switchChannel(to channel: String) -> Bool {
+        guard let joined = channels.first(where: { caseMapping.equals($0, channel) }) else { return false }
+        currentChannel = joined
+        return true
+    }
+
+    /// Whether `channel` is joined.
+    public func isJoined(_ channel: String) -> Bool {
+        channels.contains { caseMapping.equals($0, channel) }
+    }
+
+    /// What `message` from the server means.
+    public mutating func handle(_ message: IRCMessage) -> [Effect] {
+        let parameters = message.parameters
+        let last = parameters.last ?? ""
+        let sender = message.sourceNickname ?? ""
+        let fromMe = caseMapping.equals(sender, nick)
+        switch message.command {
+        case "PING":
+            return [.send(IRCMessage(command: "PONG", parameters: parameters.isEmpty ? [""] : [parameters[0]]))]
+        case "CAP":
+            guard parameters.count >= 3 else { return [] }
+            if parameters[1].uppercased() == "LS" {
+                let offered = last.split(separator: " ").map { $0.split(separator: "=").first.map(String.init) ?? "" }
+                return [.capabilities(offersTLS: offered.contains("tls"))]
+            }
+            return []
+        case "670":
+            return [.startTLS]
+        case "691":
+            return [.startTLSRefused(last)]
+        case "001":
+            isRegistered = true
+            if let confirmed = parameters.first { nick = confirmed }
+            var effects: [Effect] = [.registered, .show(ChatDisplayLine(.info, last))]
+            if !autojoin.isEmpty {
+                effects.append(.send(IRCMessage(command: "JOIN", parameters: [autojoin.joined(separator: ",")])))
+            }
+            return effects
+        case "002", "003", "004", "375", "376", "366", "315", "321", "323", "329", "333", "368":
+            return []
+        case "005":
+            for token in parameters.dropFirst().dropLast() {
+                let (key, value) = token.splitKeyValue()
+                if key == "CASEMAPPING" { caseMapping = IRCCaseMapping(isupportValue: value) }
+                if key == "NETWORK", let value { networkName = value.replacingHexEscapes() }
+            }
+            return []
+        case "372", "422":
+            return [.show(ChatDisplayLine(.info, last))]
+        case "433" where !isRegistered, "432" where !isRegistered:
+            nickAttempts += 1
+            guard nickAttempts <= 5 else {
+                return [.show(ChatDisplayLine(.error, "no free nickname after \(nickAttempts) tries: use /nick"))]
+            }
+            let base = message.command == "432" ? "guest" : String(wantedNick.prefix(IRCLimits.nicknameLength - nickAttempts))
+            nick = base + String(repeating: "_", count: nickAttempts)
+            return [
+                .show(ChatDisplayLine(.info, "\(parameters.count > 1 ? parameters[1] : wantedNick) is taken or not allowed; trying \(nick)")),
+                .send(IRCMessage(command: "NICK", parameters: [nick])),
+            ]
+        case "JOIN":
+            guard let channel = parameters.first else { return [] }
+            if fromMe {
+                if !isJoined(channel) { channels.append(channel) }
+                currentChannel = channels.first { caseMapping.equals($0, channel) }
+                return [.show(ChatDisplayLine(.presence, channel: channel, nick: sender, "you joined \(channel)"))]
+            }
+            return [.show(ChatDisplayLine(.presence, channel: channel, nick: sender, "\(sender) joined \(channel)"))]
+        case "PART":
+            guard let channel = parameters.first else { return [] }
+            let reason = parameters.count > 1 ? " (\(last))" : ""
+            if fromMe {
+                channels.removeAll { caseMapping.equals($0, channel) }
+                if let current = currentChannel, caseMapping.equals(current, channel) { currentChannel = channels.last }
+                return [.show(ChatDisplayLine(.presence, channel: channel, nick: sender, "you left \(channel)\(reason)"))]
+            }
+            return [.show(ChatDisplayLine(.presence, channel: channel, nick: sender, "\(sender) left \(channel)\(reason)"))]
+        case "QUIT":
+            return [.show(ChatDisplayLine(.presence, nick: sender, "\(sender) quit (\(last))"))]
+        case "NICK":
+            guard let new = parameters.first else { return [] }
+            if fromMe {
+                nick = new
+                return [.show(ChatDisplayLine(.presence, nick: new, "you are now known as \(new)"))]
+            }
+            return [.show(ChatDisplayLine(.presence, nick: new, "\(sender) is now known as \(new)"))]
+        case "TOPIC":
+            guard parameters.count >= 2 else { return [] }
+            return [.show(ChatDisplayLine(.info, channel: parameters[0], "\(sender) set the topic of \(parameters[0]): \(last)"))]
+        case "PRIVMSG", "NOTICE":
+            return [.show(displayLine(forMessage: message, sender: sender))]
+        case "332":
+            guard parameters.count >= 3 else { return [] }
+            return [.show(ChatDisplayLine(.info, channel: parameters[1], "topic of \(parameters[1]): \(last)"))]
+        case "331":
+            return [.show(ChatDisplayLine(.info, channel: parameters.dropFirst().first, "\(parameters.dropFirst().first ?? "") has no topic"))]
+        case "353":
+            guard parameters.count >= 4 else { return [] }
+            return [.show(ChatDisplayLine(.info, channel: parameters[2], "in \(parameters[2]): \(last)"))]
+        case "322":
+            guard parameters.count >= 4 else { return [] }
+            let topic = last.isEmpty ? "" : ": \(last)"
+            return [.show(ChatDisplayLine(.info, channel: parameters[1], "\(parameters[1]) (\(parameters[2]) users)\(topic)"))]
+        case "352":
+            guard parameters.count >= 8 else { return [] }
+            return [.show(ChatDisplayLine(.info, channel: parameters[1], "\(parameters[5]) (\(parameters[2])@\(parameters[3])) in \(parameters[1])"))]
+        case "ERROR":
+            return [.closing(last)]
+        case "421" where !isRegistered && parameters.count > 1 && parameters[1].uppercased() == "CAP",
+            "451" where !isRegistered && parameters.count > 1 && parameters[1].uppercased() == "CAP":
+            // A server without capability negotiation: it offers no STARTTLS either.
+            return [.capabilities(offersTLS: false)]
+        default:
+            if message.command.count == 3, message.command.allSatisfy(\.isNumber) {
+                let isError = message.command.hasPrefix("4") || message.command.hasPrefix("5")
+                let subject = parameters.dropFirst().dropLast().joined(separator: " ")
+                let text = subject.isEmpty ? last : "\(subject): \(last)"
+                return [.show(ChatDisplayLine(isError ? .error : .info, text))]
+            }
+            return []
+        }
+    }
+
+    /// A `PRIVMSG` or `NOTICE`, with CTCP `ACTION` shown as an action.
+    private func displayLine(forMessage message: IRCMessage, sender: String) -> ChatDisplayLine {
+        let target = message.parameters.first ?? ""
+        var text = message.parameters.count > 1 ? message.parameters[1] : ""
+        let channel = IRCName.isChannel(target) ? target : nil
+        if message.command == "NOTICE" {
+            return ChatDisplayLine(.notice, channel: channel, nick: sender.isEmpty ? nil : sender, text)
+        }
+        if text.hasPrefix("\u{1}ACTION ") {
+            text = String(text.dropFirst(8))
+            if text.hasSuffix("\u{1}") { text.removeLast() }
+            return ChatDisplayLine(.action, channel: channel, nick: sender, text)
+        }
+        return ChatDisplayLine(.message, channel: channel, nick: sender, text)
+    }
+}
+
+extension String {
+    /// `KEY=value` split at the first `=`; `nil` value when there is none.
+    func splitKeyValue() -> (String, String?) {
+        guard let equals = firstIndex(of: "=") else { return (self, nil) }
+        return (String(self[..<equals]), String(self[index(after: equals)...]))
+    }
+
+    /// An ISUPPORT value with its `\xHH` escapes decoded.
+    func replacingHexEscapes() -> String {
+        var bytes: [UInt8] = []
+        var utf8 = Array(self.utf8)[...]
+        while let byte = utf8.first {
+            if byte == UInt8(ascii: "\\"), utf8.count >= 4, utf8.dropFirst().first == UInt8(ascii: "x"),
+                let value = UInt8(String(decoding: utf8.dropFirst(2).prefix(2), as: UTF8.self), radix: 16)
+            {
+                bytes.append(value)
+                utf8 = utf8.dropFirst(4)
+            } else {
+                bytes.append(byte)
+                utf8 = utf8.dropFirst()
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+}

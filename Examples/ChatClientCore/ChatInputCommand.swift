@@ -1,0 +1,158 @@
+import ChatProtocol
+
+/// What one line typed by the user asks for.
+///
+/// ```swift
+/// ChatInputCommand(parsing: "/join #chat", currentChannel: nil)  // .send([JOIN #chat])
+/// ChatInputCommand(parsing: "hello", currentChannel: "#chat")    // .send([PRIVMSG #chat :hello])
+/// ```
+public enum ChatInputCommand: Sendable, Hashable {
+    /// Send these messages to the server.
+    case send([IRCMessage])
+    /// Make `channel` the one plain text goes to (`/join` of a channel already joined).
+    case switchChannel(String)
+    /// List the chat servers found on the LAN.
+    case listServers
+    /// Show the help text.
+    case help
+    /// Leave with this reason, and exit.
+    case quit(String?)
+    /// Nothing to do (an empty line).
+    case none
+    /// The line could not be understood; show this to the user.
+    case error(String)
+
+    /// The help text: one line per command.
+    public static let helpText = [
+        "/join #channel[,#other]   join channels (or switch to one already joined)",
+        "/part [#channel] [reason] leave the current or the given channel",
+        "/msg <nick|#channel> text send a message to someone or somewhere",
+        "/me <action>              describe what you do, in the current channel",
+        "/nick <name>              change your nickname",
+        "/names [#channel]         who is in the current or the given channel",
+        "/list                     the channels on the server",
+        "/topic [text]             show or set the current channel's topic",
+        "/servers                  the chat servers found on the LAN",
+        "/quote <raw line>         send a raw IRC line",
+        "/quit [reason]            leave and exit",
+        "anything else             a message to the current channel",
+    ]
+
+    /// Parses one typed line. `currentChannel` is where plain text and `/me` go.
+    public init(parsing line: String, currentChannel: String?) {
+        let trimmed = line.trimmingSpaces
+        guard !trimmed.isEmpty else {
+            self = .none
+            return
+        }
+        guard trimmed.hasPrefix("/"), !trimmed.hasPrefix("//") else {
+            // `//text` sends `/text` as a message.
+            let text = trimmed.hasPrefix("//") ? String(line.drop { $0 == " " }.dropFirst()) : line
+            self = Self.message(text, to: currentChannel)
+            return
+        }
+        let (command, rest) = trimmed.dropFirst().splitOnce()
+        switch command.lowercased() {
+        case "join", "j":
+            guard !rest.isEmpty else {
+                self = .error("usage: /join #channel")
+                return
+            }
+            let (channels, key) = rest.splitOnce()
+            let names = channels.split(separator: ",").map { $0.hasPrefix("#") ? String($0) : "#" + $0 }
+            var parameters = [names.joined(separator: ",")]
+            if !key.isEmpty { parameters.append(key) }
+            self = .send([IRCMessage(command: "JOIN", parameters: parameters)])
+        case "part", "leave":
+            var (first, reason) = rest.splitOnce()
+            var channel = first
+            if !first.hasPrefix("#") {
+                channel = currentChannel ?? ""
+                reason = rest
+            }
+            guard !channel.isEmpty else {
+                self = .error("usage: /part #channel [reason] (you are in no channel)")
+                return
+            }
+            self = .send([IRCMessage(command: "PART", parameters: reason.isEmpty ? [channel] : [channel, reason])])
+        case "msg", "query", "m":
+            let (target, text) = rest.splitOnce()
+            guard !target.isEmpty, !text.isEmpty else {
+                self = .error("usage: /msg <nick|#channel> text")
+                return
+            }
+            self = .send([IRCMessage(command: "PRIVMSG", parameters: [target, text])])
+        case "notice":
+            let (target, text) = rest.splitOnce()
+            guard !target.isEmpty, !text.isEmpty else {
+                self = .error("usage: /notice <nick|#channel> text")
+                return
+            }
+            self = .send([IRCMessage(command: "NOTICE", parameters: [target, text])])
+        case "me":
+            guard let currentChannel else {
+                self = .error("/me needs a channel: /join one first")
+                return
+            }
+            self = .send([IRCMessage(command: "PRIVMSG", parameters: [currentChannel, "\u{1}ACTION \(rest)\u{1}"])])
+        case "nick":
+            guard !rest.isEmpty, !rest.contains(" ") else {
+                self = .error("usage: /nick <name>")
+                return
+            }
+            self = .send([IRCMessage(command: "NICK", parameters: [rest])])
+        case "names":
+            let channel = rest.isEmpty ? currentChannel : rest
+            self = .send([IRCMessage(command: "NAMES", parameters: channel.map { [$0] } ?? [])])
+        case "list":
+            self = .send([IRCMessage(command: "LIST", parameters: rest.isEmpty ? [] : [rest])])
+        case "topic":
+            guard let currentChannel else {
+                self = .error("/topic needs a channel: /join one first")
+                return
+            }
+            self = .send([IRCMessage(command: "TOPIC", parameters: rest.isEmpty ? [currentChannel] : [currentChannel, rest])])
+        case "who":
+            guard let mask = rest.isEmpty ? currentChannel : rest else {
+                self = .error("usage: /who <#channel|nick>")
+                return
+            }
+            self = .send([IRCMessage(command: "WHO", parameters: [mask])])
+        case "quote", "raw":
+            guard let message = try? IRCMessage(parsing: rest) else {
+                self = .error("/quote: not a valid IRC line: \(rest)")
+                return
+            }
+            self = .send([message])
+        case "servers":
+            self = .listServers
+        case "help", "?":
+            self = .help
+        case "quit", "exit", "q":
+            self = .quit(rest.isEmpty ? nil : rest)
+        default:
+            self = .error("unknown command /\(command); /help lists them")
+        }
+    }
+
+    private static func message(_ text: String, to channel: String?) -> ChatInputCommand {
+        guard let channel else {
+            return .error("you are in no channel: /join #channel first, or /msg someone")
+        }
+        return .send([IRCMessage(command: "PRIVMSG", parameters: [channel, text])])
+    }
+}
+
+extension StringProtocol {
+    /// Without leading and trailing spaces.
+    var trimmingSpaces: String {
+        String(drop { $0 == " " }.reversed().drop { $0 == " " }.reversed())
+    }
+
+    /// The first word, and the rest after the spaces that follow it.
+    func splitOnce() -> (String, String) {
+        let text = String(self).trimmingSpaces
+        guard let space = text.firstIndex(of: " ") else { return (text, "") }
+        return (String(text[..<space]), String(text[space...]).trimmingSpaces)
+    }
+}

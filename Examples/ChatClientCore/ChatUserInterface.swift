@@ -1,0 +1,22 @@
+/// Something the user did at the keyboard.
+public enum ChatUserInput: Sendable, Hashable {
+    /// A line typed and submitted.
+    case line(String)
+    /// Ctrl-C, Ctrl-D on an empty line, or the end of standard input.
+    case end
+}
+
+/// Where the chat client shows lines and gets typed ones: a terminal with an input line that
+/// keeps what is being typed, or plain standard input and output for scripts.
+public protocol ChatUserInterface: Sendable {
+    /// What the user types, line by line, ending with ``ChatUserInput/end``.
+    var inputs: AsyncStream<ChatUserInput> { get }
+    /// Whether this is an interactive terminal (colours, prompts).
+    var isTerminal: Bool { get }
+    /// Shows one rendered line above the input line.
+    func show(_ line: String)
+    /// Sets the text in front of the input line (`[#chat] `).
+    func setPrompt(_ prompt: String)
+    /// Puts the terminal back as it was.
+    func restore()
+}

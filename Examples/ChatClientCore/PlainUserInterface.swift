@@ -1,0 +1,40 @@
+import ChatProtocol
+import ExampleSupport
+import Foundation
+
+/// Lines from standard input, lines to standard output, nothing else: for scripts and pipes.
+public final class PlainUserInterface: ChatUserInterface {
+    public let inputs: AsyncStream<ChatUserInput>
+    public var isTerminal: Bool { false }
+
+    /// Starts reading standard input on a thread of its own (a blocking read must not hold a
+    /// thread of Swift's cooperative pool).
+    public init() {
+        let (stream, continuation) = AsyncStream.makeStream(of: ChatUserInput.self)
+        inputs = stream
+        // Plain read(2), not readLine(): a thread blocked in readLine holds stdio's lock on
+        // standard input, which anything flushing every stream would then wait for.
+        let thread = Thread {
+            var framer = IRCLineFramer(maxLineLength: 64 * 1024)
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            while true {
+                let count = read(0, &buffer, buffer.count)
+                if count <= 0 { break }
+                framer.append(buffer[0..<count])
+                while let event = framer.next() {
+                    if case .line(let bytes) = event {
+                        continuation.yield(.line(String(decoding: bytes, as: UTF8.self)))
+                    }
+                }
+            }
+            continuation.yield(.end)
+            continuation.finish()
+        }
+        thread.name = "chat-client stdin"
+        thread.start()
+    }
+
+    public func show(_ line: String) { printLine(line) }
+    public func setPrompt(_ prompt: String) {}
+    public func restore() {}
+}

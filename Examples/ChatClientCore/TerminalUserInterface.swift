@@ -1,0 +1,121 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Foundation
+import NIOConcurrencyHelpers
+
+/// A terminal UI: incoming lines scroll above an input line that keeps what is being typed.
+///
+/// The terminal is put in non-canonical mode without echo, and keys go through a
+/// ``ChatLineEditor``. Every output line clears the input line, prints, and draws the input
+/// line again. ``restore()`` puts the terminal back; call it before exiting.
+public final class TerminalUserInterface: ChatUserInterface {
+    public let inputs: AsyncStream<ChatUserInput>
+    public var isTerminal: Bool { true }
+
+    private struct State {
+        var editor = ChatLineEditor()
+        var prompt = ""
+        var restored = false
+    }
+    private let state = NIOLockedValueBox(State())
+    private let original: termios
+
+    /// Whether standard input and output are both terminals.
+    public static var isAvailable: Bool { isatty(0) == 1 && isatty(1) == 1 }
+
+    /// Takes over the terminal and starts reading keys on a thread of its own.
+    public init() {
+        var saved = termios()
+        tcgetattr(0, &saved)
+        original = saved
+        var raw = saved
+        raw.c_lflag &= ~tcflag_t(ICANON | ECHO | ISIG | IEXTEN)
+        raw.c_iflag &= ~tcflag_t(IXON | ICRNL)
+        withUnsafeMutableBytes(of: &raw.c_cc) { cc in
+            cc[Int(VMIN)] = 1
+            cc[Int(VTIME)] = 0
+        }
+        tcsetattr(0, TCSANOW, &raw)
+
+        let (stream, continuation) = AsyncStream.makeStream(of: ChatUserInput.self)
+        inputs = stream
+        let thread = Thread { [state] in
+            var buffer = [UInt8](repeating: 0, count: 256)
+            while true {
+                let count = read(0, &buffer, buffer.count)
+                if count <= 0 { break }
+                let outcomes = state.withLockedValue { $0.editor.feed(buffer[0..<count]) }
+                for outcome in outcomes {
+                    switch outcome {
+                    case .edited: break
+                    case .submitted(let line): continuation.yield(.line(line))
+                    case .interrupted:
+                        continuation.yield(.end)
+                    }
+                }
+                Self.redraw(state)
+            }
+            continuation.yield(.end)
+            continuation.finish()
+        }
+        thread.name = "chat-client keys"
+        thread.start()
+    }
+
+    public func show(_ line: String) {
+        state.withLockedValue { state in
+            guard !state.restored else { return }
+            Self.write("\r\u{1B}[2K" + line + "\r\n" + Self.inputLine(state))
+        }
+    }
+
+    public func setPrompt(_ prompt: String) {
+        state.withLockedValue { $0.prompt = prompt }
+        Self.redraw(state)
+    }
+
+    public func restore() {
+        let wasRestored = state.withLockedValue { state -> Bool in
+            defer { state.restored = true }
+            return state.restored
+        }
+        guard !wasRestored else { return }
+        var original = original
+        Self.write("\r\u{1B}[2K")
+        tcsetattr(0, TCSANOW, &original)
+    }
+
+    private static func redraw(_ state: NIOLockedValueBox<State>) {
+        state.withLockedValue { state in
+            guard !state.restored else { return }
+            write("\r\u{1B}[2K" + inputLine(state))
+        }
+    }
+
+    /// The prompt and as much of the typed text as fits, the cursor kept in view, and the
+    /// cursor put in its place.
+    private static func inputLine(_ state: State) -> String {
+        let width = max(20, columns() - 1)
+        let prompt = String(state.prompt.prefix(width / 2))
+        let room = width - prompt.count
+        let characters = state.editor.characters
+        let start = max(0, state.editor.cursor - room + 1)
+        let visible = characters[start..<min(characters.count, start + room)]
+        let text = ChatFormatter.printable(String(visible))
+        let back = start + visible.count - state.editor.cursor
+        return prompt + text + (back > 0 ? "\u{1B}[\(back)D" : "")
+    }
+
+    private static func columns() -> Int {
+        var size = winsize()
+        let result = withUnsafeMutablePointer(to: &size) { ioctl(1, UInt(TIOCGWINSZ), $0) }
+        return result == 0 && size.ws_col > 0 ? Int(size.ws_col) : 80
+    }
+
+    private static func write(_ text: String) {
+        FileHandle.standardOutput.write(Data(text.utf8))
+    }
+}

@@ -1,0 +1,152 @@
+import ArgumentParser
+import ChatClientCore
+import ChatProtocol
+import ExampleSupport
+import Foundation
+import StreamTaskKit
+
+/// The chat client of Protocol.md. With no arguments it finds chat servers on the LAN through
+/// DNS-SD, connects to the only one (or asks which), and upgrades with STARTTLS pinned to the
+/// certificate fingerprint the server advertises.
+@main
+struct ChatClientCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "chat-client",
+        abstract: "An IRC chat client that finds chat servers on the LAN through DNS-SD.",
+        discussion: """
+            Without --host it browses for _irc._tcp services. Type /help once connected for the \
+            commands. When standard input is not a terminal, each line read is one typed line, \
+            so scripts can drive it.
+            """
+    )
+
+    @Option(help: "Connect to this host instead of finding a server through DNS-SD.")
+    var host: String?
+
+    @Option(help: "The port (default 6667, or 6697 with --tls).")
+    var port: Int?
+
+    @Flag(help: "Use TLS from the first byte (usually port 6697).")
+    var tls = false
+
+    @Flag(help: "Upgrade with STARTTLS, and give up rather than go on in plaintext.")
+    var starttls = false
+
+    @Option(help: "Pin the server certificate to this SHA-256 (sha256:<hex>, colons allowed) instead of checking its chain.")
+    var fingerprint: String?
+
+    @Flag(help: "Accept any server certificate (testing only).")
+    var insecure = false
+
+    @Option(help: "Connect through this proxy (http://host:port or socks5://host:port); the environment's proxy variables apply otherwise.")
+    var proxy: String?
+
+    @Option(help: "Your nickname (default: your user name).")
+    var nick: String?
+
+    @Option(help: "A channel to join once connected; repeat for several.")
+    var channel: [String] = []
+
+    @Option(help: "Seconds to look for servers on the LAN.")
+    var browseTime: Double = 3
+
+    @Flag(help: "Do not reconnect when the connection drops.")
+    var noReconnect = false
+
+    func validate() throws {
+        if let port, !(1...65535).contains(port) {
+            throw ValidationError("--port must be between 1 and 65535 (got \(port))")
+        }
+        if tls && starttls {
+            throw ValidationError("--tls and --starttls exclude each other")
+        }
+        if let fingerprint, Self.parseFingerprint(fingerprint) == nil {
+            throw ValidationError("--fingerprint must be sha256: and 64 hex digits (got \(fingerprint))")
+        }
+        if host == nil && (port != nil || tls || starttls || proxy != nil) {
+            throw ValidationError("--port, --tls, --starttls and --proxy need --host (servers found on the LAN are reached directly)")
+        }
+    }
+
+    func run() async throws {
+        let ui: any ChatUserInterface = TerminalUserInterface.isAvailable ? TerminalUserInterface() : PlainUserInterface()
+        let signals = SignalWatcher(signals: [SIGINT, SIGTERM]) { _ in
+            ui.restore()
+            Foundation.exit(130)
+        }
+        defer {
+            signals.cancel()
+            ui.restore()
+        }
+        guard let options = try await makeOptions(ui: ui) else {
+            ui.restore()
+            throw ExitCode.failure
+        }
+        let status = await ChatClient(options: options, ui: ui).run()
+        ui.restore()
+        if status != 0 { throw ExitCode(status) }
+    }
+
+    private func makeOptions(ui: any ChatUserInterface) async throws -> ChatClientOptions? {
+        let nickname = nick ?? Self.defaultNick()
+        let channels = channel.map { $0.hasPrefix("#") ? $0 : "#" + $0 }
+        guard let host else {
+            return try await discover(ui: ui, nick: nickname, channels: channels)
+        }
+        let security: ChatClientOptions.Security = tls ? .tls : starttls ? .startTLS : .none
+        var options = ChatClientOptions(
+            target: .host(host, port: port ?? (tls ? 6697 : 6667)), security: security, nick: nickname, channels: channels,
+            proxy: try proxy.map { try ProxyConfiguration(url: $0) } ?? .environment)
+        options.pinnedCertificateSHA256 = fingerprint.flatMap(Self.parseFingerprint)
+        options.acceptsAnyCertificate = insecure
+        options.reconnects = !noReconnect
+        return options
+    }
+
+    /// Browses, lists what it found, and picks the only server or asks which.
+    private func discover(ui: any ChatUserInterface, nick: String, channels: [String]) async throws -> ChatClientOptions? {
+        ui.show("*** looking for chat servers on the LAN (DNS-SD, \(ChatServiceRecord.serviceType))…")
+        let servers: [DiscoveredChatServer]
+        do {
+            servers = try await ChatServerDiscovery.find(for: browseTime)
+        } catch {
+            ui.show("!!! DNS-SD: \(error)")
+            ui.show("!!! give a server with --host, or start avahi-daemon")
+            return nil
+        }
+        guard !servers.isEmpty else {
+            ui.show("!!! no chat server found on the LAN; start one with `swift run chat-server`, or give --host")
+            return nil
+        }
+        for (index, server) in servers.enumerated() {
+            ui.show("*** \(index + 1). \(server.summary)")
+        }
+        var chosen = servers[0]
+        if servers.count > 1 {
+            ui.setPrompt("which server (1-\(servers.count))? ")
+            var iterator = ui.inputs.makeAsyncIterator()
+            while true {
+                guard case .line(let answer) = await iterator.next() else { return nil }
+                if let number = Int(answer.trimmingCharacters(in: .whitespaces)), (1...servers.count).contains(number) {
+                    chosen = servers[number - 1]
+                    break
+                }
+                ui.show("!!! type a number from 1 to \(servers.count)")
+            }
+        }
+        var options = ChatClientOptions.discovered(chosen, nick: nick, channels: channels)
+        options.reconnects = !noReconnect
+        return options
+    }
+
+    /// The user's login name if it is a valid nickname, else `guest`.
+    static func defaultNick() -> String {
+        let user = ProcessInfo.processInfo.environment["USER"] ?? ""
+        return IRCName.isValidNickname(user) ? user : "guest"
+    }
+
+    /// `sha256:<hex>` with or without colons between the bytes.
+    static func parseFingerprint(_ text: String) -> [UInt8]? {
+        ChatServiceRecord.parseFingerprint(text.replacingOccurrences(of: ":", with: "").replacingOccurrences(of: "sha256", with: "sha256:"))
+    }
+}
