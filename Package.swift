@@ -133,10 +133,17 @@ let package = Package(
             ],
             path: "Examples/echo-client"
         ),
+        // What several test targets share: child processes, blocking work off the pool.
+        .target(
+            name: "StreamTaskTestSupport",
+            dependencies: [.product(name: "NIOConcurrencyHelpers", package: "swift-nio")],
+            path: "Tests/StreamTaskTestSupport"
+        ),
         .testTarget(
             name: "StreamTaskKitTests",
             dependencies: [
                 "StreamTaskKit",
+                "StreamTaskTestSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
@@ -146,6 +153,22 @@ let package = Package(
         .testTarget(
             name: "ChatProtocolTests",
             dependencies: ["ChatProtocol"]
+        ),
+        // The chat server and client: their state as values, end to end over loopback, and
+        // against real IRC software. Depends on the executables so that they are built.
+        .testTarget(
+            name: "ChatTests",
+            dependencies: [
+                "ChatClientCore",
+                "ChatProtocol",
+                "ChatServerCore",
+                "StreamTaskDNSSD",
+                "StreamTaskKit",
+                "StreamTaskTestSupport",
+                "chat-client",
+                "chat-server",
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ]
         ),
         .testTarget(
             name: "StreamTaskDNSSDTests",

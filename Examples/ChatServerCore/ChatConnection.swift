@@ -67,6 +67,9 @@ struct ChatConnection: Sendable {
             if atEOF {
                 return await finish(server.disconnect(id, reason: "Remote host closed the connection"), abort: true)
             }
+            if bucket != nil, pending.count > configuration.floodQueuedLines {
+                return await finish(server.disconnect(id, reason: "Excess Flood"))
+            }
 
             // Decide how long to wait for the next bytes.
             let now = clock.now
@@ -111,9 +114,6 @@ struct ChatConnection: Sendable {
                 }
                 lastLine = clock.now
                 pingSent = false
-            }
-            if bucket != nil, pending.count > configuration.floodQueuedLines {
-                return await finish(server.disconnect(id, reason: "Excess Flood"))
             }
         }
     }

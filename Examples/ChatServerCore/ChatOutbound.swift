@@ -9,7 +9,8 @@ final class ChatOutbound: Sendable {
     let task: StreamTask
     let limit: Int
     private struct State {
-        var pending = 0
+        /// Bytes given to the task; what the task has not yet sent of them is the queue.
+        var submitted: Int64 = 0
         var closed = false
     }
     private let state = NIOLockedValueBox(State())
@@ -19,8 +20,9 @@ final class ChatOutbound: Sendable {
         self.limit = limit
     }
 
-    /// Bytes queued and not yet written.
-    var pendingBytes: Int { state.withLockedValue { $0.pending } }
+    /// Bytes queued and not yet handed to the kernel. (The task counts what it sent on its
+    /// event loop, so this is exact however busy the rest of the process is.)
+    var pendingBytes: Int { Int(state.withLockedValue { $0.submitted } - task.countOfBytesSent) }
 
     /// Queues `data`. Returns `false` when that would pass the limit: nothing is queued and the
     /// caller drops the client. Writes to a closed outbound are ignored.
@@ -28,14 +30,12 @@ final class ChatOutbound: Sendable {
         let count = data.count
         let accepted = state.withLockedValue { state -> Bool? in
             if state.closed { return nil }
-            if state.pending + count > limit { return false }
-            state.pending += count
+            if Int(state.submitted - task.countOfBytesSent) + count > limit { return false }
+            state.submitted += Int64(count)
             return true
         }
         guard accepted == true else { return accepted == nil }
-        task.write(data, timeout: 0) { [state] _ in
-            state.withLockedValue { $0.pending -= count }
-        }
+        task.write(data, timeout: 0) { _ in }
         return true
     }
 

@@ -30,8 +30,9 @@ public struct ChatServerConfiguration: Sendable {
     public var floodQueuedLines = IRCLimits.floodQueuedLines
     /// Bytes not yet written to a client before it is dropped (`SendQ exceeded`).
     public var sendQueueLimit = IRCLimits.sendQueueBytes
-    /// Where the server logs connections and drops.
-    public var logger = Logger(label: "chat-server")
+    /// Where the server logs connections and drops; nothing by default (the command line sets
+    /// a real one).
+    public var logger = Logger(label: "chat-server", factory: { _ in SwiftLogNoOpLogHandler() })
 
     /// A configuration with the protocol's default limits.
     public init(identity: ChatServerIdentity, tls: StreamTLSConfiguration? = nil) {

@@ -212,15 +212,6 @@ final class PythonPeer: @unchecked Sendable {
     }
 }
 
-/// Runs blocking work (pipes, child processes) on a thread of its own: not on the small
-/// cooperative pool the other tests need, nor on Dispatch's global queue, which on Linux runs
-/// about one thread per core and adds more only slowly when they block.
-func offCooperativePool<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
-    await withCheckedContinuation { continuation in
-        Thread { continuation.resume(returning: body()) }.start()
-    }
-}
-
 /// Collects values from callbacks on other threads.
 final class Recorder<Value: Sendable>: Sendable {
     private let box = NIOLockedValueBox<[Value]>([])

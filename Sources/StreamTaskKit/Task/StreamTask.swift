@@ -121,6 +121,13 @@ public final class StreamTask: @unchecked Sendable, CustomStringConvertible {
     /// The task's metrics so far.
     public var metrics: StreamTaskMetrics { shared.withLockedValue { $0.metrics } }
 
+    /// Bytes handed to the kernel so far (``StreamTaskMetrics/countOfBytesSent`` without copying
+    /// the metrics): with the bytes given to writes, it tells how much is still queued, as a
+    /// server needs to drop a client that stopped reading before its queue grows unbounded.
+    /// Counted when the write completes on the connection's event loop, before any completion
+    /// handler runs.
+    public var countOfBytesSent: Int64 { shared.withLockedValue { $0.metrics.countOfBytesSent } }
+
     /// A delegate for this task only; when `nil`, the session's delegate hears about it.
     public var delegate: (any StreamSessionDelegate)? {
         get { shared.withLockedValue { $0.delegate } }

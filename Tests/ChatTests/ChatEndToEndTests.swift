@@ -1,0 +1,275 @@
+import ChatProtocol
+import ChatServerCore
+import Foundation
+import StreamTaskKit
+import Testing
+
+/// The chat server over real loopback connections, with bare IRC clients.
+@Suite(.timeLimit(.minutes(2)))
+struct ChatEndToEndTests {
+    /// Every message reaches every other member exactly once, and each sender's messages arrive
+    /// in the order sent.
+    @Test func everyMessageReachesEveryMemberOnceInOrder() async throws {
+        let members = 5
+        let perSender = 40
+        try await ChatServerFixture.with({ $0.floodBurst = nil }) { _, port in
+            var clients: [IRCTestClient] = []
+            for index in 0..<members {
+                let client = IRCTestClient(port: port)
+                try await client.register("user\(index)")
+                try await client.join("#room")
+                clients.append(client)
+            }
+            // Wait until everyone sees everyone's JOIN, so no message precedes a membership.
+            for (index, client) in clients.enumerated() {
+                let later = members - 1 - index
+                for _ in 0..<later { try await client.waitFor(command: "JOIN") }
+            }
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for (index, client) in clients.enumerated() {
+                    group.addTask {
+                        for number in 0..<perSender {
+                            try await client.send("PRIVMSG #room :\(index) \(number)")
+                        }
+                    }
+                }
+                try await group.waitForAll()
+            }
+            for (index, client) in clients.enumerated() {
+                var next = [Int](repeating: 0, count: members)
+                for _ in 0..<(perSender * (members - 1)) {
+                    let message = try await client.waitFor(command: "PRIVMSG")
+                    let words = message.parameters[1].split(separator: " ").compactMap { Int($0) }
+                    try #require(words.count == 2, "unexpected text \(message)")
+                    let (sender, number) = (words[0], words[1])
+                    #expect(sender != index, "\(message) was echoed to its sender")
+                    #expect(number == next[sender], "user\(index) got \(sender)'s message \(number), expected \(next[sender])")
+                    #expect(message.source?.hasPrefix("user\(sender)!") == true)
+                    next[sender] = number + 1
+                }
+                let expected = (0..<members).map { $0 == index ? 0 : perSender }
+                #expect(next == expected)
+            }
+            // Nothing more: no duplicate arrives after a PING round trip.
+            for client in clients {
+                try await client.send("PING done")
+                let after = try await client.waitFor(command: "PONG")
+                #expect(after.parameters.last == "done")
+                #expect(await client.received.filter { $0.command == "PRIVMSG" }.count == perSender * (members - 1))
+            }
+            for client in clients { await client.close() }
+        }
+    }
+
+    @Test func aTakenNicknameIsRefusedWhateverItsCase() async throws {
+        try await ChatServerFixture.with { _, port in
+            let alice = IRCTestClient(port: port)
+            try await alice.register("alice")
+            let other = IRCTestClient(port: port)
+            try await other.send("NICK ALICE")
+            let refused = try await other.waitFor(command: "433")
+            #expect(refused.parameters == ["*", "ALICE", "Nickname is already in use"])
+            try await other.send("USER bob 0 * :Bob")
+            try await other.send("NICK bob")
+            let welcome = try await other.waitFor(command: "001")
+            #expect(welcome.parameters.first == "bob")
+            // Once registered, taking alice's nick is refused too, and changing one's own case
+            // is allowed and announced.
+            try await other.send("NICK Alice")
+            #expect(try await other.waitFor(command: "433").parameters[1] == "Alice")
+            try await alice.send("NICK ALICE")
+            let change = try await alice.waitFor(command: "NICK")
+            #expect(change.source?.hasPrefix("alice!") == true)
+            #expect(change.parameters == ["ALICE"])
+            await alice.close()
+            await other.close()
+        }
+    }
+
+    /// A client that stops reading is dropped when its send queue passes the limit; the others
+    /// go on receiving everything, and see it quit.
+    @Test func aSlowReaderIsDisconnectedWhileTheOthersKeepReceiving() async throws {
+        try await ChatServerFixture.with({
+            $0.floodBurst = nil
+            $0.sendQueueLimit = 32 * 1024
+        }) { _, port in
+            // A slow reader with a small receive buffer, so the kernel holds little for it.
+            let slow = IRCTestClient(port: port)
+            try await slow.register("slow")
+            try await slow.join("#busy")
+            let sender = IRCTestClient(port: port)
+            try await sender.register("sender")
+            try await sender.join("#busy")
+            let reader = IRCTestClient(port: port)
+            try await reader.register("reader")
+            try await reader.join("#busy")
+            try await sender.waitFor(command: "JOIN")  // reader's
+
+            // `slow` reads nothing from here on. Send until the server gives up on it: more than
+            // the kernel's buffers hold for it (up to 4 MiB of send buffer on Linux by default).
+            let text = String(repeating: "x", count: 460)
+            let total = 12_000
+            let readerCount = Task {
+                var count = 0
+                var sawQuit = false
+                while count < total || !sawQuit {
+                    let message = try await reader.waitFor("traffic", timeout: 30) { $0.command == "PRIVMSG" || $0.command == "QUIT" }
+                    if message.command == "QUIT" {
+                        #expect(message.source?.hasPrefix("slow!") == true)
+                        #expect(message.parameters.last == "SendQ exceeded")
+                        sawQuit = true
+                    } else {
+                        #expect(message.parameters[1].hasPrefix("\(count) "), "message \(count) out of order: \(message.parameters[1].prefix(12))")
+                        count += 1
+                    }
+                }
+                return count
+            }
+            for number in 0..<total {
+                try await sender.send("PRIVMSG #busy :\(number) \(text)")
+                // Paced by the server (a PING round trip every 100 lines), not by the slow
+                // reader: the server must not slow anyone for its sake.
+                if number % 100 == 99 {
+                    try await sender.send("PING \(number)")
+                    try await sender.waitFor("PONG \(number)") { $0.command == "PONG" && $0.parameters.last == "\(number)" }
+                }
+            }
+            #expect(try await readerCount.value == total)
+            // The slow client's connection was closed by the server: reading it to the end ends.
+            let leftovers = try await slow.readToEnd(timeout: 30)
+            #expect(leftovers.filter { $0.command == "PRIVMSG" }.count < total, "the slow reader was never cut off")
+            await slow.close()
+            await sender.close()
+            await reader.close()
+        }
+    }
+
+    @Test func aFloodingClientIsThrottledThenDisconnected() async throws {
+        try await ChatServerFixture.with { _, port in
+            let flooder = IRCTestClient(port: port)
+            try await flooder.register("flooder")
+            var burst: [UInt8] = []
+            for number in 0..<60 { burst += Array("PING \(number)\r\n".utf8) }
+            try await flooder.sendRaw(burst)
+            let messages = try await flooder.readToEnd()
+            let pongs = messages.filter { $0.command == "PONG" }
+            #expect(!pongs.isEmpty && pongs.count < 60, "\(pongs.count) of 60 answered")
+            #expect(messages.last?.command == "ERROR")
+            #expect(messages.last?.parameters.last?.contains("Excess Flood") == true)
+        }
+    }
+
+    @Test func anOverlongLineGets417AndTheNextLineStillCounts() async throws {
+        try await ChatServerFixture.with { server, port in
+            let client = IRCTestClient(port: port)
+            try await client.register("longwinded")
+            let long = "PRIVMSG #x :" + String(repeating: "y", count: 2000)
+            try await client.sendRaw(Array((long + "\r\nPING after\r\n").utf8))
+            #expect(try await client.waitFor(command: "417").parameters == ["longwinded", "Input line was too long"])
+            #expect(try await client.waitFor(command: "PONG").parameters.last == "after")
+            // Garbage does no harm either: NUL, invalid UTF-8, a stray CR, a lone prefix.
+            try await client.sendRaw([0x50, 0x49, 0x4E, 0x47, 0x20, 0x00, 0x0D, 0x0A])
+            try await client.sendRaw(Array("PRIVMSG longwinded :\u{FF}".utf8) + [0xFF, 0xFE, 0x0D, 0x0A])
+            try await client.sendRaw(Array(":only-a-prefix\r\nPI\rNG x\r\nPING still\r\n".utf8))
+            #expect(try await client.waitFor(command: "PONG").parameters.last == "still")
+            #expect(await server.clientCount == 1)
+            await client.close()
+        }
+    }
+
+    @Test func aClientThatNeverRegistersIsDropped() async throws {
+        try await ChatServerFixture.with({ $0.registrationTimeout = .milliseconds(300) }) { _, port in
+            let client = IRCTestClient(port: port)
+            try await client.send("NICK lurker")
+            let messages = try await client.readToEnd()
+            #expect(messages.last?.command == "ERROR")
+            #expect(messages.last?.parameters.last == "Closing Link: 127.0.0.1 (Registration timed out)")
+        }
+    }
+
+    @Test func anIdleClientIsPingedThenDroppedAndItsChannelsSeeItQuit() async throws {
+        try await ChatServerFixture.with({
+            $0.idleTimeout = .milliseconds(300)
+            $0.pingTimeout = .milliseconds(300)
+        }) { _, port in
+            let idle = IRCTestClient(port: port)
+            try await idle.register("idle")
+            try await idle.join("#c")
+            let watcher = IRCTestClient(port: port)
+            try await watcher.register("watcher")
+            try await watcher.join("#c")
+            let ping = try await idle.waitFor(command: "PING")
+            #expect(ping.parameters == ["chat.test"])
+            // The watcher answers its own PINGs, so only `idle` times out.
+            let quit = try await watcher.waitFor("idle's QUIT") { message in
+                if message.command == "PING" { Task { try? await watcher.send("PONG chat.test") } }
+                return message.command == "QUIT"
+            }
+            #expect(quit.source?.hasPrefix("idle!") == true)
+            #expect(quit.parameters.last?.hasPrefix("Ping timeout") == true)
+            let end = try await idle.readToEnd()
+            #expect(end.last?.command == "ERROR")
+            await watcher.close()
+        }
+    }
+
+    @Test func pastMaxClientsANewConnectionIsToldTheServerIsFull() async throws {
+        try await ChatServerFixture.with({ $0.maximumClients = 2 }) { server, port in
+            let first = IRCTestClient(port: port)
+            try await first.register("one")
+            let second = IRCTestClient(port: port)
+            try await second.register("two")
+            let third = IRCTestClient(port: port)
+            let messages = try await third.readToEnd()
+            #expect(messages.map(\.command) == ["ERROR"])
+            #expect(messages.first?.parameters.last == "Closing Link: 127.0.0.1 (Server is full)")
+            #expect(await server.clientCount == 2)
+            await first.close()
+            await second.close()
+        }
+    }
+
+    /// STARTTLS as Protocol.md describes it, with the client pinning the certificate.
+    @Test func startTLSUpgradesAndTheRegistrationGoesOnInTLS() async throws {
+        let tls = try ChatServerFixture.makeTLS()
+        let fingerprint = try #require(tls.certificateChain.first?.sha256Fingerprint)
+        try await ChatServerFixture.with(tls: tls) { _, port in
+            let session = StreamSession(configuration: .init(
+                tls: StreamTLSConfiguration(certificateVerification: .none, pins: [.certificateSHA256(fingerprint)]),
+                proxy: .direct))
+            let client = IRCTestClient(port: port, session: session)
+            try await client.send("CAP LS 302")
+            #expect(try await client.waitFor(command: "CAP").parameters == ["*", "LS", "tls"])
+            try await client.send("STARTTLS")
+            #expect(try await client.waitFor(command: "670").parameters.first == "*")
+            try await client.task.startTLS(timeout: 10)
+            try await client.send("NICK secure")
+            try await client.send("USER secure 0 * :Secure")
+            try await client.send("CAP END")
+            #expect(try await client.waitFor(command: "001").parameters.first == "secure")
+            #expect(client.task.metrics.negotiatedTLSVersion != nil)
+            try await client.send("STARTTLS")
+            #expect(try await client.waitFor(command: "691").parameters.last == "STARTTLS failed (already registered)")
+            await client.close()
+        }
+    }
+
+    /// Bytes that follow STARTTLS in plaintext are never processed: the connection is closed.
+    @Test func plaintextPipelinedAfterSTARTTLSIsNeverProcessed() async throws {
+        let tls = try ChatServerFixture.makeTLS()
+        try await ChatServerFixture.with(tls: tls) { server, port in
+            let watcher = IRCTestClient(port: port)
+            try await watcher.register("watcher")
+            let attacker = IRCTestClient(port: port)
+            try await attacker.sendRaw(Array("STARTTLS\r\nNICK injected\r\nUSER i 0 * :i\r\n".utf8))
+            let messages = try await attacker.readToEnd()
+            #expect(!messages.contains { $0.command == "001" })
+            try await watcher.send("WHO injected")
+            let who = try await watcher.waitFor(command: "315")
+            #expect(await watcher.received.filter { $0.command == "352" }.isEmpty, "the injected NICK was processed")
+            #expect(who.parameters[1] == "injected")
+            #expect(await server.clientCount == 1)
+            await watcher.close()
+        }
+    }
+}

@@ -1,0 +1,2 @@
+// Child processes and blocking work, shared with the chat tests.
+@_exported import StreamTaskTestSupport
