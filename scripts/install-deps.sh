@@ -21,6 +21,9 @@ PACKAGES=(
     libavahi-compat-libdnssd-dev  # dns_sd.h and libdns_sd, which the StreamTaskDNSSD module builds on
     dbus                          # the system bus avahi-daemon needs
     iproute2                      # `ip link set lo multicast on` for mDNS on loopback
+    ngircd  # a real IRC server the chat client is tested against (the tests start their own)
+    irssi   # a real IRC client the chat server is tested against
+    tmux    # drives irssi's terminal UI in the tests
 )
 
 # A package counts as installed when dpkg says so ("ii"); a command of the same name found
@@ -56,12 +59,13 @@ if [[ "$(id -u)" -ne 0 ]]; then
     as_root=(sudo)
 fi
 
-# Installing avahi-daemon must not start it: its package would start it with the system's
-# configuration, which announces this machine on every network interface. While apt-get runs, a
+# No package may start its service: avahi-daemon's would announce this machine on every
+# network interface, and ngircd's would take port 6667 from the chat demo. While apt-get runs, a
 # policy-rc.d (unless the system already has one) tells the packages not to start services;
-# scripts/start-services.sh starts avahi-daemon later with the project's loopback-only config.
+# scripts/start-services.sh starts avahi-daemon later with the project's loopback-only config,
+# and the tests start their own ngircd.
 policy=/usr/sbin/policy-rc.d
-if [[ " ${missing[*]} " == *" avahi-daemon "* && ! -e "$policy" ]]; then
+if [[ ! -e "$policy" ]]; then
     printf '#!/bin/sh\n# install-deps.sh: no service starts while it installs packages\nexit 101\n' |
         ${as_root[@]+"${as_root[@]}"} tee "$policy" >/dev/null
     ${as_root[@]+"${as_root[@]}"} chmod 755 "$policy"

@@ -124,6 +124,7 @@ struct ChatClientCommand: AsyncParsableCommand {
         var chosen = servers[0]
         if servers.count > 1 {
             ui.setPrompt("which server (1-\(servers.count))? ")
+            if !ui.isTerminal { ui.show("*** which server (1-\(servers.count))?") }
             var iterator = ui.inputs.makeAsyncIterator()
             while true {
                 guard case .line(let answer) = await iterator.next() else { return nil }

@@ -8,6 +8,10 @@ import Glibc
 /// Why a child process could not be started.
 public struct ChildProcessError: Error, CustomStringConvertible {
     public let description: String
+
+    public init(description: String) {
+        self.description = description
+    }
 }
 
 /// A child process started with `posix_spawn`, in a process group of its own, with no signal

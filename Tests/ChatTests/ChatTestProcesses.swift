@@ -1,0 +1,117 @@
+import Foundation
+import StreamTaskTestSupport
+import Testing
+
+/// Where the test runner is: the example executables are built next to it.
+enum BuiltProducts {
+    static var directory: URL {
+        let runner = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        return URL(fileURLWithPath: runner).deletingLastPathComponent()
+    }
+
+    /// The path of the built example `name` (`chat-client`, `chat-server`).
+    static func path(_ name: String) throws -> String {
+        let path = directory.appendingPathComponent(name).path
+        guard FileManager.default.isExecutableFile(atPath: path) else {
+            throw ChildProcessError(description: "\(name) is not built at \(path): run `swift build --build-tests` first")
+        }
+        return path
+    }
+
+    /// The path of an installed program, or an error naming the Debian package to install.
+    static func installed(_ command: String, package: String) throws -> String {
+        for directory in ["/usr/bin", "/usr/sbin", "/bin", "/sbin", "/usr/local/bin"] {
+            let candidate = directory + "/" + command
+            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+        }
+        throw ChildProcessError(
+            description: "\(command) is not installed and the chat interop tests need it: run scripts/install-deps.sh (it installs \(package)); scripts/test.sh does this for you")
+    }
+}
+
+/// A program run by a test with its output in a file, read back while it runs.
+final class ObservedProcess: Sendable {
+    let child: ChildProcess
+    let directory: URL
+    var outputFile: URL { directory.appendingPathComponent("output.txt") }
+
+    /// Starts `path` with `arguments` in a fresh directory (also its working directory's stand-in
+    /// for files it writes), standard input a pipe when `pipeInput`.
+    init(_ path: String, _ arguments: [String], pipeInput: Bool = false, environment: [String: String] = [:]) throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("chat-test-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        child = try ChildProcess(path, arguments, output: directory.appendingPathComponent("output.txt").path, pipeInput: pipeInput, environment: environment)
+    }
+
+    /// Everything the program wrote so far.
+    var output: String { (try? String(contentsOf: outputFile, encoding: .utf8)) ?? "" }
+
+    /// Waits until the output contains `text` (or the program exits); returns whether it does.
+    func waitForOutput(containing text: String, seconds: Double = 20) async -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            if output.contains(text) { return true }
+            if !child.isRunning() { return output.contains(text) }
+            try? await Task.sleep(for: .milliseconds(50))
+        }
+        return output.contains(text)
+    }
+
+    /// Sends one line to the program's standard input.
+    func send(_ line: String) { child.send(line) }
+
+    /// Stops the program (by its process group) and removes its files.
+    func stop() async {
+        let child = child
+        child.closeInput()
+        await offCooperativePool { child.stop(grace: 2) }
+        try? FileManager.default.removeItem(at: directory)
+    }
+}
+
+/// ngIRCd, the IRC server from Debian's `ngircd` package, on 127.0.0.1 and a port of its own.
+struct NgircdServer {
+    let process: ObservedProcess
+    let port: Int
+
+    /// Starts ngIRCd in the foreground with a configuration of its own; retries another port if
+    /// the one picked was taken.
+    static func start() async throws -> NgircdServer {
+        let binary = try BuiltProducts.installed("ngircd", package: "ngircd")
+        var lastOutput = ""
+        for _ in 0..<5 {
+            // Below the ephemeral range and apart from the library tests' 20000-32000.
+            let port = Int.random(in: 10_000..<20_000)
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("ngircd-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            let config = directory.appendingPathComponent("ngircd.conf")
+            let isRoot = geteuid() == 0
+            try """
+                [Global]
+                Name = ngircd.test
+                Info = ngIRCd for the chat tests
+                Listen = 127.0.0.1
+                Ports = \(port)
+                MotdPhrase = ngircd test server
+                PidFile = \(directory.path)/ngircd.pid
+                \(isRoot ? "ServerUID = 65534\nServerGID = 65534" : "")
+                [Limits]
+                MaxConnectionsIP = 0
+                [Options]
+                PAM = no
+                Ident = no
+                DNS = no
+                """.write(to: config, atomically: true, encoding: .utf8)
+            let process = try ObservedProcess(binary, ["-n", "-f", config.path])
+            if await process.waitForOutput(containing: "Now listening on", seconds: 15), process.child.isRunning() {
+                return NgircdServer(process: process, port: port)
+            }
+            lastOutput = process.output
+            await process.stop()
+            try? FileManager.default.removeItem(at: directory)
+        }
+        throw ChildProcessError(description: "ngircd did not start listening; its output: \(lastOutput)")
+    }
+
+    func stop() async { await process.stop() }
+}
