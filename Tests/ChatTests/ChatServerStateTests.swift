@@ -1,0 +1,132 @@
+import ChatProtocol
+import Testing
+
+@testable import ChatServerCore
+
+/// The server's protocol logic as plain values: events in, actions out.
+@Suite struct ChatServerStateTests {
+    private var state = ChatServerState(identity: ChatServerFixture.identity(tls: true), maximumClients: 3)
+
+    private mutating func say(_ line: String, from id: ChatClientID) throws -> [ChatServerAction] {
+        try state.receive(IRCMessage(parsing: line), from: id, now: 1_000)
+    }
+
+    /// The lines that went to `id`, serialized.
+    private func sent(_ actions: [ChatServerAction], to id: ChatClientID) -> [String] {
+        actions.compactMap { action -> String? in
+            switch action {
+            case .send(let target, let message) where target == id: message.description
+            case .broadcast(let targets, let message) where targets.contains(id): message.description
+            default: nil
+            }
+        }
+    }
+
+    private mutating func register(_ id: ChatClientID, _ nick: String) throws {
+        _ = state.connect(id, host: "127.0.0.1")
+        _ = try say("NICK \(nick)", from: id)
+        _ = try say("USER \(nick) 0 * :\(nick)", from: id)
+        #expect(state.isRegistered(id))
+    }
+
+    @Test mutating func capabilityNegotiationHoldsRegistrationUntilCapEnd() throws {
+        _ = state.connect(1, host: "::1")
+        #expect(sent(try say("CAP LS 302", from: 1), to: 1) == [":chat.test CAP * LS tls"])
+        #expect(try say("NICK alice", from: 1).isEmpty)
+        #expect(try say("USER alice 0 * :Alice", from: 1).isEmpty)
+        #expect(!state.isRegistered(1))
+        #expect(sent(try say("CAP REQ :tls multi-prefix", from: 1), to: 1) == [":chat.test CAP alice NAK :tls multi-prefix"])
+        #expect(sent(try say("CAP REQ tls", from: 1), to: 1) == [":chat.test CAP alice ACK tls"])
+        let welcome = sent(try say("CAP END", from: 1), to: 1)
+        #expect(welcome.first == ":chat.test 001 alice :Welcome to the Test Chat IRC Network, alice!alice@0::1")
+        #expect(welcome.map { $0.split(separator: " ")[1] } == ["001", "002", "003", "004", "005", "375", "372", "376"])
+        #expect(sent(try say("CAP LIST", from: 1), to: 1) == [":chat.test CAP alice LIST tls"])
+    }
+
+    @Test mutating func onlyRegistrationCommandsAreAcceptedBeforeRegistration() throws {
+        _ = state.connect(1, host: "127.0.0.1")
+        #expect(sent(try say("JOIN #a", from: 1), to: 1) == [":chat.test 451 * :You have not registered"])
+        #expect(sent(try say("PING x", from: 1), to: 1) == [":chat.test PONG chat.test x"])
+        #expect(sent(try say("NICK 9lives", from: 1), to: 1) == [":chat.test 432 * 9lives :Erroneous nickname"])
+        #expect(sent(try say("USER a b", from: 1), to: 1) == [":chat.test 461 * USER :Not enough parameters"])
+    }
+
+    @Test mutating func startTLSIsAnsweredThenStartedAndRefusedOnceRegistered() throws {
+        _ = state.connect(1, host: "127.0.0.1")
+        let actions = try say("STARTTLS", from: 1)
+        #expect(sent(actions, to: 1) == [":chat.test 670 * :STARTTLS successful, proceed with TLS handshake"])
+        #expect(actions.last == .startTLS(1))
+        state.tlsEstablished(1)
+        #expect(sent(try say("STARTTLS", from: 1), to: 1) == [":chat.test 691 * :STARTTLS failed (already using TLS)"])
+        try register(2, "bob")
+        #expect(sent(try say("STARTTLS", from: 2), to: 2) == [":chat.test 691 bob :STARTTLS failed (already registered)"])
+    }
+
+    @Test mutating func channelMessagesGoToEveryOtherMemberOnly() throws {
+        try register(1, "alice")
+        try register(2, "bob")
+        try register(3, "carol")
+        _ = try say("JOIN #chat", from: 1)
+        let join = try say("JOIN #Chat", from: 2)
+        #expect(sent(join, to: 1) == [":bob!bob@127.0.0.1 JOIN #Chat"])
+        #expect(sent(join, to: 2).contains(":chat.test 353 bob = #Chat :alice bob"))
+        let message = try say("PRIVMSG #CHAT :hi", from: 1)
+        #expect(message == [.broadcast([2], IRCMessage(source: "alice!alice@127.0.0.1", "PRIVMSG", "#CHAT", "hi"))])
+        #expect(sent(try say("PRIVMSG #chat :let me in", from: 3), to: 3) == [":chat.test 404 carol #chat :Cannot send to channel"])
+        #expect(sent(try say("PRIVMSG #nowhere :x", from: 3), to: 3) == [":chat.test 403 carol #nowhere :No such channel"])
+        #expect(sent(try say("PRIVMSG dave :x", from: 3), to: 3) == [":chat.test 401 carol dave :No such nick/channel"])
+        #expect(sent(try say("PRIVMSG a,b,c,d,e :x", from: 3), to: 3).last == ":chat.test 407 carol e :Too many targets")
+        #expect(sent(try say("PRIVMSG", from: 3), to: 3) == [":chat.test 411 carol :No recipient given (PRIVMSG)"])
+        #expect(try say("NOTICE dave :x", from: 3).isEmpty, "NOTICE is never answered with an error")
+        let whisper = try say("PRIVMSG bob :psst", from: 3)
+        #expect(sent(whisper, to: 2) == [":carol!carol@127.0.0.1 PRIVMSG bob psst"], "\(whisper)")
+    }
+
+    @Test mutating func quittingTellsTheChannelsOnceAndClosesWithAReason() throws {
+        try register(1, "alice")
+        try register(2, "bob")
+        _ = try say("JOIN #a,#b", from: 1)
+        _ = try say("JOIN #a,#b", from: 2)
+        let actions = try say("QUIT :bye", from: 1)
+        #expect(actions == [
+            .broadcast([2], IRCMessage(source: "alice!alice@127.0.0.1", "QUIT", "Quit: bye")),
+            .close(1, reason: "Quit: bye"),
+        ])
+        #expect(state.clients[1] == nil)
+        #expect(state.channels["#a"]?.members == [2])
+        #expect(state.client(named: "ALICE") == nil, "the nickname is free again")
+    }
+
+    @Test mutating func nickChangesAreAnnouncedOnceToEachPeer() throws {
+        try register(1, "alice")
+        try register(2, "bob")
+        _ = try say("JOIN #a,#b", from: 1)
+        _ = try say("JOIN #a,#b", from: 2)
+        let actions = try say("NICK alicia", from: 1)
+        #expect(sent(actions, to: 1) == [":alice!alice@127.0.0.1 NICK alicia"])
+        #expect(sent(actions, to: 2) == [":alice!alice@127.0.0.1 NICK alicia"])
+        #expect(state.client(named: "Alicia")?.id == 1)
+    }
+
+    @Test mutating func topicsModesWhoAndListFollowTheProtocol() throws {
+        try register(1, "alice")
+        _ = try say("JOIN #c", from: 1)
+        #expect(sent(try say("TOPIC #c", from: 1), to: 1) == [":chat.test 331 alice #c :No topic is set"])
+        let long = String(repeating: "é", count: 200)
+        _ = try say("TOPIC #c :\(long)", from: 1)
+        #expect(state.channels["#c"]?.topic?.utf8.count == 390)
+        #expect(sent(try say("MODE #c", from: 1), to: 1) == [":chat.test 324 alice #c +n", ":chat.test 329 alice #c 1000"])
+        #expect(sent(try say("MODE #c +m", from: 1), to: 1) == [":chat.test 482 alice #c :You're not channel operator"])
+        #expect(sent(try say("MODE alice +i", from: 1), to: 1) == [":alice MODE alice +i"])
+        #expect(sent(try say("MODE alice", from: 1), to: 1) == [":chat.test 221 alice +i"])
+        #expect(sent(try say("MODE bob", from: 1), to: 1) == [":chat.test 502 alice :Cant change mode for other users"])
+        #expect(sent(try say("WHO alice", from: 1), to: 1).first == ":chat.test 352 alice * alice 127.0.0.1 chat.test alice H :0 alice")
+        #expect(sent(try say("LIST", from: 1), to: 1).count == 3)
+        #expect(sent(try say("FROB", from: 1), to: 1) == [":chat.test 421 alice FROB :Unknown command"])
+    }
+
+    @Test mutating func pastTheClientLimitTheConnectionIsClosed() throws {
+        for id in 1...3 { #expect(state.connect(id, host: "127.0.0.1").isEmpty) }
+        #expect(state.connect(4, host: "127.0.0.1") == [.close(4, reason: "Server is full")])
+    }
+}
