@@ -194,6 +194,10 @@ public actor ChatClient {
     }
 
     private func handle(_ line: String) async {
+        // What is typed (or piped in by a script) before the session is ready waits for it.
+        if !line.hasPrefix("/quit") && !line.hasPrefix("/help") && !line.hasPrefix("/servers") {
+            await waitUntilReady()
+        }
         let command = ChatInputCommand(parsing: line, currentChannel: state.currentChannel)
         switch command {
         case .none: break
@@ -224,6 +228,15 @@ public actor ChatClient {
                 }
                 echo(message)
             }
+        }
+    }
+
+    /// Waits (at most 30 s) until registered and in the channels to join, or quitting.
+    private func waitUntilReady() async {
+        let deadline = ContinuousClock.now + .seconds(30)
+        while !quitting && ContinuousClock.now < deadline {
+            if task != nil, state.isRegistered, state.autojoin.isEmpty || !state.channels.isEmpty { return }
+            try? await Task.sleep(for: .milliseconds(50))
         }
     }
 
