@@ -127,6 +127,9 @@ public actor ChatClient {
             case .send(let message):
                 try await send(message)
             case .registered:
+                if options.security == .tls, let task {
+                    showSecured(task)
+                }
                 show(.info, "registered as \(state.nick) on \(options.targetDescription)")
                 updatePrompt()
             case .capabilities(let offersTLS):
@@ -166,6 +169,10 @@ public actor ChatClient {
         } catch let error as StreamTaskError {
             throw FatalError(description: "TLS upgrade failed: \(error.message)")
         }
+        showSecured(task)
+    }
+
+    private func showSecured(_ task: StreamTask) {
         let metrics = task.metrics
         let pinned = options.pinnedCertificateSHA256 != nil ? ", certificate matches the pinned fingerprint" : ""
         show(.info, "secured with \(metrics.negotiatedTLSVersion ?? "TLS") \(metrics.negotiatedCipherSuite ?? "")\(pinned)")

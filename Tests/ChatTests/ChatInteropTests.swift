@@ -65,6 +65,44 @@ struct ChatInteropTests {
         }
     }
 
+    /// Our client speaks TLS from the first byte (`--tls`) to ngIRCd's TLS port, pinned to its
+    /// certificate, and is refused when the pin does not match.
+    @Test func ourClientUsesTLSFromTheFirstByteWithNgircd() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("ngircd-tls-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = ChatCertificateStore(directory: directory)
+        let tls = try store.loadOrCreate(commonName: "ngircd.test").tls
+        let fingerprint = ChatServiceRecord.fingerprint(try #require(tls.certificateChain.first?.sha256Fingerprint))
+        // ngIRCd reads its key as the user it runs as.
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: store.privateKeyFile.path)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: directory.path)
+        let ngircd = try await NgircdServer.start(certificateFile: store.certificateFile.path, keyFile: store.privateKeyFile.path)
+        do {
+            let port = try #require(ngircd.tlsPort)
+            let ours = try ObservedProcess(
+                try BuiltProducts.path("chat-client"),
+                ["--host", "127.0.0.1", "--port", "\(port)", "--tls", "--fingerprint", fingerprint, "--nick", "tlsuser", "--no-reconnect"],
+                pipeInput: true)
+            #expect(await ours.waitForOutput(containing: "registered as tlsuser"), "\(ours.output)")
+            #expect(ours.output.contains("secured with TLS"), "\(ours.output)")
+            ours.send("/quit")
+            await ours.stop()
+
+            let wrongPin = "sha256:" + String(repeating: "ab", count: 32)
+            let refused = try ObservedProcess(
+                try BuiltProducts.path("chat-client"),
+                ["--host", "127.0.0.1", "--port", "\(port)", "--tls", "--fingerprint", wrongPin, "--nick", "tlsuser", "--no-reconnect"],
+                pipeInput: true)
+            #expect(await refused.waitForOutput(containing: "pin"), "\(refused.output)")
+            #expect(!refused.output.contains("registered as"), "\(refused.output)")
+            await refused.stop()
+            await ngircd.stop()
+        } catch {
+            await ngircd.stop()
+            throw error
+        }
+    }
+
     /// irssi, driven through tmux, joins our server and exchanges messages with our client.
     @Test func irssiAndOurClientTalkOnOurServer() async throws {
         let tmux = try BuiltProducts.installed("tmux", package: "tmux")

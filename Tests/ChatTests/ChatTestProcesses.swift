@@ -73,10 +73,12 @@ final class ObservedProcess: Sendable {
 struct NgircdServer {
     let process: ObservedProcess
     let port: Int
+    /// The port that speaks TLS from the first byte, when started with a certificate.
+    let tlsPort: Int?
 
     /// Starts ngIRCd in the foreground with a configuration of its own; retries another port if
     /// the one picked was taken.
-    static func start() async throws -> NgircdServer {
+    static func start(certificateFile: String? = nil, keyFile: String? = nil) async throws -> NgircdServer {
         let binary = try BuiltProducts.installed("ngircd", package: "ngircd")
         var lastOutput = ""
         for _ in 0..<5 {
@@ -93,7 +95,6 @@ struct NgircdServer {
                 Listen = 127.0.0.1
                 Ports = \(port)
                 MotdPhrase = ngircd test server
-                PidFile = \(directory.path)/ngircd.pid
                 \(isRoot ? "ServerUID = 65534\nServerGID = 65534" : "")
                 [Limits]
                 MaxConnectionsIP = 0
@@ -101,10 +102,12 @@ struct NgircdServer {
                 PAM = no
                 Ident = no
                 DNS = no
+                \(certificateFile.map { "[SSL]\nCertFile = \($0)\nKeyFile = \(keyFile ?? "")\nPorts = \(port + 1)" } ?? "")
                 """.write(to: config, atomically: true, encoding: .utf8)
             let process = try ObservedProcess(binary, ["-n", "-f", config.path])
-            if await process.waitForOutput(containing: "Now listening on", seconds: 15), process.child.isRunning() {
-                return NgircdServer(process: process, port: port)
+            let last = certificateFile == nil ? port : port + 1
+            if await process.waitForOutput(containing: "Now listening on [127.0.0.1]:\(last)", seconds: 15), process.child.isRunning() {
+                return NgircdServer(process: process, port: port, tlsPort: certificateFile == nil ? nil : port + 1)
             }
             lastOutput = process.output
             await process.stop()

@@ -14,11 +14,14 @@ actor IRCTestClient {
     /// Every message read so far, in order.
     private(set) var received: [IRCMessage] = []
     private(set) var closed = false
+    /// Whether the server's PINGs are answered as they are read, as a real client does.
+    let answersPings: Bool
 
     /// Connects to 127.0.0.1:`port`.
-    init(port: Int, session: StreamSession = StreamSession(configuration: .init(proxy: .direct))) {
+    init(port: Int, session: StreamSession = StreamSession(configuration: .init(proxy: .direct)), answersPings: Bool = true) {
         task = session.streamTask(withHostName: "127.0.0.1", port: port)
         task.resume()
+        self.answersPings = answersPings
     }
 
     /// Sends one line (CR LF added).
@@ -38,6 +41,9 @@ actor IRCTestClient {
             while let event = framer.next() {
                 guard case .line(let bytes) = event, let message = try? IRCMessage(parsing: bytes, maxLength: 8190) else { continue }
                 received.append(message)
+                if answersPings, message.command == "PING" {
+                    try await send("PONG :\(message.parameters.first ?? "")")
+                }
                 return message
             }
             if closed { return nil }
