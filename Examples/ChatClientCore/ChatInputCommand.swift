@@ -75,20 +75,14 @@ public enum ChatInputCommand: Sendable, Hashable {
                 return
             }
             self = .send([IRCMessage(command: "PART", parameters: reason.isEmpty ? [channel] : [channel, reason])])
-        case "msg", "query", "m":
+        case "msg", "query", "m", "notice":
             let (target, text) = rest.splitOnce()
             guard !target.isEmpty, !text.isEmpty else {
-                self = .error("usage: /msg <nick|#channel> text")
+                self = .error("usage: /\(command.lowercased()) <nick|#channel> text")
                 return
             }
-            self = .send([IRCMessage(command: "PRIVMSG", parameters: [target, text])])
-        case "notice":
-            let (target, text) = rest.splitOnce()
-            guard !target.isEmpty, !text.isEmpty else {
-                self = .error("usage: /notice <nick|#channel> text")
-                return
-            }
-            self = .send([IRCMessage(command: "NOTICE", parameters: [target, text])])
+            let ircCommand = command.lowercased() == "notice" ? "NOTICE" : "PRIVMSG"
+            self = .send([IRCMessage(command: ircCommand, parameters: [target, text])])
         case "me":
             guard let currentChannel else {
                 self = .error("/me needs a channel: /join one first")
