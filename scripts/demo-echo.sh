@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# The demo: an echo server and client built on StreamTaskKit.
+# The echo demo: an echo server and client built on StreamTaskKit.
 #
 # Builds the two examples, starts echo-server on a free port, and sends lines through
 # echo-client: a few sample lines, or, when standard input is a terminal, the lines you type
-# (Ctrl-D to end). Then it stops the server. (The chat example will replace this demo.)
+# (Ctrl-D to end). Then it stops the server. (scripts/demo.sh runs the chat demo.)
 set -euo pipefail
 
 # Run from the repository root, wherever we were called from.
