@@ -22,7 +22,16 @@ enum TLSErrorMapper {
         if let verification { return verification }
         if let error = error as? StreamTaskError { return error }
         let text = "\(error)"
-        let versionMarkers = ["UNSUPPORTED_PROTOCOL", "PROTOCOL_VERSION", "NO_SUPPORTED_VERSIONS", "WRONG_VERSION"]
+        // BoringSSL says WRONG_VERSION_NUMBER when a record header is not TLS at all: the peer
+        // speaks something else (plaintext, garbage), which is not a version disagreement.
+        if text.contains("WRONG_VERSION_NUMBER") {
+            return StreamTaskError(
+                .tlsHandshakeFailed,
+                "the peer does not speak TLS: what it sent is not a TLS record (\(text))",
+                underlying: error
+            )
+        }
+        let versionMarkers = ["UNSUPPORTED_PROTOCOL", "PROTOCOL_VERSION", "NO_SUPPORTED_VERSIONS"]
         if versionMarkers.contains(where: text.contains) {
             return StreamTaskError(
                 .tlsVersionTooOld,

@@ -330,8 +330,12 @@ public final class StreamTask: @unchecked Sendable, CustomStringConvertible {
                 self.updateShared { $0.metrics.countOfBytesSent += count }
                 self.run(self.queue.writeCompleted(id, error: nil))
             case .failure(let error):
-                let failure = ChannelErrorMapper.map(error)
-                if self.channelFailure == nil, failure.code != .connectionClosed {
+                var failure = ChannelErrorMapper.map(error)
+                if failure.code == .connectionClosed, let cause = self.channelFailure {
+                    // Closed because of an error seen first (a reset noticed by a read): the
+                    // write failed for that reason, so it says so.
+                    failure = cause
+                } else if self.channelFailure == nil, failure.code != .connectionClosed {
                     self.channelFailure = failure
                 }
                 self.run(self.queue.writeCompleted(id, error: failure))

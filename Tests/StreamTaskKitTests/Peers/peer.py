@@ -60,6 +60,37 @@ def main():
         conn.recv(1)
         conn.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
         conn.close()
+    elif mode == "reset-after-reading":
+        # Read the given number of bytes, then reset the connection (the client is mid-write).
+        wanted, data = int(args[0]), b""
+        while len(data) < wanted:
+            chunk = conn.recv(65536)
+            if not chunk:
+                break
+            data += chunk
+        conn.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        conn.close()
+    elif mode == "partial-proxy-reply":
+        # An HTTP proxy that hangs up in the middle of its reply to CONNECT.
+        data = b""
+        while b"\r\n\r\n" not in data:
+            chunk = conn.recv(65536)
+            if not chunk:
+                break
+            data += chunk
+        conn.sendall(b"HTTP/1.1 200 Conn")
+        conn.close()
+    elif mode == "garbage-after-read":
+        # Read what the client sends first (a TLS ClientHello), answer with bytes that are not
+        # TLS, then wait for the client to close.
+        conn.recv(65536)
+        conn.sendall(bytes(range(256)) * 4)
+        receive_all(conn)
+        conn.close()
+    elif mode == "hold":
+        # Accept and never read: the client's writes fill the buffers. Ends when stdin closes.
+        sys.stdin.read()
+        conn.close()
     else:
         raise SystemExit("unknown mode " + mode)
     say("done")
