@@ -175,6 +175,7 @@ let package = Package(
             dependencies: [
                 "StreamTaskDNSSD",
                 "StreamTaskKit",
+                "StreamTaskTestSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ]

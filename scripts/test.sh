@@ -55,9 +55,22 @@ fi
 if ! swift build --build-tests; then
     echo "test.sh: swift build --build-tests failed" >&2
     status=1
-elif ! run_without_proxy_variables swift test "$@"; then
+elif ! run_without_proxy_variables swift test --skip DaemonRestartTests "$@"; then
     echo "test.sh: swift test failed" >&2
     status=1
+fi
+# Restarting avahi-daemon under a running browse would disturb the other DNS-SD tests, so that
+# test runs on its own, told which daemon this script started (and so may restart).
+if [[ $# -eq 0 ]]; then
+    if ! grep -q '^avahi-daemon ' "$workdir/services" 2>/dev/null; then
+        echo "test.sh: NOT RUN: DaemonRestartTests. avahi-daemon was running before this script, so it is" >&2
+        echo "test.sh: not ours to restart; stop it and run scripts/test.sh again to run that test." >&2
+        [[ -n "${CI:-}" ]] && status=1
+    elif ! STK_SERVICES_STATE="$workdir/services" run_without_proxy_variables \
+        swift test --skip-build --filter DaemonRestartTests; then
+        echo "test.sh: the avahi-daemon restart test failed" >&2
+        status=1
+    fi
 fi
 
 # --- End to end: the echo examples -----------------------------------------------------------

@@ -1,0 +1,103 @@
+import Foundation
+import NIOConcurrencyHelpers
+import StreamTaskTestSupport
+import Testing
+
+@testable import StreamTaskDNSSD
+
+/// The services state file of the avahi-daemon that scripts/test.sh started for this run, if
+/// any: restarting a daemon is allowed only for one our own scripts started.
+private let servicesState = ProcessInfo.processInfo.environment["STK_SERVICES_STATE"]
+
+/// avahi-daemon restarting while a browse runs. This restarts the daemon, which would disturb
+/// every other DNS-SD test running at the same time, so scripts/test.sh runs it on its own
+/// after the main run, naming the daemon it started in `STK_SERVICES_STATE`. Run without it,
+/// Swift Testing lists it as skipped, with this reason.
+@Suite(
+    .timeLimit(.minutes(2)),
+    .enabled(
+        if: servicesState != nil,
+        "restarts avahi-daemon, so it runs only from scripts/test.sh (STK_SERVICES_STATE names the daemon that script started)"
+    )
+)
+struct DaemonRestartTests {
+    @Test func aBrowseReportsTheDaemonGoingAwayAndBrowsingWorksAgainAfterItsRestart() async throws {
+        try await requireDaemon()
+        let state = try #require(servicesState)
+        let type = uniqueServiceType()
+        let name = uniqueServiceName()
+        let registration = try await DNSSDRegistration.register(name: name, type: type, port: 4250)
+
+        // A browse that has seen the service, then keeps going.
+        let outcome = NIOLockedValueBox<String?>(nil)
+        let seen = NIOLockedValueBox(false)
+        let browsing = Task {
+            do {
+                for try await event in DNSSDBrowser(type: type) where event.service.name == name {
+                    if case .added = event { seen.withLockedValue { $0 = true } }
+                }
+                outcome.withLockedValue { $0 = "ended without an error" }
+            } catch let error as DNSSDError {
+                outcome.withLockedValue { $0 = "DNSSDError \(error.code): \(error)" }
+            } catch {
+                outcome.withLockedValue { $0 = "other error: \(error)" }
+            }
+        }
+        #expect(await waitFor(30) { seen.withLockedValue { $0 } }, "the browse never saw the service")
+
+        try await restartDaemon(stateFile: state)
+
+        #expect(await waitFor(30) { outcome.withLockedValue { $0 } != nil }, "the browse did not report the daemon going away")
+        let reported = outcome.withLockedValue { $0 } ?? ""
+        #expect(reported.hasPrefix("DNSSDError"), "\(reported)")
+        browsing.cancel()
+        registration.cancel()
+
+        // The daemon is back: registering and browsing work again, without restarting anything
+        // in this process.
+        try await requireDaemon()
+        let again = try await DNSSDRegistration.register(name: name, type: type, port: 4251)
+        let event = try await DNSSDBrowser(type: type).first("the service after the restart") { $0.service.name == name }
+        guard case .added = event else {
+            Issue.record("expected the service to be added again, got \(event)")
+            return
+        }
+        again.cancel()
+    }
+
+    /// Stops the avahi-daemon that scripts/start-services.sh started (its PID is the last
+    /// `avahi-daemon` line of `stateFile`), then starts a new one the same way; the state file
+    /// then names the new one, so scripts/stop-services.sh stops it at the end.
+    private func restartDaemon(stateFile: String) async throws {
+        let lines = try String(contentsOfFile: stateFile, encoding: .utf8).split(separator: "\n")
+        let pidText = try #require(lines.last { $0.hasPrefix("avahi-daemon ") }?.split(separator: " ").last,
+                                   "no avahi-daemon in \(stateFile): the test daemon was not started by our scripts")
+        let pid = try #require(pid_t(pidText))
+        let command = (try? String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines)
+        try #require(command?.hasPrefix("avahi-daemon") == true, "pid \(pid) is \(command ?? "gone"), not our avahi-daemon")
+        kill(pid, SIGTERM)
+        #expect(await waitFor(20) { kill(pid, 0) != 0 }, "avahi-daemon (pid \(pid)) did not stop")
+
+        let script = URL(fileURLWithPath: #filePath)
+            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("scripts/start-services.sh").path
+        let status = await offCooperativePool { () -> Int32 in
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/bin/bash")
+            process.arguments = [script, "--state", stateFile]
+            do { try process.run() } catch { return -1 }
+            process.waitUntilExit()
+            return process.terminationStatus
+        }
+        try #require(status == 0, "scripts/start-services.sh could not start avahi-daemon again")
+    }
+
+    private func waitFor(_ seconds: Double, _ condition: () -> Bool) async -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            if condition() { return true }
+            try? await Task.sleep(for: .milliseconds(50))
+        }
+        return condition()
+    }
+}
