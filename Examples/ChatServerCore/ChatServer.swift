@@ -30,7 +30,8 @@ public actor ChatServer {
         var identity = configuration.identity
         identity.offersSTARTTLS = configuration.tls != nil
         state = ChatServerState(identity: identity, maximumClients: configuration.maximumClients)
-        listener = StreamListener(host: configuration.host, port: configuration.port)
+        listener = StreamListener(
+            host: configuration.host, port: configuration.port, sendBufferSize: configuration.socketSendBuffer)
     }
 
     /// The port the server listens on, once started.

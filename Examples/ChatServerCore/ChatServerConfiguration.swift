@@ -30,6 +30,10 @@ public struct ChatServerConfiguration: Sendable {
     public var floodQueuedLines = IRCLimits.floodQueuedLines
     /// Bytes not yet written to a client before it is dropped (`SendQ exceeded`).
     public var sendQueueLimit = IRCLimits.sendQueueBytes
+    /// The kernel send buffer of each client connection. Bounded, so that what a client that
+    /// stops reading costs (kernel buffer plus send queue) stays small, and such a client is
+    /// noticed after kilobytes rather than megabytes; `nil` leaves the system's sizing.
+    public var socketSendBuffer: Int? = 64 * 1024
     /// Where the server logs connections and drops; nothing by default (the command line sets
     /// a real one).
     public var logger = Logger(label: "chat-server", factory: { _ in SwiftLogNoOpLogHandler() })

@@ -35,6 +35,8 @@ public final class StreamListener: Sendable {
 
     private let continuation: AsyncStream<StreamTask>.Continuation
     private let backlog: Int32
+    /// The kernel send buffer of each accepted connection, if set.
+    public let sendBufferSize: Int?
 
     private struct State {
         var channel: (any Channel)?
@@ -55,15 +57,21 @@ public final class StreamListener: Sendable {
     ///   - session: The session accepted tasks belong to; a new default one if omitted.
     ///   - tls: A server configuration to make the listener TLS from the first byte; `nil` for
     ///     plaintext (accepted tasks can still upgrade with STARTTLS).
+    ///   - sendBufferSize: The kernel send buffer (`SO_SNDBUF`) of each accepted connection, in
+    ///     bytes; `nil` keeps the system's automatic sizing, which on Linux lets one connection's
+    ///     buffer grow to 4 MiB. A server with many slow peers sets it to bound what the kernel
+    ///     holds for each of them (Linux doubles the value for its bookkeeping).
     public init(
         host: String,
         port: Int,
         maximumConnections: Int = .max,
         backlog: Int = 256,
         session: StreamSession = StreamSession(),
-        tls: StreamTLSConfiguration? = nil
+        tls: StreamTLSConfiguration? = nil,
+        sendBufferSize: Int? = nil
     ) {
         self.tls = tls
+        self.sendBufferSize = sendBufferSize.map { max(1, $0) }
         self.host = host
         self.requestedPort = port
         self.maximumConnections = max(1, maximumConnections)
@@ -89,6 +97,10 @@ public final class StreamListener: Sendable {
         if limit != .max {
             // Accept one connection per read so the limit is exact.
             bootstrap = bootstrap.serverChannelOption(ChannelOptions.maxMessagesPerRead, value: 1)
+        }
+        if let sendBufferSize {
+            bootstrap = bootstrap.childChannelOption(
+                ChannelOptions.socketOption(.so_sndbuf), value: SocketOptionValue(clamping: sendBufferSize))
         }
         bootstrap = bootstrap
             .serverChannelInitializer { channel in
