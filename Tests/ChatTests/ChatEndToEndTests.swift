@@ -192,12 +192,14 @@ struct ChatEndToEndTests {
             $0.idleTimeout = .milliseconds(1500)
             $0.pingTimeout = .milliseconds(1500)
         }) { _, port in
-            let idle = IRCTestClient(port: port, answersPings: false)
+            // Both answer PINGs while they set up, however slow the machine; then `idle` stops.
+            let idle = IRCTestClient(port: port)
             try await idle.register("idle")
             try await idle.join("#c")
             let watcher = IRCTestClient(port: port)
             try await watcher.register("watcher")
             try await watcher.join("#c")
+            await idle.stopAnsweringPings()
             let ping = try await idle.waitFor(command: "PING")
             #expect(ping.parameters == ["chat.test"])
             // The watcher answers its PINGs, so only `idle` times out.

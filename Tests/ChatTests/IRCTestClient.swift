@@ -15,13 +15,18 @@ actor IRCTestClient {
     private(set) var received: [IRCMessage] = []
     private(set) var closed = false
     /// Whether the server's PINGs are answered as they are read, as a real client does.
-    let answersPings: Bool
+    private(set) var answersPings: Bool
 
     /// Connects to 127.0.0.1:`port`.
     init(port: Int, session: StreamSession = StreamSession(configuration: .init(proxy: .direct)), answersPings: Bool = true) {
         task = session.streamTask(withHostName: "127.0.0.1", port: port)
         task.resume()
         self.answersPings = answersPings
+    }
+
+    /// Stops answering the server's PINGs (to let the idle timeout strike).
+    func stopAnsweringPings() {
+        answersPings = false
     }
 
     /// Sends one line (CR LF added).

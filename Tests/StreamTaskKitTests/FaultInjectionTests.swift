@@ -145,33 +145,3 @@ struct FaultInjectionTests {
         }
     }
 }
-
-/// This process's sockets, found through /proc: a leak shows as a socket left open.
-enum OpenSockets {
-    /// How many of this process's file descriptors are TCP sockets with `port` at either end.
-    static func count(port: Int) -> Int {
-        let inodes = tcpInodes(port: port)
-        guard !inodes.isEmpty, let entries = try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd") else { return 0 }
-        return entries.filter { entry in
-            guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/" + entry),
-                target.hasPrefix("socket:[")
-            else { return false }
-            return inodes.contains(String(target.dropFirst(8).dropLast()))
-        }.count
-    }
-
-    /// The inodes of the TCP sockets (IPv4 and IPv6) whose local or remote port is `port`.
-    private static func tcpInodes(port: Int) -> Set<String> {
-        var inodes: Set<String> = []
-        for table in ["/proc/net/tcp", "/proc/net/tcp6"] {
-            guard let text = try? String(contentsOfFile: table, encoding: .utf8) else { continue }
-            for line in text.split(separator: "\n").dropFirst() {
-                let fields = line.split(separator: " ")
-                guard fields.count > 9 else { continue }
-                let ports = [fields[1], fields[2]].compactMap { $0.split(separator: ":").last.flatMap { Int($0, radix: 16) } }
-                if ports.contains(port) { inodes.insert(String(fields[9])) }
-            }
-        }
-        return inodes
-    }
-}

@@ -64,6 +64,28 @@ import Testing
         await server.stop()
     }
 
+    @Test func acceptedConnectionsGetTheSendBufferAskedFor() async throws {
+        let listener = StreamListener(host: "127.0.0.1", port: 0, sendBufferSize: 16 * 1024)
+        try await listener.start()
+        let port = try #require(listener.port)
+        let client = StreamSession(configuration: .init(proxy: .direct)).loopbackTask(port: port)
+        try await client.write("x")
+        var accepted = listener.connections.makeAsyncIterator()
+        let server = try #require(await accepted.next())
+        #expect(try await server.readText(count: 1) == "x")
+        // The accepted socket and the listening one have the listener's port; only accepted
+        // ones carry the option.
+        let sizes = OpenSockets.descriptors(port: port, localOnly: true).map { fd -> Int32 in
+            var size: Int32 = 0
+            var length = socklen_t(MemoryLayout<Int32>.size)
+            getsockopt(fd, SOL_SOCKET, SO_SNDBUF, &size, &length)
+            return size
+        }
+        #expect(sizes.contains(32 * 1024), "SO_SNDBUF of the listener's sockets: \(sizes) (Linux doubles what is asked)")
+        client.cancel()
+        await listener.shutdown(gracePeriod: 0)
+    }
+
     @Test func gracefulShutdownStopsAcceptingAndWaitsForOpenConnections() async throws {
         let server = try await LoopbackServer.start()
         var accepted = server.listener.connections.makeAsyncIterator()

@@ -187,7 +187,8 @@ def main():
     args = parse_args()
     slow_count = int(args.clients * args.slow_percent / 100)
     # Slow clients are spread over the index range; senders are never slow.
-    slow_nicks = {"c%d" % (args.clients - 1 - i * max(1, args.clients // max(1, slow_count))) for i in range(slow_count)}
+    step = max(1, (args.clients - args.senders) // max(1, slow_count))
+    slow_nicks = {"c%d" % (args.clients - 1 - i * step) for i in range(slow_count)}
     senders = ["c%d" % i for i in range(args.senders)]
     assert not (set(senders) & slow_nicks)
     pipes = []
