@@ -93,6 +93,9 @@ final class NetlinkRouteSource: RouteChangeSource, @unchecked Sendable {
         return descriptor
     }
 
+    /// Whether the thread has ended and closed the sockets (after ``stop()``).
+    var isClosed: Bool { control.withLockedValue { $0.closed } }
+
     func refresh() {
         control.withLockedValue { control in
             guard !control.closed else { return }

@@ -113,6 +113,9 @@ final class RouteMonitor: Sendable {
     /// How many connections are watched.
     var registrationCount: Int { state.withLockedValue { $0.entries.count } }
 
+    /// How many of them have been evaluated against the system's facts at least once.
+    var evaluatedCount: Int { state.withLockedValue { $0.entries.values.filter(\.evaluated).count } }
+
     /// Re-evaluates every connection (or, with `onlyNew`, those never evaluated) against fresh
     /// facts, and delivers the events their watches decide on. Called by `source` on its own
     /// thread or queue, one call at a time; a source that has been replaced is ignored.
