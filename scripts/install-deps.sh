@@ -20,7 +20,7 @@ PACKAGES=(
     avahi-utils                   # avahi-browse and avahi-publish, to cross-check the DNS-SD module
     libavahi-compat-libdnssd-dev  # dns_sd.h and libdns_sd, which the StreamTaskDNSSD module builds on
     dbus                          # the system bus avahi-daemon needs
-    iproute2                      # `ip link set lo multicast on` for mDNS on loopback
+    iproute2                      # `ip link set lo multicast on` for mDNS on loopback; `ip netns`/veth for the route tests
     ngircd  # a real IRC server the chat client is tested against (the tests start their own)
     irssi   # a real IRC client the chat server is tested against
     tmux    # drives irssi's terminal UI in the tests

@@ -26,6 +26,7 @@ public final class ChildProcess: @unchecked Sendable {
     public let pid: pid_t
     private let lock = NIOLock()
     private var exited = false
+    private var status: Int32?
 
     /// Where the child's standard input writes go with `pipeInput`; `nil` otherwise.
     public let input: FileHandle?
@@ -114,7 +115,16 @@ public final class ChildProcess: @unchecked Sendable {
             var status: Int32 = 0
             let result = waitpid(pid, &status, WNOHANG)
             if result == pid || (result == -1 && errno == ECHILD) { exited = true }
+            if result == pid { self.status = status }
             return !exited
+        }
+    }
+
+    /// The exit code once the child has exited normally and been reaped; nil otherwise.
+    public var exitCode: Int32? {
+        lock.withLock {
+            guard let status, status & 0x7f == 0 else { return nil }  // WIFEXITED
+            return (status >> 8) & 0xff  // WEXITSTATUS
         }
     }
 

@@ -29,6 +29,10 @@ extension StreamSession {
         /// How tasks reach their hosts: ``ProxyConfiguration/environment-swift.type.property`` by default, that is
         /// through the proxy named by `https_proxy` or `all_proxy`, if any.
         public var proxy: ProxyConfiguration
+        /// Whether connected tasks report ``StreamTaskEvent/betterRouteDiscovered`` and
+        /// ``StreamTaskEvent/viabilityChanged(isViable:)`` (see <doc:Routes>). On by default;
+        /// the whole process shares one monitor, running only while some task uses it.
+        public var monitorsRoutes: Bool = true
 
         /// A configuration with every default.
         public static var `default`: Configuration { Configuration() }

@@ -14,6 +14,11 @@ public protocol StreamSessionDelegate: AnyObject, Sendable {
     func streamSession(_ session: StreamSession, task: StreamTask, didCompleteWithError error: (any Error)?)
     /// The session was invalidated and every one of its tasks has completed.
     func streamSession(_ session: StreamSession, didBecomeInvalidWithError error: (any Error)?)
+    /// The system would now reach the task's peer by a better route than the connection's
+    /// (like `urlSession(_:betterRouteDiscoveredFor:)`); the connection still works.
+    func streamSession(_ session: StreamSession, betterRouteDiscoveredFor streamTask: StreamTask)
+    /// The task's local address or interface went away (`false`) or came back (`true`).
+    func streamSession(_ session: StreamSession, viabilityDidChangeFor streamTask: StreamTask, isViable: Bool)
 }
 
 extension StreamSessionDelegate {
@@ -22,4 +27,6 @@ extension StreamSessionDelegate {
     public func streamSession(_ session: StreamSession, task: StreamTask, didFinishCollecting metrics: StreamTaskMetrics) {}
     public func streamSession(_ session: StreamSession, task: StreamTask, didCompleteWithError error: (any Error)?) {}
     public func streamSession(_ session: StreamSession, didBecomeInvalidWithError error: (any Error)?) {}
+    public func streamSession(_ session: StreamSession, betterRouteDiscoveredFor streamTask: StreamTask) {}
+    public func streamSession(_ session: StreamSession, viabilityDidChangeFor streamTask: StreamTask, isViable: Bool) {}
 }

@@ -111,6 +111,7 @@ extension StreamTask {
             "connected",
             metadata: ["task": "\(taskIdentifier)", "remote": "\(channel.remoteAddress.map { "\($0)" } ?? "?")"]
         )
+        startWatchingRoutes(channel)
         run(queue.connected())
     }
 

@@ -61,6 +61,8 @@ public final class StreamTask: @unchecked Sendable, CustomStringConvertible {
     /// The first error the channel reported; the connection closes with it.
     var channelFailure: StreamTaskError?
     var tls = TLSProgress()
+    /// The route monitor's registration while connected (see StreamTask+Routes.swift).
+    var routeRegistration: Int?
     private var completions: [OperationID: Completion] = [:]
     private var performing = false
     private var deferred: [(actions: [StreamOperationQueue.Action], complete: Bool)] = []
@@ -185,6 +187,7 @@ public final class StreamTask: @unchecked Sendable, CustomStringConvertible {
         connectingChannel?.close(promise: nil)
         connectingChannel = nil
         handler = nil
+        stopWatchingRoutes()
         // The metrics keep what TLS negotiated; the handler itself goes with the connection.
         tls.handler = nil
         let error = queue.closeError
@@ -367,7 +370,7 @@ public final class StreamTask: @unchecked Sendable, CustomStringConvertible {
         shared.withLockedValue(body)
     }
 
-    private func publish(_ event: StreamTaskEvent) {
+    func publish(_ event: StreamTaskEvent) {
         var last = false
         if case .completed = event { last = true }
         broadcaster.emit(event, last: last)
@@ -383,6 +386,10 @@ public final class StreamTask: @unchecked Sendable, CustomStringConvertible {
                 delegate.streamSession(session, task: self, didFinishCollecting: metrics)
             case .completed(let error):
                 delegate.streamSession(session, task: self, didCompleteWithError: error)
+            case .betterRouteDiscovered:
+                delegate.streamSession(session, betterRouteDiscoveredFor: self)
+            case .viabilityChanged(let isViable):
+                delegate.streamSession(session, viabilityDidChangeFor: self, isViable: isViable)
             }
         }
     }

@@ -13,9 +13,16 @@
 /// - ``completed(_:)``: the connection is closed and the task is done: `nil` after an orderly
 ///   close (both directions ended), the error otherwise (cancellation, connect failure, reset).
 ///   It is always the last event.
+/// - ``betterRouteDiscovered``: while the connection works, the system would now reach the peer
+///   by another interface or from another local address (a better link came up, a better route
+///   appeared). Fires once per new route; see <doc:Routes>.
+/// - ``viabilityChanged(isViable:)``: the connection's local address or interface went away
+///   (`false`) or came back (`true`). Connections start viable; see <doc:Routes>.
 public enum StreamTaskEvent: Sendable {
     case readClosed
     case writeClosed
     case metricsCollected(StreamTaskMetrics)
     case completed(StreamTaskError?)
+    case betterRouteDiscovered
+    case viabilityChanged(isViable: Bool)
 }
