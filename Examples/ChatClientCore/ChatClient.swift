@@ -26,6 +26,12 @@ public actor ChatClient {
     private var quitting = false
     private var awaitingCapabilities = false
     private var lastTraffic = ContinuousClock.now
+    /// Set when a better route to the server appeared: reconnect at the next quiet moment.
+    private var betterRoutePending = false
+    /// Set when this connection is being replaced over a better route: reconnect at once.
+    private var movingToBetterRoute = false
+    /// How long nothing must be sent or received before moving to a better route.
+    static let quietPeriod = Duration.seconds(2)
 
     /// A client with `options`, talking to the user through `ui`.
     public init(options: ChatClientOptions, ui: any ChatUserInterface) {
@@ -56,12 +62,20 @@ public actor ChatClient {
                 status = 1
                 break
             } catch {
-                if !quitting { show(.error, "\(options.targetDescription): \(Self.describe(error))") }
+                if !quitting && !movingToBetterRoute {
+                    show(.error, "\(options.targetDescription): \(Self.describe(error))")
+                }
             }
             task = nil
             state.connectionEnded()
             framer = IRCLineFramer(maxLineLength: 8192)
+            betterRoutePending = false
             guard !quitting else { break }
+            if movingToBetterRoute {
+                movingToBetterRoute = false
+                delay = 1
+                continue
+            }
             guard options.reconnects else {
                 status = 1
                 break
@@ -90,7 +104,11 @@ public actor ChatClient {
             if options.security == .tls { task.startSecureConnection() }
         }
         self.task = task
-        defer { task.cancel() }
+        let routes = Task { await self.watchRoutes(of: task) }
+        defer {
+            routes.cancel()
+            task.cancel()
+        }
 
         awaitingCapabilities = options.security == .startTLS
         try await send(IRCMessage(command: "CAP", parameters: ["LS", "302"]))
@@ -107,7 +125,7 @@ public actor ChatClient {
                 }
             }
             if atEOF {
-                if !quitting { show(.error, "the server closed the connection") }
+                if !quitting && !movingToBetterRoute { show(.error, "the server closed the connection") }
                 return
             }
         }
@@ -183,6 +201,43 @@ public actor ChatClient {
         let bytes = try message.fitted().wireBytes()
         lastTraffic = .now
         try await task.write(Data(bytes), timeout: 30)
+    }
+
+    // MARK: - Routes
+
+    /// Follows the connection's route events: a better route is taken at the next quiet
+    /// moment (nothing sent or received for ``quietPeriod``), by reconnecting and rejoining;
+    /// a connection that stops being viable is reported, and so is its return.
+    private func watchRoutes(of task: StreamTask) async {
+        for await event in task.events {
+            guard task === self.task else { return }
+            switch event {
+            case .betterRouteDiscovered where !betterRoutePending:
+                betterRoutePending = true
+                show(.info, "a better route to the server appeared; moving to it at the next quiet moment")
+                Task { await self.moveToBetterRouteWhenQuiet(from: task) }
+            case .viabilityChanged(let isViable):
+                show(isViable ? .info : .error, isViable
+                    ? "the connection's network is back"
+                    : "the connection's network went away (its address or interface); waiting for it to come back")
+            default:
+                break
+            }
+        }
+    }
+
+    private func moveToBetterRouteWhenQuiet(from task: StreamTask) async {
+        while betterRoutePending, task === self.task, !quitting {
+            let quietFor = ContinuousClock.now - lastTraffic
+            if quietFor >= Self.quietPeriod, state.isRegistered {
+                movingToBetterRoute = true
+                show(.info, "moving to the better route: reconnecting and rejoining \(state.channels.joined(separator: ", "))")
+                try? await send(IRCMessage(command: "QUIT", parameters: ["Changing network route"]))
+                task.cancel()
+                return
+            }
+            try? await Task.sleep(for: max(.milliseconds(200), Self.quietPeriod - quietFor))
+        }
     }
 
     // MARK: - Input
