@@ -14,20 +14,20 @@ import Foundation
 /// checked unused on this machine first; traffic goes only to these namespaces. Every name
 /// carries the prefix `stkr` and the test process's PID, so leftovers of a run that was killed
 /// are recognized (their PID is gone) and removed by the next run.
-final class RouteLab: Sendable {
-    static let prefix = "stkr"
+public final class RouteLab: Sendable {
+    public static let prefix = "stkr"
     /// The server's port, inside our own namespace and on our own address: no one else's.
-    static let port = 7007
+    public static let port = 7007
 
-    let namespace: String
-    let linkA: String
-    let linkB: String
-    let subnet: Int
+    public let namespace: String
+    public let linkA: String
+    public let linkB: String
+    public let subnet: Int
     private let server: LabProcess
 
-    var serverAddress: String { "198.18.\(subnet).9" }
-    var clientA: String { "198.18.\(subnet).1" }
-    var clientB: String { "198.18.\(subnet).5" }
+    public var serverAddress: String { "198.18.\(subnet).9" }
+    public var clientA: String { "198.18.\(subnet).1" }
+    public var clientB: String { "198.18.\(subnet).5" }
 
     private init(namespace: String, linkA: String, linkB: String, subnet: Int, server: LabProcess) {
         self.namespace = namespace
@@ -41,7 +41,7 @@ final class RouteLab: Sendable {
 
     /// Nil when the lab can be built here; otherwise why not. In CI (`CI=true`) the tests run
     /// regardless, and fail if the lab cannot be built.
-    static func unavailableReason() async -> String? {
+    public static func unavailableReason() async -> String? {
         if ProcessInfo.processInfo.environment["CI"] == "true" { return nil }
         guard geteuid() == 0 else { return "not running as root (euid \(geteuid()))" }
         let probe = await run(["ip", "netns", "list"])
@@ -52,7 +52,7 @@ final class RouteLab: Sendable {
     }
 
     /// Whether the namespace tests run; says so loudly on standard error (once) when they do not.
-    static func isAvailable() async -> Bool {
+    public static func isAvailable() async -> Bool {
         await availability.value
     }
 
@@ -65,7 +65,23 @@ final class RouteLab: Sendable {
 
     // MARK: Building and removing
 
-    static func create() async throws -> RouteLab {
+    /// Builds the lab. The server in the namespace is `server(address, port)` (a command
+    /// line), ready once its output contains `readyMarker`; by default a Python echo server.
+    public static func create(
+        server command: (@Sendable (String, Int) -> [String])? = nil,
+        readyMarker: String = "ready"
+    ) async throws -> RouteLab {
+        // One lab at a time in this process: its names carry only the PID.
+        await LabGate.shared.enter()
+        do {
+            return try await build(command: command, readyMarker: readyMarker)
+        } catch {
+            await LabGate.shared.leave()
+            throw error
+        }
+    }
+
+    private static func build(command: (@Sendable (String, Int) -> [String])?, readyMarker: String) async throws -> RouteLab {
         await removeLeftovers()
         let pid = getpid()
         let namespace = "\(prefix)-\(pid)"
@@ -94,8 +110,8 @@ final class RouteLab: Sendable {
         ]
         do {
             for step in steps { try await mustRun(step) }
-            let server = try await LabProcess.start(
-                ["ip", "netns", "exec", namespace, "python3", "-u", "-c", echoServer, "\(net).9", "\(port)"])
+            let serverCommand = command?("\(net).9", port) ?? ["python3", "-u", "-c", echoServer, "\(net).9", "\(port)"]
+            let server = try await LabProcess.start(["ip", "netns", "exec", namespace] + serverCommand, readyMarker: readyMarker)
             return RouteLab(namespace: namespace, linkA: linkA, linkB: linkB, subnet: subnet, server: server)
         } catch {
             await remove(namespace: namespace, links: [linkA, linkB])
@@ -104,9 +120,10 @@ final class RouteLab: Sendable {
     }
 
     /// Stops the server and removes the namespace, the links and (with them) every route.
-    func remove() async {
+    public func remove() async {
         await server.kill()
         await Self.remove(namespace: namespace, links: [linkA, linkB])
+        await LabGate.shared.leave()
     }
 
     private static func remove(namespace: String, links: [String]) async {
@@ -166,11 +183,11 @@ final class RouteLab: Sendable {
     // MARK: Changes the test makes
 
     /// The better route: a lower metric over link a.
-    func addBetterRoute() async throws {
+    public func addBetterRoute() async throws {
         try await Self.mustRun(["ip", "route", "add", "\(serverAddress)/32", "via", "198.18.\(subnet).2", "dev", linkA, "metric", "100"])
     }
 
-    func setLinkB(up: Bool) async throws {
+    public func setLinkB(up: Bool) async throws {
         try await Self.mustRun(["ip", "link", "set", linkB, up ? "up" : "down"])
     }
 
@@ -251,14 +268,18 @@ final class LabProcess: Sendable {
         self.log = log
     }
 
-    static func start(_ arguments: [String]) async throws -> LabProcess {
+    static func start(_ arguments: [String], readyMarker: String) async throws -> LabProcess {
         let log = FileManager.default.temporaryDirectory
             .appendingPathComponent("\(RouteLab.prefix)-\(getpid())-server.out").path
         let server = LabProcess(
             child: try ChildProcess(try RouteLab.executable(arguments[0]), Array(arguments.dropFirst()), output: log),
             log: log)
         // No event to await from another process: poll its output (bounded).
-        let ready = await eventually(20) { server.output.contains("ready") || !server.child.isRunning() }
+        let deadline = Date().addingTimeInterval(20)
+        while !server.output.contains(readyMarker) && server.child.isRunning() && Date() < deadline {
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        let ready = server.output.contains(readyMarker)
         guard ready, server.child.isRunning() else {
             let output = server.output
             await server.kill()
@@ -272,5 +293,28 @@ final class LabProcess: Sendable {
     func kill() async {
         await offCooperativePool { self.child.stop(grace: 0) }
         try? FileManager.default.removeItem(atPath: log)
+    }
+}
+
+/// Lets one ``RouteLab`` exist at a time in this process; the others wait their turn.
+actor LabGate {
+    static let shared = LabGate()
+    private var busy = false
+    private var waiting: [CheckedContinuation<Void, Never>] = []
+
+    func enter() async {
+        if !busy {
+            busy = true
+            return
+        }
+        await withCheckedContinuation { waiting.append($0) }
+    }
+
+    func leave() {
+        if waiting.isEmpty {
+            busy = false
+        } else {
+            waiting.removeFirst().resume()
+        }
     }
 }
