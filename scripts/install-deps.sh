@@ -21,6 +21,7 @@ PACKAGES=(
     libavahi-compat-libdnssd-dev  # dns_sd.h and libdns_sd, which the StreamTaskDNSSD module builds on
     dbus                          # the system bus avahi-daemon needs
     iproute2                      # `ip link set lo multicast on` for mDNS on loopback
+    python3-websockets  # a real WebSocket server for the data-task tests (upgrade, then raw frames)
 )
 
 # A package counts as installed when dpkg says so ("ii"); a command of the same name found
