@@ -120,6 +120,10 @@ final class HTTPExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
 
     /// Takes the HTTP handlers out of the pipeline; the gate goes last and passes the bytes it
     /// held after the head on to the stream task's handler.
+    ///
+    /// The decoder leaves on a later turn of the event loop (SwiftNIO's `ByteToMessageHandler`
+    /// always does), so the gate waits for it: bytes released earlier would be decoded as a
+    /// body. Meanwhile the gate holds whatever else arrives.
     func becomeStream() throws {
         guard let context else {
             throw StreamTaskError(.connectionClosed, "the connection closed before the data task could become a stream")
@@ -127,10 +131,17 @@ final class HTTPExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
         let pipeline = context.pipeline.syncOperations
         let decoder = try pipeline.handler(type: ByteToMessageHandler<HTTPResponseDecoder>.self)
         let encoder = try pipeline.handler(type: HTTPRequestEncoder.self)
+        let gate = self.gate
         pipeline.removeHandler(context: context, promise: nil)
-        pipeline.removeHandler(decoder, promise: nil)
         pipeline.removeHandler(encoder, promise: nil)
-        pipeline.removeHandler(gate, promise: nil)
+        let decoderGone = context.eventLoop.makePromise(of: Void.self)
+        pipeline.removeHandler(decoder, promise: decoderGone)
+        let loop = context.eventLoop
+        decoderGone.futureResult.assumeIsolated().whenComplete { _ in
+            // Removing the gate hands its bytes on; if the channel closed meanwhile, they go
+            // with it.
+            gate.leave(on: loop)
+        }
     }
 
     private func finish(context: ChannelHandlerContext) {

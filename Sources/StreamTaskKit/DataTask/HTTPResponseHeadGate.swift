@@ -54,6 +54,13 @@ final class HTTPResponseHeadGate: ChannelInboundHandler, RemovableChannelHandler
         flushHeld(context: context)
     }
 
+    /// Leaves the pipeline, handing the bytes held after the head to the next handler.
+    func leave(on loop: any EventLoop) {
+        loop.preconditionInEventLoop()
+        guard let context else { return }
+        context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
+    }
+
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         var bytes = unwrapInboundIn(data)
         switch state {

@@ -154,8 +154,9 @@ public final class StreamDataTask: @unchecked Sendable, CustomStringConvertible 
     public func cancel() {
         eventLoop.execute {
             guard self.phaseIsNot(.becomingStream, .completed) else { return }
-            self.carrier.cancel()
+            // Completed first: closing the connection makes the decoder report a cut-off body.
             self.finish(error: .cancelled)
+            self.carrier.cancel()
         }
     }
 
@@ -290,8 +291,8 @@ public final class StreamDataTask: @unchecked Sendable, CustomStringConvertible 
             case .allow:
                 self.exchange?.allow()
             case .cancel:
-                self.carrier.cancel()
                 self.finish(error: .cancelled)
+                self.carrier.cancel()
             case .becomeStream:
                 self.turnIntoStream()
             }
