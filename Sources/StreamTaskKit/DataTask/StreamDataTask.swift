@@ -122,7 +122,7 @@ public final class StreamDataTask: @unchecked Sendable, CustomStringConvertible 
     /// the task was cancelled or failed, or it became a stream.
     public var state: StreamTask.State {
         if shared.withLockedValue({ $0.phase == .completed }) { return .completed }
-        return carrier.state == .completed ? .completed : carrier.state
+        return carrier.state
     }
 
     /// A delegate for this task only; when `nil`, the session's delegate hears about it.
@@ -166,13 +166,20 @@ public final class StreamDataTask: @unchecked Sendable, CustomStringConvertible 
     /// before the head arrives, it makes you the one who decides: call ``allow()``,
     /// ``cancel()`` or ``becomeStream()`` next.
     ///
+    /// Cancelling the waiting Swift task cancels the data task.
+    ///
     /// - Throws: The ``StreamTaskError`` the task failed with before a response arrived.
     public func receiveResponse() async throws -> HTTPURLResponse {
         shared.withLockedValue { shared in
             if shared.phase == .waitingForResponse { shared.callerDecides = true }
         }
         resume()
-        return try await responsePromise.futureResult.get()
+        let future = responsePromise.futureResult
+        return try await withTaskCancellationHandler {
+            try await future.get()
+        } onCancel: {
+            self.cancel()
+        }
     }
 
     /// Asks for the body (the ``ResponseDisposition/allow`` disposition). Does nothing if the

@@ -69,20 +69,17 @@ enum DataTaskTesting {
         return (bytes[0] & 0x0f, try #require(payload))
     }
 
-    /// Runs `body` with a peer started from `Peers/<script>`, then waits for it to exit.
+    /// Runs `body` with a peer started from `Peers/<script>`, then waits for it to exit. If
+    /// `body` throws, the peer may still be serving a connection nobody will close: it is
+    /// killed by its PID (SIGKILL, when the last reference to it goes) instead.
     static func withPeer<T>(
         _ script: String,
         mode: String,
         _ body: (PythonPeer) async throws -> T
     ) async throws -> T {
         let peer = try await PythonPeer.start(script: script, mode: mode)
-        do {
-            let result = try await body(peer)
-            _ = await peer.finish()
-            return result
-        } catch {
-            _ = await peer.finish()
-            throw error
-        }
+        let result = try await body(peer)
+        _ = await peer.finish()
+        return result
     }
 }
