@@ -22,10 +22,12 @@ import FoundationNetworking
 ///   it carries ``StreamTask/originalRequest`` and ``StreamTask/response``. This is how a
 ///   `101 Switching Protocols` answer (a WebSocket, say) is taken over.
 ///
-/// Who decides: if you call ``receiveResponse()`` before the head arrives, you do, by calling
-/// ``allow()``, ``cancel()`` or ``becomeStream()``. Otherwise the delegate's
-/// ``StreamSessionDelegate/streamSession(_:dataTask:didReceive:completionHandler:)`` does
-/// (its default, and the choice when there is no delegate, is to allow).
+/// Who decides: the task's or the session's delegate, in
+/// ``StreamSessionDelegate/streamSession(_:dataTask:didReceive:completionHandler:)`` (whose
+/// default allows), unless you called ``receiveResponse()`` before the head arrived. Without a
+/// delegate, or after ``receiveResponse()``, you decide: ``allow()`` (or iterate ``body``, or
+/// call ``bodyData()``), ``cancel()`` or ``becomeStream()``; until then the response waits, and
+/// nothing after its head is read.
 ///
 /// ```swift
 /// let task = session.dataTask(with: request)
@@ -78,6 +80,8 @@ public final class StreamDataTask: @unchecked Sendable, CustomStringConvertible 
         var response: HTTPURLResponse?
         var error: StreamTaskError?
         var callerDecides = false
+        /// A decision made before the head arrived, carried out when it does.
+        var earlyDisposition: ResponseDisposition?
         var delegate: (any StreamSessionDelegate)?
     }
 
@@ -182,8 +186,8 @@ public final class StreamDataTask: @unchecked Sendable, CustomStringConvertible 
         }
     }
 
-    /// Asks for the body (the ``ResponseDisposition/allow`` disposition). Does nothing if the
-    /// owner already decided.
+    /// Asks for the body (the ``ResponseDisposition/allow`` disposition), once the head has
+    /// arrived if it has not yet. Does nothing if the owner already decided.
     public func allow() {
         decide(.allow)
     }
@@ -200,18 +204,31 @@ public final class StreamDataTask: @unchecked Sendable, CustomStringConvertible 
         return try await streamPromise.futureResult.get()
     }
 
-    /// The body, chunk by chunk, as it arrives once allowed; it ends with the body, and throws
-    /// if the task fails first. Iterate it once. Chunks that arrive before you iterate are
-    /// kept for you (the body is not limited in size here: for large downloads, iterate as it
-    /// arrives).
-    public var body: AsyncThrowingStream<Data, any Error> { bodyStream }
+    /// The body, chunk by chunk, as it arrives; iterating it allows the body if nobody has
+    /// decided yet. It ends with the body, and throws if the task fails first. Iterate it once.
+    /// Chunks that arrive before you iterate are kept for you (the body is not limited in size
+    /// here: for large downloads, iterate as it arrives).
+    public var body: Body { Body(task: self, chunks: bodyStream) }
+
+    /// The body of a data task, as an async sequence of chunks; see ``StreamDataTask/body``.
+    public struct Body: AsyncSequence, Sendable {
+        public typealias Element = Data
+
+        let task: StreamDataTask
+        let chunks: AsyncThrowingStream<Data, any Error>
+
+        /// Allows the body (if nobody has decided yet) and starts iterating it.
+        public func makeAsyncIterator() -> AsyncThrowingStream<Data, any Error>.AsyncIterator {
+            task.allow()
+            return chunks.makeAsyncIterator()
+        }
+    }
 
     /// Allows the body if the owner has not decided yet, and returns all of it.
     public func bodyData() async throws -> Data {
         _ = try await receiveResponse()
-        allow()
         var all = Data()
-        for try await chunk in bodyStream {
+        for try await chunk in body {
             all.append(chunk)
         }
         return all
@@ -228,18 +245,20 @@ public final class StreamDataTask: @unchecked Sendable, CustomStringConvertible 
 
     func responseArrived(_ response: HTTPURLResponse) {
         let sessionDelegate = session.delegate
-        let (callerDecides, delegate) = shared.withLockedValue { shared -> (Bool, (any StreamSessionDelegate)?) in
-            guard shared.phase == .waitingForResponse else { return (true, nil) }
+        let (callerDecides, early, delegate) = shared.withLockedValue {
+            shared -> (Bool, ResponseDisposition?, (any StreamSessionDelegate)?) in
+            guard shared.phase == .waitingForResponse else { return (true, nil, nil) }
             shared.phase = .deciding
             shared.response = response
-            return (shared.callerDecides, shared.delegate ?? sessionDelegate)
+            return (shared.callerDecides, shared.earlyDisposition, shared.delegate ?? sessionDelegate)
         }
         responsePromise.succeed(response)
-        guard !callerDecides else { return }
-        guard let delegate else {
-            decide(.allow)
+        if let early {
+            decide(early)
             return
         }
+        // Without a delegate, the caller decides whenever it gets to it.
+        guard !callerDecides, let delegate else { return }
         let session = self.session
         session.delegateQueue.async {
             delegate.streamSession(session, dataTask: self, didReceive: response) { disposition in
@@ -278,6 +297,12 @@ public final class StreamDataTask: @unchecked Sendable, CustomStringConvertible 
     func decide(_ disposition: ResponseDisposition) {
         eventLoop.execute {
             let proceed = self.shared.withLockedValue { shared -> Bool in
+                if shared.phase == .waitingForResponse {
+                    // Before the head: the caller decides, once it has arrived.
+                    shared.callerDecides = true
+                    if shared.earlyDisposition == nil { shared.earlyDisposition = disposition }
+                    return false
+                }
                 guard shared.phase == .deciding else { return false }
                 switch disposition {
                 case .allow: shared.phase = .receivingBody
@@ -287,7 +312,7 @@ public final class StreamDataTask: @unchecked Sendable, CustomStringConvertible 
                 return true
             }
             guard proceed else {
-                if disposition == .becomeStream, self.phaseIsNot(.becomingStream) {
+                if disposition == .becomeStream, self.phaseIsNot(.becomingStream, .waitingForResponse) {
                     self.streamPromise.fail(
                         StreamTaskError(.invalidArgument, "the data task can no longer become a stream: its response was already handled")
                     )

@@ -24,8 +24,9 @@ public protocol StreamSessionDelegate: AnyObject, Sendable {
     // MARK: Data tasks and stream handover (DataTasks.md)
 
     /// A data task's response head arrived: call `completionHandler` (once, from any thread)
-    /// with what to do. Not called when the task's owner awaits
-    /// ``StreamDataTask/receiveResponse()``. The default allows the body.
+    /// with what to do. Not called when the task's owner awaited
+    /// ``StreamDataTask/receiveResponse()`` or decided before the head arrived. The default
+    /// allows the body.
     func streamSession(
         _ session: StreamSession,
         dataTask: StreamDataTask,

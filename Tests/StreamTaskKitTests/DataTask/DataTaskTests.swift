@@ -46,6 +46,18 @@ import FoundationNetworking
         }
     }
 
+    @Test func withoutADelegateTheResponseWaitsForTheCallersDecision() async throws {
+        try await peer("ok-then-stream") { server in
+            let dataTask = DataTaskTesting.session().dataTask(with: try DataTaskTesting.request("http://127.0.0.1:\(server.port)/"))
+            dataTask.resume()
+            #expect(await eventually { dataTask.response != nil })
+            #expect(dataTask.state == .running, "nobody decided yet")
+            let stream = try await dataTask.becomeStream()
+            #expect(try await stream.readText(count: 12) == "FIRST-BYTES\n")
+            stream.cancel()
+        }
+    }
+
     @Test func allowDeliversAContentLengthBodyAndSendsTheRequestBody() async throws {
         try await peer("echo-body-length") { server in
             let request = try DataTaskTesting.request("http://127.0.0.1:\(server.port)/post", method: "POST", body: "a request body")
