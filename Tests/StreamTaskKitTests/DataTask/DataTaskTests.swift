@@ -124,6 +124,17 @@ import FoundationNetworking
         }
     }
 
+    @Test func aRefusedConnectionFailsTheTaskAndLeavesTheSession() async throws {
+        let closed = try ClosedPort()
+        let session = DataTaskTesting.session()
+        let dataTask = session.dataTask(with: try DataTaskTesting.request("http://127.0.0.1:\(closed.port)/"))
+        #expect(session.allTasks.count == 1, "the stream task that will carry it")
+        await expectStreamError(.connectionRefused) { try await dataTask.receiveResponse() }
+        #expect(await dataTask.waitUntilCompleted()?.code == .connectionRefused)
+        #expect(await eventually { session.allTasks.isEmpty })
+        await expectStreamError(.connectionRefused) { try await dataTask.becomeStream() }
+    }
+
     @Test func aURLThatIsNotHTTPFailsOnResume() async throws {
         let session = DataTaskTesting.session()
         let dataTask = session.dataTask(with: try DataTaskTesting.request("ftp://127.0.0.1/file"))
