@@ -142,8 +142,9 @@ public final class StreamDataTask: @unchecked Sendable, CustomStringConvertible 
     // MARK: Lifecycle
 
     /// Starts the task: waits for a connection slot if the session's limit for the host is
-    /// reached, connects (through the proxy, if any), and sends the request. The delegate
-    /// decides what to do with the response unless ``receiveResponse()`` was called first.
+    /// reached, connects (through the proxy, if any), and sends the request. The delegate, if
+    /// any, decides what to do with the response unless you did first; without one, the
+    /// response waits for your decision. Calling it again does nothing.
     public func resume() {
         if carrier.state == .completed {
             // Refused at creation (an invalid URL, an invalidated session).
