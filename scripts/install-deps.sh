@@ -24,6 +24,7 @@ PACKAGES=(
     ngircd  # a real IRC server the chat client is tested against (the tests start their own)
     irssi   # a real IRC client the chat server is tested against
     tmux    # drives irssi's terminal UI in the tests
+    python3-websockets  # a real WebSocket server for the data-task tests (upgrade, then raw frames)
 )
 
 # A package counts as installed when dpkg says so ("ii"); a command of the same name found

@@ -157,16 +157,40 @@ final class PythonPeer: @unchecked Sendable {
         .appendingPathComponent("Peers/peer.py")
         .path
 
-    private init(mode: String, arguments: [String]) {
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", Self.script, mode] + arguments
+    private init(script: String, mode: String, arguments: [String], debianPython: Bool) {
+        // Debian's own interpreter sees Debian's python3-* packages; another python3 first on
+        // PATH (pyenv, say) may not.
+        let debian = "/usr/bin/python3"
+        if debianPython && FileManager.default.isExecutableFile(atPath: debian) {
+            process.executableURL = URL(fileURLWithPath: debian)
+            process.arguments = [script, mode] + arguments
+        } else {
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            process.arguments = ["python3", script, mode] + arguments
+        }
         process.standardOutput = output
         process.standardInput = input
     }
 
     /// Starts the peer in `mode` and waits for it to report its port.
     static func start(_ mode: String, _ arguments: String...) async throws -> PythonPeer {
-        let peer = PythonPeer(mode: mode, arguments: arguments)
+        try await launch(script: script, mode: mode, arguments: arguments, debianPython: false)
+    }
+
+    /// Starts another script of `Peers/` that prints its port first, with `mode` as its first
+    /// argument, under Debian's Python (the script may use Debian's python3-* packages).
+    static func start(script name: String, mode: String, arguments: [String] = []) async throws -> PythonPeer {
+        let script = URL(fileURLWithPath: Self.script).deletingLastPathComponent().appendingPathComponent(name).path
+        return try await launch(script: script, mode: mode, arguments: arguments, debianPython: true)
+    }
+
+    private static func launch(
+        script: String,
+        mode: String,
+        arguments: [String],
+        debianPython: Bool
+    ) async throws -> PythonPeer {
+        let peer = PythonPeer(script: script, mode: mode, arguments: arguments, debianPython: debianPython)
         try peer.process.run()
         guard let line = await peer.readLine(), let port = Int(line) else {
             peer.process.terminate()

@@ -24,6 +24,10 @@ struct OperationID: Hashable, Sendable, CustomStringConvertible {
 ///   says nothing until it has the client's hello): the upgrade fails and the connection closes.
 ///   A server passes them to the TLS handler if they begin like a TLS handshake record (a quick
 ///   client's hello), and refuses them otherwise. Either way, none is ever handed to a read.
+/// - `captureStreams` is a barrier as well. When every earlier operation has completed it hands
+///   the connection over (``Action/captureStreams(_:)``); operations queued behind it fail with
+///   ``StreamTaskError/Code/streamsCaptured``, and from then on only operations marked as coming
+///   from the captured streams are accepted. Unread bytes stay buffered for the streams.
 /// - Writes are handed to the channel while it is writable; more wait here (backpressure).
 ///   `closeWrite` runs once every earlier write has completed, `closeRead` once every earlier
 ///   read has.
@@ -44,6 +48,8 @@ struct StreamOperationQueue {
         case startTLS(TLSRole)
         /// Send close_notify, wait for the peer's, and go back to plaintext; a barrier too.
         case stopTLS
+        /// Hand the connection over to streams (`captureStreams()`); a barrier too.
+        case captureStreams
     }
 
     enum Event: Equatable {
@@ -72,6 +78,9 @@ struct StreamOperationQueue {
         case startTLS(OperationID, TLSRole, early: ByteBuffer?)
         /// Unwrap TLS; report the outcome with `tlsTransitionCompleted`.
         case stopTLS(OperationID)
+        /// Every operation before `captureStreams` has completed: hand the connection over.
+        /// The operation is already done; only operations `fromStreams` are accepted from now on.
+        case captureStreams(OperationID)
     }
 
     enum Connection {
@@ -102,6 +111,8 @@ struct StreamOperationQueue {
     private var inputRequested = false
     private var readClosedReported = false
     private var closeRequested = false
+    /// `captureStreams` took effect: only the streams' own operations are accepted.
+    private(set) var streamsCaptured = false
 
     init(highWaterMark: Int = 256 * 1024) {
         self.highWaterMark = highWaterMark
@@ -121,7 +132,12 @@ struct StreamOperationQueue {
 
     // MARK: Inputs
 
-    mutating func enqueue(_ operation: Operation, id: OperationID) -> [Action] {
+    /// Queues `operation`. After `captureStreams` has taken effect, only operations
+    /// `fromStreams` (the captured streams' own) are accepted; others fail at once.
+    mutating func enqueue(_ operation: Operation, id: OperationID, fromStreams: Bool = false) -> [Action] {
+        if streamsCaptured && !fromStreams {
+            return [.fail(id, .streamsCaptured)]
+        }
         if let error = validate(operation) {
             return [.fail(id, error)]
         }
@@ -290,6 +306,8 @@ struct StreamOperationQueue {
             return closeWriteQueued ? .writeClosed : nil
         case .closeRead, .closeWrite, .startTLS, .stopTLS:
             return nil
+        case .captureStreams:
+            return streamsCaptured ? .streamsCaptured : nil
         }
     }
 
@@ -395,6 +413,30 @@ struct StreamOperationQueue {
                     case .startTLS(let role): actions.append(.startTLS(item.id, role, early: early))
                     default: actions.append(.stopTLS(item.id))
                     }
+                }
+            case .captureStreams:
+                guard index == 0 else {
+                    readLaneBlocked = true
+                    writeLaneBlocked = true
+                    break
+                }
+                switch connection {
+                case .notConnected:
+                    readLaneBlocked = true
+                    writeLaneBlocked = true
+                case .closed(let error):
+                    actions.append(.fail(item.id, error ?? StreamTaskError(.connectionClosed, "the connection is closed")))
+                    done = true
+                case .open:
+                    // The old owner's operations queued behind the barrier: the connection is
+                    // no longer theirs.
+                    for later in pending.dropFirst() {
+                        actions.append(.fail(later.id, .streamsCaptured))
+                    }
+                    pending.removeSubrange(1...)
+                    streamsCaptured = true
+                    actions.append(.captureStreams(item.id))
+                    done = true
                 }
             case .closeWrite:
                 guard !writeLaneBlocked, !writeInFlight else {

@@ -80,6 +80,10 @@ extension StreamTask {
         connectTimer = nil
         updateShared { $0.metrics.connectEndDate = Date() }
         do {
+            if let dataTask {
+                // The HTTP exchange goes in front of the task's handler.
+                try installHTTPExchange(for: dataTask, on: channel)
+            }
             try attach(channel)
         } catch {
             channel.close(promise: nil)

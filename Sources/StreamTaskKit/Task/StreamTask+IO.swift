@@ -96,14 +96,18 @@ extension StreamTask {
     }
 
     /// Queues `operation` and waits for it; cancelling the waiting Swift task withdraws it.
-    func perform(_ operation: StreamOperationQueue.Operation, timeout: TimeInterval) async throws -> Outcome {
+    func perform(
+        _ operation: StreamOperationQueue.Operation,
+        timeout: TimeInterval,
+        fromStreams: Bool = false
+    ) async throws -> Outcome {
         // The id exists before the operation reaches the loop, and the flag is set before the
         // withdrawal is queued: whichever runs first on the loop, the operation cannot be missed.
         let id = makeOperationID()
         let abandoned = NIOLockedValueBox(false)
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Outcome, any Error>) in
-                submit(operation, id: id, timeout: timeout, abandoned: abandoned) { result in
+                submit(operation, id: id, timeout: timeout, abandoned: abandoned, fromStreams: fromStreams) { result in
                     continuation.resume(with: result.mapError { $0 as any Error })
                 }
             }

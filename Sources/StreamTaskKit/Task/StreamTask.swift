@@ -2,6 +2,10 @@ import Foundation
 import NIOConcurrencyHelpers
 import NIOCore
 
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
 /// A TCP connection that you read and write with queued, timed operations, like
 /// `URLSessionStreamTask`.
 ///
@@ -63,6 +67,8 @@ public final class StreamTask: @unchecked Sendable, CustomStringConvertible {
     var tls = TLSProgress()
     /// The route monitor's registration while connected (see StreamTask+Routes.swift).
     var routeRegistration: Int?
+    /// The HTTP data task this task carries until it becomes a stream (see `StreamDataTask`).
+    var dataTask: StreamDataTask?
     private var completions: [OperationID: Completion] = [:]
     private var performing = false
     private var deferred: [(actions: [StreamOperationQueue.Action], complete: Bool)] = []
@@ -74,6 +80,12 @@ public final class StreamTask: @unchecked Sendable, CustomStringConvertible {
         var metrics: StreamTaskMetrics
         var delegate: (any StreamSessionDelegate)?
         var nextOperation: UInt64 = 0
+        /// While set, the delegate hears nothing about this task: it carries a data task, or
+        /// its connection was handed over to streams.
+        var delegateMuted = false
+        /// For a task that was a data task: its request and response.
+        var originalRequest: URLRequest?
+        var response: HTTPURLResponse?
     }
 
     private let shared: NIOLockedValueBox<Shared>
@@ -162,9 +174,11 @@ public final class StreamTask: @unchecked Sendable, CustomStringConvertible {
     }
 
     /// Cancels the task: every queued operation fails with ``StreamTaskError/Code/cancelled``
-    /// and the connection closes.
+    /// and the connection closes. Does nothing once the task's streams were captured: closing
+    /// them ends the connection.
     public func cancel() {
         onLoop {
+            guard !self.queue.streamsCaptured else { return }
             switch self.lifecycle {
             case .completed:
                 return
@@ -201,6 +215,10 @@ public final class StreamTask: @unchecked Sendable, CustomStringConvertible {
         // Leave the session before announcing completion, so that whoever hears of it finds
         // the task gone from `allTasks` and its connection slot passed on.
         session.taskCompleted(self)
+        if let dataTask {
+            self.dataTask = nil
+            dataTask.carrierCompleted(error)
+        }
         publish(.completed(error))
         session.reportInvalidationIfDone()
     }
@@ -221,6 +239,7 @@ public final class StreamTask: @unchecked Sendable, CustomStringConvertible {
         id: OperationID? = nil,
         timeout: TimeInterval,
         abandoned: NIOLockedValueBox<Bool>? = nil,
+        fromStreams: Bool = false,
         completion: @escaping Completion
     ) {
         let id = id ?? makeOperationID()
@@ -237,7 +256,7 @@ public final class StreamTask: @unchecked Sendable, CustomStringConvertible {
                     self.run(self.queue.abandon(id, error: error))
                 }
             }
-            self.run(self.queue.enqueue(operation, id: id))
+            self.run(self.queue.enqueue(operation, id: id, fromStreams: fromStreams))
         }
     }
 
@@ -264,6 +283,8 @@ public final class StreamTask: @unchecked Sendable, CustomStringConvertible {
             return StreamTaskError(.timedOut, "the write timed out after \(seconds) s")
         case .startTLS, .stopTLS:
             return StreamTaskError(.timedOut, "the TLS transition timed out after \(seconds) s")
+        case .captureStreams:
+            return StreamTaskError(.timedOut, "capturing the streams timed out after \(seconds) s")
         case .closeRead, .closeWrite:
             return StreamTaskError(.timedOut, "closing timed out after \(seconds) s")
         }
@@ -320,6 +341,8 @@ public final class StreamTask: @unchecked Sendable, CustomStringConvertible {
                 beginTLS(id, role: role, early: early)
             case .stopTLS(let id):
                 endTLS(id)
+            case .captureStreams(let id):
+                handOverStreams(id)
             }
         }
     }
@@ -374,6 +397,7 @@ public final class StreamTask: @unchecked Sendable, CustomStringConvertible {
         var last = false
         if case .completed = event { last = true }
         broadcaster.emit(event, last: last)
+        guard !shared.withLockedValue({ $0.delegateMuted }) else { return }
         guard let delegate = self.delegate ?? session.delegate else { return }
         let session = self.session
         session.delegateQueue.async {

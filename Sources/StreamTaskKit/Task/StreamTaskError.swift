@@ -39,6 +39,8 @@ public struct StreamTaskError: Error, Sendable, CustomStringConvertible {
             case tlsPlaintextInjection
             case tlsNotActive
             case tlsConfigurationInvalid
+            case streamsCaptured
+            case httpProtocolError
         }
 
         let base: Base
@@ -94,6 +96,11 @@ public struct StreamTaskError: Error, Sendable, CustomStringConvertible {
         public static let tlsNotActive = Code(base: .tlsNotActive)
         /// The TLS configuration could not be used (unreadable certificate or key, …).
         public static let tlsConfigurationInvalid = Code(base: .tlsConfigurationInvalid)
+        /// The task's connection was handed over with `captureStreams()`: use the streams.
+        public static let streamsCaptured = Code(base: .streamsCaptured)
+        /// A data task's peer did not speak HTTP/1.1 as required (a malformed response head,
+        /// a response that ended early, …).
+        public static let httpProtocolError = Code(base: .httpProtocolError)
 
         public var description: String { base.rawValue }
     }
@@ -161,4 +168,8 @@ extension StreamTaskError {
     static let cancelled = StreamTaskError(.cancelled, "the task was cancelled")
     static let readClosed = StreamTaskError(.readClosed, "reading was closed with closeRead()")
     static let writeClosed = StreamTaskError(.writeClosed, "writing was closed with closeWrite()")
+    static let streamsCaptured = StreamTaskError(
+        .streamsCaptured,
+        "the connection was handed over with captureStreams(); read and write it through the streams"
+    )
 }

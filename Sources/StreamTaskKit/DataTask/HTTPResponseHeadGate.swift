@@ -1,0 +1,135 @@
+import NIOCore
+
+/// Sits in front of a data task's HTTP response decoder and stops the bytes at the response
+/// head, so that nothing after the head is decoded before the owner has decided what to do.
+///
+/// SwiftNIO's decoder parses whatever it is given: handed a whole packet, it would go on past
+/// the head of a `200` into what the owner may want as the first bytes of a stream. So until the
+/// final response head has been decoded, the gate passes bytes on one line at a time (each
+/// slice ends with a line feed, and a head ends with an empty line), and holds everything after
+/// the line that completed the head. The gate does not parse HTTP: it only cuts at line feeds.
+///
+/// Then either ``release()`` lets the held bytes through to the decoder (the body is wanted), or
+/// the gate is removed from the pipeline after the HTTP handlers, and passes the held bytes,
+/// then an end of stream that came with them, to the next handler: the stream task's. Nothing
+/// is dropped and nothing is reordered.
+final class HTTPResponseHeadGate: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = ByteBuffer
+    typealias InboundOut = ByteBuffer
+
+    private enum State {
+        /// Passing bytes on line by line, until the final response head has been decoded.
+        case beforeHead
+        /// The head is out: holding what follows until the owner decides.
+        case holding
+        /// The body is wanted: everything passes through.
+        case passing
+    }
+
+    private var state = State.beforeHead
+    private var held = ByteBuffer()
+    private var inputClosed = false
+    private var context: ChannelHandlerContext?
+
+    /// Bytes held after the head, for tests.
+    var heldByteCount: Int { held.readableBytes }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        self.context = context
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        self.context = nil
+    }
+
+    /// The decoder produced the final response head: hold whatever comes after it.
+    func headArrived() {
+        if state == .beforeHead { state = .holding }
+    }
+
+    /// Lets the held bytes, and everything after them, through to the decoder.
+    func release() {
+        guard state != .passing, let context else { return }
+        state = .passing
+        flushHeld(context: context)
+    }
+
+    /// Leaves the pipeline, handing the bytes held after the head to the next handler.
+    func leave(on loop: any EventLoop) {
+        loop.preconditionInEventLoop()
+        guard let context else { return }
+        context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        var bytes = unwrapInboundIn(data)
+        switch state {
+        case .passing:
+            context.fireChannelRead(data)
+        case .holding:
+            held.writeBuffer(&bytes)
+        case .beforeHead:
+            held.writeBuffer(&bytes)
+            passLines(context: context)
+        }
+    }
+
+    /// Passes held bytes on, each slice ending with a line feed, until the head has arrived.
+    private func passLines(context: ChannelHandlerContext) {
+        while state == .beforeHead {
+            let view = held.readableBytesView
+            guard let lineFeed = view.firstIndex(of: UInt8(ascii: "\n")) else { break }
+            let line = held.readSlice(length: view.distance(from: view.startIndex, to: lineFeed) + 1)!
+            context.fireChannelRead(wrapInboundOut(line))
+        }
+        if held.readableBytes == 0 {
+            held.clear()
+        }
+    }
+
+    func channelReadComplete(context: ChannelHandlerContext) {
+        // The channel reads only when asked: keep asking until the head is complete.
+        if state == .beforeHead { context.read() }
+        context.fireChannelReadComplete()
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if let event = event as? ChannelEvent, event == .inputClosed {
+            switch state {
+            case .passing:
+                break
+            case .beforeHead:
+                // The stream ended within the head: let the decoder see all of it, then the end.
+                state = .passing
+                flushHeld(context: context)
+            case .holding:
+                // Hold it until the bytes before it have been passed on.
+                inputClosed = true
+                return
+            }
+        }
+        context.fireUserInboundEventTriggered(event)
+    }
+
+    func removeHandler(context: ChannelHandlerContext, removalToken: ChannelHandlerContext.RemovalToken) {
+        if state != .passing {
+            state = .passing
+            flushHeld(context: context)
+        }
+        context.leavePipeline(removalToken: removalToken)
+    }
+
+    private func flushHeld(context: ChannelHandlerContext) {
+        if held.readableBytes > 0 {
+            let bytes = held
+            held = ByteBuffer()
+            context.fireChannelRead(wrapInboundOut(bytes))
+        }
+        // The handler after us may be waiting for the end of a burst to ask for more.
+        context.fireChannelReadComplete()
+        if inputClosed {
+            inputClosed = false
+            context.fireUserInboundEventTriggered(ChannelEvent.inputClosed)
+        }
+    }
+}

@@ -1,0 +1,85 @@
+import Foundation
+import NIOCore
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+extension StreamDataTask {
+    // MARK: Async use
+
+    /// Resumes the task if needed and returns the response head once it has arrived. Called
+    /// before the head arrives, it makes you the one who decides: call ``allow()``,
+    /// ``cancel()`` or ``becomeStream()`` next.
+    ///
+    /// Cancelling the waiting Swift task cancels the data task.
+    ///
+    /// - Throws: The ``StreamTaskError`` the task failed with before a response arrived.
+    public func receiveResponse() async throws -> HTTPURLResponse {
+        shared.withLockedValue { shared in
+            if shared.phase == .waitingForResponse { shared.callerDecides = true }
+        }
+        resume()
+        let future = responsePromise.futureResult
+        return try await withTaskCancellationHandler {
+            try await future.get()
+        } onCancel: {
+            self.cancel()
+        }
+    }
+
+    /// Asks for the body (the ``ResponseDisposition/allow`` disposition), once the head has
+    /// arrived if it has not yet. Does nothing if the owner already decided.
+    public func allow() {
+        decide(.allow)
+    }
+
+    /// Turns the connection into a stream task (the ``ResponseDisposition/becomeStream``
+    /// disposition) and returns it. Its first bytes are whatever the server sent after the
+    /// response head.
+    ///
+    /// - Throws: ``StreamTaskError/Code/invalidArgument`` if the owner already chose another
+    ///   disposition, or the error the task failed with.
+    public func becomeStream() async throws -> StreamTask {
+        _ = try await receiveResponse()
+        decide(.becomeStream)
+        return try await streamPromise.futureResult.get()
+    }
+
+    /// The body, chunk by chunk, as it arrives; iterating it allows the body if nobody has
+    /// decided yet. It ends with the body, and throws if the task fails first. Iterate it once.
+    /// Chunks that arrive before you iterate are kept for you (the body is not limited in size
+    /// here: for large downloads, iterate as it arrives).
+    public var body: Body { Body(task: self, chunks: bodyStream) }
+
+    /// The body of a data task, as an async sequence of chunks; see ``StreamDataTask/body``.
+    public struct Body: AsyncSequence, Sendable {
+        public typealias Element = Data
+
+        let task: StreamDataTask
+        let chunks: AsyncThrowingStream<Data, any Error>
+
+        /// Allows the body (if nobody has decided yet) and starts iterating it.
+        public func makeAsyncIterator() -> AsyncThrowingStream<Data, any Error>.AsyncIterator {
+            task.allow()
+            return chunks.makeAsyncIterator()
+        }
+    }
+
+    /// Allows the body if the owner has not decided yet, and returns all of it.
+    public func bodyData() async throws -> Data {
+        _ = try await receiveResponse()
+        var all = Data()
+        for try await chunk in body {
+            all.append(chunk)
+        }
+        return all
+    }
+
+    /// Waits until the task has completed; returns the error it completed with, if any.
+    @discardableResult
+    public func waitUntilCompleted() async -> StreamTaskError? {
+        _ = try? await completionPromise.futureResult.get()
+        return error
+    }
+}

@@ -1,0 +1,156 @@
+import Foundation
+import NIOCore
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+extension StreamDataTask {
+    // MARK: From the exchange (on the event loop)
+
+    func responseArrived(_ response: HTTPURLResponse) {
+        let sessionDelegate = session.delegate
+        let (callerDecides, early, delegate) = shared.withLockedValue {
+            shared -> (Bool, ResponseDisposition?, (any StreamSessionDelegate)?) in
+            guard shared.phase == .waitingForResponse else { return (true, nil, nil) }
+            shared.phase = .deciding
+            shared.response = response
+            return (shared.callerDecides, shared.earlyDisposition, shared.delegate ?? sessionDelegate)
+        }
+        responsePromise.succeed(response)
+        if let early {
+            decide(early)
+            return
+        }
+        // Without a delegate, the caller decides whenever it gets to it.
+        guard !callerDecides, let delegate else { return }
+        let session = self.session
+        session.delegateQueue.async {
+            delegate.streamSession(session, dataTask: self, didReceive: response) { disposition in
+                self.decide(disposition)
+            }
+        }
+    }
+
+    func bodyReceived(_ bytes: ByteBuffer) {
+        let data = Data(buffer: bytes)
+        bodyContinuation.yield(data)
+        if let delegate = currentDelegate {
+            let session = self.session
+            session.delegateQueue.async { delegate.streamSession(session, dataTask: self, didReceive: data) }
+        }
+    }
+
+    func bodyEnded() {
+        finish(error: nil)
+    }
+
+    func failed(_ error: StreamTaskError) {
+        finish(error: error.at(host: carrier.host, port: carrier.port))
+    }
+
+    /// The carrying stream task completed while it still carried this task.
+    func carrierCompleted(_ error: StreamTaskError?) {
+        let failure = error ?? StreamTaskError(.httpProtocolError, "the connection closed before the response was complete")
+        finish(error: failure.at(host: carrier.host, port: carrier.port))
+    }
+
+    // MARK: Deciding
+
+    /// Carries out a disposition, always on a later turn of the event loop: never inside the
+    /// read that delivered the head.
+    func decide(_ disposition: ResponseDisposition) {
+        eventLoop.execute {
+            let proceed = self.shared.withLockedValue { shared -> Bool in
+                if shared.phase == .waitingForResponse {
+                    // Before the head: the caller decides, once it has arrived.
+                    shared.callerDecides = true
+                    if shared.earlyDisposition == nil { shared.earlyDisposition = disposition }
+                    return false
+                }
+                guard shared.phase == .deciding else { return false }
+                switch disposition {
+                case .allow: shared.phase = .receivingBody
+                case .becomeStream: shared.phase = .becomingStream
+                case .cancel: break
+                }
+                return true
+            }
+            guard proceed else {
+                if disposition == .becomeStream, self.phaseIsNot(.becomingStream, .waitingForResponse) {
+                    self.streamPromise.fail(
+                        StreamTaskError(.invalidArgument, "the data task can no longer become a stream: its response was already handled")
+                    )
+                }
+                return
+            }
+            switch disposition {
+            case .allow:
+                self.exchange?.allow()
+            case .cancel:
+                self.finish(error: .cancelled)
+                self.carrier.cancel()
+            case .becomeStream:
+                self.turnIntoStream()
+            }
+        }
+    }
+
+    private func turnIntoStream() {
+        guard let exchange, let response else {
+            finish(error: StreamTaskError(.connectionClosed, "the connection closed before the data task could become a stream"))
+            return
+        }
+        do {
+            carrier.becameStream(request: originalRequest, response: response)
+            try exchange.becomeStream()
+            self.exchange = nil
+        } catch {
+            carrier.cancel()
+            finish(error: error as? StreamTaskError ?? StreamTaskError(.connectionFailed, "\(error)", underlying: error))
+            return
+        }
+        streamPromise.succeed(carrier)
+        if let delegate = currentDelegate {
+            let (session, stream) = (self.session, carrier)
+            session.delegateQueue.async { delegate.streamSession(session, dataTask: self, didBecome: stream) }
+        }
+        finish(error: nil)
+    }
+
+    // MARK: Completion
+
+    private var currentDelegate: (any StreamSessionDelegate)? {
+        shared.withLockedValue { $0.delegate } ?? session.delegate
+    }
+
+    func phaseIsNot(_ phases: Phase...) -> Bool {
+        let phase = shared.withLockedValue { $0.phase }
+        return !phases.contains(phase)
+    }
+
+    func finish(error: StreamTaskError?) {
+        let first = shared.withLockedValue { shared -> Bool in
+            guard shared.phase != .completed else { return false }
+            shared.phase = .completed
+            shared.error = error
+            return true
+        }
+        guard first else { return }
+        let failure = error ?? StreamTaskError(.connectionClosed, "the data task completed without a response")
+        responsePromise.fail(failure)
+        streamPromise.fail(error ?? StreamTaskError(.invalidArgument, "the data task did not become a stream"))
+        if let error {
+            bodyContinuation.finish(throwing: error)
+        } else {
+            bodyContinuation.finish()
+        }
+        let carrier = self.carrier
+        carrier.onLoop { carrier.dataTask = nil }
+        completionPromise.succeed(())
+        if let delegate = currentDelegate {
+            let session = self.session
+            session.delegateQueue.async { delegate.streamSession(session, dataTask: self, didCompleteWithError: error) }
+        }
+    }
+}

@@ -1,0 +1,69 @@
+import Foundation
+import NIOCore
+import NIOHTTP1
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+extension StreamTask {
+    /// For a task that was a ``StreamDataTask`` and became a stream: the request it sent.
+    public var originalRequest: URLRequest? { withShared { $0.originalRequest } }
+
+    /// For a task that was a ``StreamDataTask`` and became a stream: the response head it got.
+    public var response: HTTPURLResponse? { withShared { $0.response } }
+
+    /// Puts a data task's HTTP exchange on a connected channel, in front of where the task's
+    /// own handler goes: TLS first for `https`, then the head gate, SwiftNIO's request encoder
+    /// and response decoder, and the exchange handler, which sends the request at once.
+    func installHTTPExchange(for dataTask: StreamDataTask, on channel: any Channel) throws {
+        let request = try HTTPRequestBuilder(request: dataTask.originalRequest, host: host, port: port)
+        let pipeline = channel.pipeline.syncOperations
+        if request.usesTLS {
+            let role = TLSRole.client(configuration.tls)
+            let ssl = try makeTLSHandler(role: role, peerName: host) { chain, failure in
+                self.tls.presentedChain = chain
+                self.tls.verificationFailure = failure
+            }
+            let observer = TLSHandshakeObserver(isServer: false) { suite in
+                self.tls.cipherSuite = suite
+            }
+            // A transition no operation waits for: the handshake's outcome is recorded in the
+            // metrics, and its failure described as TLS's. Not `isActive`: the peer's
+            // close_notify ends the stream here, after the bytes the head gate holds.
+            tls = TLSProgress(transition: makeOperationID(), role: role, isActive: false, handler: ssl)
+            updateShared { $0.metrics.secureConnectionStartDate = Date() }
+            try pipeline.addHandler(observer)
+            try pipeline.addHandler(ssl)
+        }
+        let gate = HTTPResponseHeadGate()
+        let exchange = HTTPExchangeHandler(
+            request: request.head,
+            body: request.body,
+            url: request.url,
+            gate: gate,
+            dataTask: dataTask
+        )
+        try pipeline.addHandler(gate)
+        try pipeline.addHandler(HTTPRequestEncoder())
+        try pipeline.addHandler(ByteToMessageHandler(HTTPResponseDecoder(leftOverBytesStrategy: .forwardBytes)))
+        try pipeline.addHandler(exchange)
+        dataTask.exchange = exchange
+    }
+
+    /// The data task this task carried became a stream: the task is the caller's from now on.
+    func becameStream(request: URLRequest, response: HTTPURLResponse) {
+        dataTask = nil
+        updateShared { shared in
+            shared.originalRequest = request
+            shared.response = response
+            shared.delegateMuted = false
+        }
+    }
+
+    func withShared<T>(_ body: (Shared) -> T) -> T {
+        var value: T?
+        updateShared { value = body($0) }
+        return value!
+    }
+}

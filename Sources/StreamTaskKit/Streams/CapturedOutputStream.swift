@@ -1,0 +1,64 @@
+import Foundation
+import NIOCore
+
+/// The output side of a captured stream task: a Foundation `OutputStream` that writes the
+/// connection, on Linux as on Darwin.
+///
+/// `write(_:maxLength:)` blocks the calling thread until the bytes have been handed to the
+/// kernel (so a peer that does not read slows the writer down); call it on a thread of your
+/// own, never on an event loop or in Swift's cooperative pool. `close()` sends the end of the
+/// stream (the read side stays open).
+final class CapturedOutputStream: OutputStream {
+    private let connection: CapturedConnection?
+    private var status = Stream.Status.notOpen
+    private var failure: (any Error)?
+
+    init(connection: CapturedConnection) {
+        self.connection = connection
+        super.init(toMemory: ())
+    }
+
+    /// Foundation requires this initializer; a stream made with it has no connection and
+    /// fails every write.
+    required init(toMemory: ()) {
+        self.connection = nil
+        super.init(toMemory: ())
+    }
+
+    override var streamStatus: Stream.Status { status }
+    override var streamError: (any Error)? { failure }
+
+    override func open() {
+        guard status == .notOpen else { return }
+        guard connection != nil else {
+            status = .error
+            failure = StreamTaskError(.invalidArgument, "this output stream was not made by captureStreams()")
+            return
+        }
+        status = .open
+    }
+
+    override func close() {
+        guard status != .closed else { return }
+        status = .closed
+        connection?.closeWrite()
+    }
+
+    override var hasSpaceAvailable: Bool { status == .open }
+
+    override func write(_ buffer: UnsafePointer<UInt8>, maxLength len: Int) -> Int {
+        guard status == .open, let connection else { return -1 }
+        guard len > 0 else { return 0 }
+        status = .writing
+        let bytes = ByteBuffer(bytes: UnsafeBufferPointer(start: buffer, count: len))
+        switch connection.blocking(.write(bytes)) {
+        case .success:
+            status = .open
+            return len
+        case .failure(let error):
+            failure = error
+            status = .error
+            return -1
+        }
+    }
+}

@@ -1,0 +1,195 @@
+import Foundation
+import NIOConcurrencyHelpers
+import Testing
+
+@testable import StreamTaskKit
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Data tasks against `Peers/http_peer.py`, which writes each response exactly as the test
+/// needs it (in one packet, chunked, with no framing at all, …).
+@Suite(.timeLimit(.minutes(1))) struct DataTaskTests {
+    private func peer<T>(_ mode: String, _ body: (PythonPeer) async throws -> T) async throws -> T {
+        try await DataTaskTesting.withPeer("http_peer.py", mode: mode, body)
+    }
+
+    @Test func bytesInTheSamePacketAsThe101HeadReachTheStream() async throws {
+        try await peer("upgrade-with-trailing") { server in
+            let session = DataTaskTesting.session()
+            let dataTask = session.dataTask(with: try DataTaskTesting.request("http://127.0.0.1:\(server.port)/up?x=1"))
+            let stream = try await dataTask.becomeStream()
+            #expect(stream.response?.statusCode == 101)
+            // The server's first bytes after the head come first, then our own echoed ones.
+            #expect(try await stream.readText(count: 12) == "EARLY-BYTES\n")
+            try await stream.write("ping\n")
+            #expect(try await stream.readText(count: 5) == "ping\n")
+            stream.closeWrite()
+            #expect(try await stream.readToEnd() == "")
+            #expect(await server.readLine() == "request GET /up?x=1 HTTP/1.1")
+            #expect(await server.readLine() == "host 127.0.0.1:\(server.port)")
+        }
+    }
+
+    @Test func a2xxBecomesAStreamWithoutLosingTheBytesAfterItsHead() async throws {
+        try await peer("ok-then-stream") { server in
+            let dataTask = DataTaskTesting.session().dataTask(with: try DataTaskTesting.request("http://127.0.0.1:\(server.port)/"))
+            let response = try await dataTask.receiveResponse()
+            #expect(response.statusCode == 200)
+            #expect(response.value(forHTTPHeaderField: "Server") == "http_peer")
+            let stream = try await dataTask.becomeStream()
+            #expect(try await stream.readText(count: 12) == "FIRST-BYTES\n")
+            try await stream.write("after\n")
+            #expect(try await stream.readText(count: 6) == "after\n")
+            stream.cancel()
+        }
+    }
+
+    @Test func withoutADelegateTheResponseWaitsForTheCallersDecision() async throws {
+        try await peer("ok-then-stream") { server in
+            let dataTask = DataTaskTesting.session().dataTask(with: try DataTaskTesting.request("http://127.0.0.1:\(server.port)/"))
+            dataTask.resume()
+            #expect(await eventually { dataTask.response != nil })
+            #expect(dataTask.state == .running, "nobody decided yet")
+            let stream = try await dataTask.becomeStream()
+            #expect(try await stream.readText(count: 12) == "FIRST-BYTES\n")
+            stream.cancel()
+        }
+    }
+
+    @Test func allowDeliversAContentLengthBodyAndSendsTheRequestBody() async throws {
+        try await peer("echo-body-length") { server in
+            let request = try DataTaskTesting.request("http://127.0.0.1:\(server.port)/post", method: "POST", body: "a request body")
+            let session = DataTaskTesting.session()
+            let dataTask = session.dataTask(with: request)
+            let response = try await dataTask.receiveResponse()
+            #expect(response.statusCode == 200)
+            #expect(response.value(forHTTPHeaderField: "Content-Type") == "text/plain")
+            let body = try await dataTask.bodyData()
+            #expect(String(decoding: body, as: UTF8.self) == "you sent: a request body")
+            #expect(await dataTask.waitUntilCompleted() == nil)
+            #expect(dataTask.state == .completed)
+            #expect(await server.readLine() == "request POST /post HTTP/1.1")
+            #expect(await eventually { session.allTasks.isEmpty }, "the connection is closed after the body")
+        }
+    }
+
+    @Test func allowEndsAChunkedBodyAtItsLastChunkOnAConnectionKeptOpen() async throws {
+        try await peer("chunked") { server in
+            let dataTask = DataTaskTesting.session().dataTask(with: try DataTaskTesting.request("http://127.0.0.1:\(server.port)/"))
+            dataTask.resume()
+            var chunks: [String] = []
+            for try await chunk in dataTask.body {
+                chunks.append(String(decoding: chunk, as: UTF8.self))
+            }
+            #expect(chunks.joined() == "first,second,third")
+            #expect(dataTask.response?.value(forHTTPHeaderField: "X-Peer") == "chunked")
+            #expect(dataTask.error == nil)
+        }
+    }
+
+    @Test func theDelegateDecidesAndHearsOfTheNewStreamTask() async throws {
+        try await peer("upgrade-with-trailing") { server in
+            let delegate = DisposingDelegate(.becomeStream)
+            let session = DataTaskTesting.session(delegate: delegate)
+            let dataTask = session.dataTask(with: try DataTaskTesting.request("http://127.0.0.1:\(server.port)/"))
+            dataTask.resume()
+            #expect(await dataTask.waitUntilCompleted() == nil)
+            let stream = try #require(await delegate.becameStream())
+            #expect(delegate.events.values.prefix(3) == ["response 101", "became stream #\(stream.taskIdentifier)", "completed nil"])
+            #expect(try await stream.readText(count: 12) == "EARLY-BYTES\n")
+            stream.cancel()
+        }
+    }
+
+    @Test func theDelegateCancels() async throws {
+        try await peer("chunked") { server in
+            let delegate = DisposingDelegate(.cancel)
+            let session = DataTaskTesting.session(delegate: delegate)
+            let dataTask = session.dataTask(with: try DataTaskTesting.request("http://127.0.0.1:\(server.port)/"))
+            dataTask.resume()
+            let error = await dataTask.waitUntilCompleted()
+            #expect(error?.code == .cancelled, "\(String(describing: error))")
+            #expect(await eventually { session.allTasks.isEmpty })
+            #expect(!delegate.events.values.contains { $0.hasPrefix("data") }, "no body after a cancel")
+        }
+    }
+
+    @Test func aServerThatDoesNotSpeakHTTPFailsTheTask() async throws {
+        try await peer("not-http") { server in
+            let dataTask = DataTaskTesting.session().dataTask(with: try DataTaskTesting.request("http://127.0.0.1:\(server.port)/"))
+            await expectStreamError(.httpProtocolError) { try await dataTask.receiveResponse() }
+            #expect(await dataTask.waitUntilCompleted()?.code == .httpProtocolError)
+        }
+    }
+
+    @Test func aRefusedConnectionFailsTheTaskAndLeavesTheSession() async throws {
+        let closed = try ClosedPort()
+        let session = DataTaskTesting.session()
+        let dataTask = session.dataTask(with: try DataTaskTesting.request("http://127.0.0.1:\(closed.port)/"))
+        #expect(session.allTasks.count == 1, "the stream task that will carry it")
+        await expectStreamError(.connectionRefused) { try await dataTask.receiveResponse() }
+        #expect(await dataTask.waitUntilCompleted()?.code == .connectionRefused)
+        #expect(await eventually { session.allTasks.isEmpty })
+        await expectStreamError(.connectionRefused) { try await dataTask.becomeStream() }
+    }
+
+    @Test func aURLThatIsNotHTTPFailsOnResume() async throws {
+        let session = DataTaskTesting.session()
+        let dataTask = session.dataTask(with: try DataTaskTesting.request("ftp://127.0.0.1/file"))
+        await expectStreamError(.invalidArgument) { try await dataTask.receiveResponse() }
+        #expect(session.allTasks.isEmpty)
+    }
+
+    @Test func becomingAStreamAfterAllowingFails() async throws {
+        try await peer("echo-body-length") { server in
+            let request = try DataTaskTesting.request("http://127.0.0.1:\(server.port)/", method: "POST", body: "x")
+            let dataTask = DataTaskTesting.session().dataTask(with: request)
+            _ = try await dataTask.receiveResponse()
+            dataTask.allow()
+            await expectStreamError(.invalidArgument) { try await dataTask.becomeStream() }
+            #expect(String(decoding: try await dataTask.bodyData(), as: UTF8.self) == "you sent: x")
+        }
+    }
+}
+
+/// Answers every response with one disposition and records the data-task callbacks.
+final class DisposingDelegate: StreamSessionDelegate {
+    let disposition: StreamDataTask.ResponseDisposition
+    let events = Recorder<String>()
+    private let stream = NIOLockedValueBox<StreamTask?>(nil)
+
+    init(_ disposition: StreamDataTask.ResponseDisposition) {
+        self.disposition = disposition
+    }
+
+    func streamSession(
+        _ session: StreamSession,
+        dataTask: StreamDataTask,
+        didReceive response: HTTPURLResponse,
+        completionHandler: @escaping @Sendable (StreamDataTask.ResponseDisposition) -> Void
+    ) {
+        events.append("response \(response.statusCode)")
+        completionHandler(disposition)
+    }
+
+    func streamSession(_ session: StreamSession, dataTask: StreamDataTask, didReceive data: Data) {
+        events.append("data \(data.count)")
+    }
+
+    func streamSession(_ session: StreamSession, dataTask: StreamDataTask, didBecome streamTask: StreamTask) {
+        stream.withLockedValue { $0 = streamTask }
+        events.append("became stream #\(streamTask.taskIdentifier)")
+    }
+
+    func streamSession(_ session: StreamSession, dataTask: StreamDataTask, didCompleteWithError error: (any Error)?) {
+        events.append("completed \(error.map { "\($0)" } ?? "nil")")
+    }
+
+    /// The stream task the data task became, once the callbacks so far have been delivered.
+    func becameStream() async -> StreamTask? {
+        _ = await eventually { self.events.values.contains { $0.hasPrefix("completed") } }
+        return stream.withLockedValue { $0 }
+    }
+}

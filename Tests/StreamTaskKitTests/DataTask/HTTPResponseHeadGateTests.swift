@@ -1,0 +1,97 @@
+import NIOCore
+import NIOEmbedded
+import NIOHTTP1
+import Testing
+
+@testable import StreamTaskKit
+
+/// The head gate with SwiftNIO's real response decoder on an `EmbeddedChannel`: whatever
+/// follows a head in the same read is held, then released to the decoder or handed on.
+@Suite struct HTTPResponseHeadGateTests {
+    /// Records the HTTP parts that reach the end of the pipeline, and tells the gate of heads.
+    final class Sink: ChannelInboundHandler, RemovableChannelHandler {
+        typealias InboundIn = HTTPClientResponsePart
+        let gate: HTTPResponseHeadGate
+        var parts: [String] = []
+
+        init(gate: HTTPResponseHeadGate) { self.gate = gate }
+
+        func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+            switch unwrapInboundIn(data) {
+            case .head(let head):
+                gate.headArrived()
+                parts.append("head \(head.status.code)")
+            case .body(let bytes):
+                parts.append("body \(String(buffer: bytes))")
+            case .end:
+                parts.append("end")
+            }
+        }
+    }
+
+    /// Records raw bytes, where the stream task's handler would be.
+    final class BytesSink: ChannelInboundHandler {
+        typealias InboundIn = ByteBuffer
+        var received: [String] = []
+
+        func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+            received.append(String(buffer: unwrapInboundIn(data)))
+        }
+    }
+
+    private func channel() throws -> (EmbeddedChannel, HTTPResponseHeadGate, Sink) {
+        let gate = HTTPResponseHeadGate()
+        let sink = Sink(gate: gate)
+        let channel = EmbeddedChannel()
+        let pipeline = channel.pipeline.syncOperations
+        try pipeline.addHandler(gate)
+        try pipeline.addHandler(HTTPRequestEncoder())
+        try pipeline.addHandler(ByteToMessageHandler(HTTPResponseDecoder(leftOverBytesStrategy: .forwardBytes)))
+        try pipeline.addHandler(sink)
+        try channel.writeOutbound(HTTPClientRequestPart.head(HTTPRequestHead(version: .http1_1, method: .GET, uri: "/")))
+        try channel.writeOutbound(HTTPClientRequestPart.end(nil))
+        return (channel, gate, sink)
+    }
+
+    @Test func holdsWhatFollowsA200HeadUntilRemovedThenHandsItOn() throws {
+        let (channel, gate, sink) = try channel()
+        try channel.writeInbound(ByteBuffer(string: "HTTP/1.1 200 OK\r\nX: y\r\n\r\nstream bytes, not a body"))
+        #expect(sink.parts == ["head 200"])
+        #expect(gate.heldByteCount == 24)
+        let pipeline = channel.pipeline.syncOperations
+        pipeline.removeHandler(sink, promise: nil)
+        let bytes = BytesSink()
+        try pipeline.addHandler(bytes)
+        pipeline.removeHandler(try pipeline.handler(type: HTTPRequestEncoder.self), promise: nil)
+        // The decoder leaves on the next turn of the loop; only then may the gate go.
+        let decoderGone = channel.eventLoop.makePromise(of: Void.self)
+        pipeline.removeHandler(try pipeline.handler(type: ByteToMessageHandler<HTTPResponseDecoder>.self), promise: decoderGone)
+        channel.embeddedEventLoop.run()
+        try decoderGone.futureResult.wait()
+        #expect(bytes.received.isEmpty, "still held")
+        gate.leave(on: channel.eventLoop)
+        try channel.writeInbound(ByteBuffer(string: " and more"))
+        #expect(sink.parts == ["head 200"])
+        #expect(bytes.received == ["stream bytes, not a body", " and more"])
+        _ = try channel.finish()
+    }
+
+    @Test func releasedBytesAreDecodedAsTheBody() throws {
+        let (channel, gate, sink) = try channel()
+        try channel.writeInbound(ByteBuffer(string: "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhel"))
+        #expect(sink.parts == ["head 200"])
+        gate.release()
+        try channel.writeInbound(ByteBuffer(string: "lo"))
+        #expect(sink.parts == ["head 200", "body hel", "body lo", "end"])
+        _ = try channel.finish()
+    }
+
+    @Test func skipsInformationalHeadsAndKeepsBytesAfterA101() throws {
+        let (channel, gate, sink) = try channel()
+        try channel.writeInbound(ByteBuffer(string: "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 101 Switching Protocols\r\nUpgrade: x\r\n"))
+        try channel.writeInbound(ByteBuffer(string: "Connection: Upgrade\r\n\r\n\u{1}\u{2}raw"))
+        #expect(sink.parts == ["head 101", "end"])
+        #expect(gate.heldByteCount == 5)
+        _ = try channel.finish()
+    }
+}

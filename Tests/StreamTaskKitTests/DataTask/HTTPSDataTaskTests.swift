@@ -1,0 +1,66 @@
+import Foundation
+import Testing
+
+@testable import StreamTaskKit
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// `https` data tasks against our own TLS listener: TLS from the first byte, and the bytes
+/// after a head delivered through it.
+@Suite(.timeLimit(.minutes(1))) struct HTTPSDataTaskTests {
+    /// A TLS listener, a session trusting the test CA, and a task accepted for a data task.
+    private func start(_ path: String) async throws -> (StreamListener, StreamDataTask, StreamTask) {
+        let certificates = try await TestCertificates.get()
+        let listener = StreamListener(host: "127.0.0.1", port: 0, tls: try certificates.serverConfiguration())
+        try await listener.start()
+        var accepted = listener.connections.makeAsyncIterator()
+        let configuration = StreamSession.Configuration(
+            timeoutIntervalForConnect: 20,
+            tls: try certificates.clientConfiguration(),
+            proxy: .direct
+        )
+        let port = try #require(listener.port)
+        let dataTask = StreamSession(configuration: configuration)
+            .dataTask(with: try DataTaskTesting.request("https://127.0.0.1:\(port)\(path)"))
+        dataTask.resume()
+        let peer = try #require(await accepted.next())
+        #expect(try await peer.readLine() == "GET \(path) HTTP/1.1\r\n")
+        while try await peer.readLine() != "\r\n" {}
+        return (listener, dataTask, peer)
+    }
+
+    @Test func aBodyOverTLS() async throws {
+        let (listener, dataTask, peer) = try await start("/secure")
+        try await peer.write("HTTP/1.1 200 OK\r\nContent-Length: 12\r\n\r\nover TLS, ok")
+        #expect(String(decoding: try await dataTask.bodyData(), as: UTF8.self) == "over TLS, ok")
+        #expect(dataTask.carrier.metrics.negotiatedTLSVersion == "TLS 1.3")
+        peer.cancel()
+        await listener.shutdown(gracePeriod: 0)
+    }
+
+    @Test func becomingAStreamOverTLSKeepsTheBytesAfterTheHead() async throws {
+        let (listener, dataTask, peer) = try await start("/upgrade")
+        try await peer.write("HTTP/1.1 101 Switching Protocols\r\nUpgrade: x-test\r\nConnection: Upgrade\r\n\r\nprotected early bytes\n")
+        let stream = try await dataTask.becomeStream()
+        #expect(try await stream.readText(count: 22) == "protected early bytes\n")
+        try await stream.write("from the client\n")
+        #expect(try await peer.readText(count: 16) == "from the client\n")
+        #expect(stream.metrics.negotiatedTLSVersion == "TLS 1.3")
+        stream.cancel()
+        peer.cancel()
+        await listener.shutdown(gracePeriod: 0)
+    }
+
+    @Test func anUntrustedServerFailsTheTaskAsTLS() async throws {
+        let certificates = try await TestCertificates.get()
+        let listener = StreamListener(host: "127.0.0.1", port: 0, tls: try certificates.serverConfiguration())
+        try await listener.start()
+        let port = try #require(listener.port)
+        let session = StreamSession(configuration: .init(timeoutIntervalForConnect: 20, proxy: .direct))  // system roots only
+        let dataTask = session.dataTask(with: try DataTaskTesting.request("https://127.0.0.1:\(port)/"))
+        await expectStreamError(.tlsUntrustedCertificate) { try await dataTask.receiveResponse() }
+        await listener.shutdown(gracePeriod: 0)
+    }
+}

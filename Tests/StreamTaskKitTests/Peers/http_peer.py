@@ -1,0 +1,97 @@
+#!/usr/bin/env python3
+"""An HTTP/1.1 server for the data-task tests, written with Python's standard library only.
+
+It binds 127.0.0.1 on a free port, prints the port on its first line, serves one connection
+in the mode named by its first argument, prints the request line it got, and exits. Each
+response is written exactly as the mode says, so that the tests control what arrives in one
+packet and how the body is framed.
+"""
+import socket
+import sys
+
+
+def say(text):
+    print(text, flush=True)
+
+
+def read_request(conn):
+    """The request head (as text) and its body (by Content-Length)."""
+    data = b""
+    while b"\r\n\r\n" not in data:
+        chunk = conn.recv(65536)
+        if not chunk:
+            raise SystemExit("the client closed before its request head ended")
+        data += chunk
+    head, _, body = data.partition(b"\r\n\r\n")
+    lines = head.decode().split("\r\n")
+    length = 0
+    for line in lines[1:]:
+        name, _, value = line.partition(":")
+        if name.strip().lower() == "content-length":
+            length = int(value.strip())
+    while len(body) < length:
+        chunk = conn.recv(65536)
+        if not chunk:
+            break
+        body += chunk
+    return lines, body
+
+
+def echo_until_eof(conn):
+    while True:
+        chunk = conn.recv(65536)
+        if not chunk:
+            return
+        conn.sendall(chunk)
+
+
+def main():
+    mode = sys.argv[1]
+    server = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    server.bind(("127.0.0.1", 0))
+    server.listen(1)
+    say(server.getsockname()[1])
+    conn, _ = server.accept()
+    lines, body = read_request(conn)
+    say("request " + lines[0])
+    for line in lines[1:]:
+        if line.lower().startswith("host:"):
+            say("host " + line.partition(":")[2].strip())
+
+    if mode == "upgrade-with-trailing":
+        # The 101 head and the upgraded protocol's first bytes in one send: one packet.
+        conn.sendall(
+            b"HTTP/1.1 101 Switching Protocols\r\nUpgrade: x-test\r\nConnection: Upgrade\r\n\r\nEARLY-BYTES\n"
+        )
+        echo_until_eof(conn)
+    elif mode == "ok-then-stream":
+        # A 200 with no framing at all, and stream bytes right behind its head: a decoder
+        # would take them for a body read to the end of the connection.
+        conn.sendall(b"HTTP/1.1 200 Tunnel Ready\r\nServer: http_peer\r\n\r\nFIRST-BYTES\n")
+        echo_until_eof(conn)
+    elif mode == "echo-body-length":
+        # The request body back, with Content-Length, in two sends.
+        reply = b"you sent: " + body
+        conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: %d\r\n\r\n" % len(reply))
+        conn.sendall(reply[:5])
+        conn.sendall(reply[5:])
+        conn.recv(1)
+    elif mode == "chunked":
+        # A chunked body, then the connection stays open (keep-alive): the client must end
+        # the body at the last chunk, not at the end of the connection.
+        conn.sendall(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nX-Peer: chunked\r\n\r\n")
+        for part in [b"first,", b"second,", b"third"]:
+            conn.sendall(b"%x\r\n%s\r\n" % (len(part), part))
+        conn.sendall(b"0\r\n\r\n")
+        conn.recv(1)
+    elif mode == "not-http":
+        conn.sendall(b"SSH-2.0-not-an-http-server\r\n\r\n")
+        conn.recv(1)
+    else:
+        raise SystemExit("unknown mode " + mode)
+    conn.close()
+    say("done")
+
+
+if __name__ == "__main__":
+    main()
