@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The one test command: installs what the tests need, starts a loopback-only avahi-daemon for
 # the DNS-SD tests (scripts/start-services.sh), builds, runs the unit and integration
-# tests (`swift test`), then runs the example binaries end to end.
+# tests (`swift test`), under CI runs them again with ThreadSanitizer (scripts/sanitize.sh),
+# then runs the example binaries end to end.
 #
 #   scripts/test.sh                      # everything
 #   scripts/test.sh --filter Listener    # extra arguments go to `swift test`
@@ -71,6 +72,17 @@ if [[ $# -eq 0 ]]; then
         echo "test.sh: the avahi-daemon restart test failed" >&2
         status=1
     fi
+fi
+
+# --- Sanitizers ---------------------------------------------------------------------------------
+# Under CI (or with STK_SANITIZE=thread|address) the whole suite runs again under a sanitizer,
+# in a build of its own; CI runs ThreadSanitizer every time. (`scripts/sanitize.sh address`
+# runs AddressSanitizer the same way.)
+sanitizer="${STK_SANITIZE:-}"
+[[ -z "$sanitizer" && -n "${CI:-}" && $# -eq 0 ]] && sanitizer=thread
+if [[ -n "$sanitizer" ]] && ! bash scripts/sanitize.sh "$sanitizer"; then
+    echo "test.sh: the suite failed under the $sanitizer sanitizer" >&2
+    status=1
 fi
 
 # --- End to end: the echo examples -----------------------------------------------------------
