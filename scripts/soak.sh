@@ -15,7 +15,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 configuration=debug
 [[ "${1:-}" == "--release" ]] && configuration=release
-clients=1000 senders=20 messages=60 rate=40 idle=10000
+clients=1000 senders=20 messages=60 rate=20 idle=10000
 if [[ -n "${SOAK_QUICK:-}" ]]; then clients=100 senders=10 messages=100 rate=100 idle=500; fi
 
 bash scripts/install-deps.sh
