@@ -116,6 +116,6 @@ public final class TerminalUserInterface: ChatUserInterface {
     }
 
     private static func write(_ text: String) {
-        FileHandle.standardOutput.write(Data(text.utf8))
+        try? FileHandle.standardOutput.write(contentsOf: Data(text.utf8))
     }
 }

@@ -2,7 +2,7 @@ import Foundation
 
 /// Writes `message` and a newline to standard error.
 public func printError(_ message: String) {
-    FileHandle.standardError.write(Data((message + "\n").utf8))
+    try? FileHandle.standardError.write(contentsOf: Data((message + "\n").utf8))
 }
 
 /// Writes `line` and a newline to standard output at once (unbuffered), so that a script
@@ -12,5 +12,7 @@ public func printError(_ message: String) {
 /// while another thread waits in `readLine()` that blocks until a line arrives, holding the
 /// lock that `getaddrinfo` needs to open `/etc/hosts`.
 public func printLine(_ line: String) {
-    FileHandle.standardOutput.write(Data((line + "\n").utf8))
+    // `write(contentsOf:)`, which throws, not `write(_:)`, which traps when the reader of a
+    // pipe has gone (EPIPE): a closed pipe must not crash the program.
+    try? FileHandle.standardOutput.write(contentsOf: Data((line + "\n").utf8))
 }

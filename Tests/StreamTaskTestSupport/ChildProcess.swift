@@ -90,7 +90,8 @@ public final class ChildProcess: @unchecked Sendable {
 
     /// Writes `line` and a newline to the child's standard input (needs `pipeInput`).
     public func send(_ line: String) {
-        input?.write(Data((line + "\n").utf8))
+        // Not `write(_:)`: it traps on EPIPE, which a child that has exited gives.
+        try? input?.write(contentsOf: Data((line + "\n").utf8))
     }
 
     /// Closes the child's standard input: it reads end of file.

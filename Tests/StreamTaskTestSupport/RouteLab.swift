@@ -58,7 +58,7 @@ public final class RouteLab: Sendable {
 
     private static let availability = Task<Bool, Never> {
         guard let reason = await unavailableReason() else { return true }
-        FileHandle.standardError.write(Data(
+        try? FileHandle.standardError.write(contentsOf: Data(
             "SKIPPED: route namespace tests need root and iproute2's `ip netns`: \(reason). They did NOT run; run as root (CI=true makes them mandatory).\n".utf8))
         return false
     }

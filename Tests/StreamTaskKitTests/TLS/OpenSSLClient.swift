@@ -37,7 +37,7 @@ final class OpenSSLClient: Sendable {
     }
 
     func send(_ text: String) {
-        input.fileHandleForWriting.write(Data(text.utf8))
+        try? input.fileHandleForWriting.write(contentsOf: Data(text.utf8))
     }
 
     /// What the server has sent so far, once it contains `expected` or after `seconds`.
