@@ -8,8 +8,8 @@
 //
 // Two modes:
 //   fan-out  (--messages M): each sender sends M messages as fast as the server takes them:
-//            at most --window messages of a sender not yet seen by a client in the sender's
-//            own process, so no client's queue on the server grows without bound.
+//            at most --window messages of a sender not yet seen by every client in the
+//            sender's own process, so no client's queue on the server grows without bound.
 //   paced    (--rate R --seconds S): R messages a second in total, spread evenly over the
 //            senders, for S seconds; every delivery's latency goes into a histogram.
 //
@@ -147,7 +147,6 @@ static void flush_out(client_t *c) {
 
 static result_t result;
 static uint32_t *histogram;
-static client_t *partner; /* the first non-sender client of this process: the senders' window */
 static int disconnected;   /* clients the server dropped: the run cannot complete, so it ends */
 
 static void fail(const char *text) {
@@ -285,6 +284,15 @@ static void read_all(int fd, void *bytes, size_t length) {
     }
 }
 
+/* The last message of sender `s` that every other client of this process has: the window
+   counts from there, so that no client's queue on the server runs far behind. */
+static long slowest_seen(const client_t *mine, int count, int s) {
+    long slowest = -1;
+    for (int k = 0; k < count; k++)
+        if (mine[k].index != s && (slowest < 0 || mine[k].last[s] < slowest)) slowest = mine[k].last[s];
+    return slowest < 0 ? 0 : slowest;
+}
+
 /* One worker process: the clients whose number modulo procs is `worker`. */
 static void run_worker(int worker, int report_fd, int control_fd) {
     histogram = calloc(HISTOGRAM_US, sizeof *histogram);
@@ -302,7 +310,6 @@ static void run_worker(int worker, int report_fd, int control_fd) {
         char hello[128];
         int n = snprintf(hello, sizeof hello, "NICK b%d\r\nUSER b%d 0 * :chatload\r\n", i, i);
         send_bytes(c, hello, (size_t)n);
-        if (!partner && i >= senders) partner = c;
     }
     struct epoll_event control = {.events = EPOLLIN, .data.ptr = NULL};
     epoll_ctl(epoll_fd, EPOLL_CTL_ADD, control_fd, &control);
@@ -344,7 +351,7 @@ static void run_worker(int worker, int report_fd, int control_fd) {
                     if (interval > 0) {
                         double due = go_at + (next_sequence[s] - 1) * interval + s * interval / senders;
                         if (mono() < due) break;
-                    } else if (next_sequence[s] - partner->last[s] > window) {
+                    } else if (next_sequence[s] - slowest_seen(mine, count, s) > window) {
                         break;
                     }
                     char message[128];
@@ -443,8 +450,7 @@ int main(int argc, char **argv) {
     if (port <= 0 || clients < 2 || clients > MAX_CLIENTS || senders < 1 || senders > MAX_SENDERS ||
         senders >= clients || procs < 1 || procs > MAX_PROCS || (messages <= 0 && (rate <= 0 || seconds <= 0)))
         usage();
-    /* Each process needs a client that is not a sender, to pace its senders. */
-    if (clients - senders < procs) usage();
+    if (clients < 2 * procs) usage();
     signal(SIGPIPE, SIG_IGN);
 
     int report[MAX_PROCS], control[MAX_PROCS];
