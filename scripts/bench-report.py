@@ -1,6 +1,9 @@
 #!/usr/bin/env python3
 """Turns scripts/bench.sh's figures into the table (printed) and BENCHMARKS.md.
 
+Exits 2 when a run failed outright (a chat run lost, repeated or reordered messages, or the
+allocation count rose over its threshold); a goal missed is a MISS in the table, not a failure.
+
   bench-report.py --results FILE --command CMD --sizes TEXT [--alloc-output FILE] [--write PATH]
   bench-report.py --chat-median FILE      # medians of several chatload runs, as "key value" lines
   bench-report.py --alloc-p90 FILE        # allocations per cycle from the benchmark tool's output
@@ -188,12 +191,31 @@ def shell(command):
         return "?"
 
 
+def failures(r):
+    """What makes a run fail outright, apart from goals missed: messages lost, repeated or
+    reordered, or allocations risen over the threshold."""
+    found = []
+    for name in ("stk-fanout", "ngircd-fanout", "stk-latency", "ngircd-latency"):
+        if f"{name}.ok" in r and r[f"{name}.ok"] != 1:
+            found.append(f"{name}: messages lost, repeated or reordered, or clients dropped")
+    if "alloc.check_status" in r and int(r["alloc.check_status"]) not in (0, 4):
+        found.append("allocations per cycle rose over Benchmarks/Thresholds")
+    return found
+
+
 def report(args):
     r = read_results(args.results)
     body = table(rows(r))
     print(body)
-    if not args.write:
-        return
+    failed = failures(r)
+    for failure in failed:
+        print(f"FAILED: {failure}")
+    if args.write:
+        write_document(args, r, body)
+    return 2 if failed else 0
+
+
+def write_document(args, r, body):
     cpu = shell("lscpu | sed -n 's/^Model name: *//p'")
     memory = shell("free -h | awk '/^Mem:/ {print $2}'")
     findings_path = os.path.join(ROOT, "Benchmarks", "FINDINGS.md")
@@ -260,7 +282,7 @@ def main():
     elif args.alloc_p90:
         print(alloc_p90(args.alloc_p90))
     else:
-        report(args)
+        sys.exit(report(args))
 
 
 if __name__ == "__main__":

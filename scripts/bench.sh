@@ -164,6 +164,11 @@ if wants alloc; then
         --no-progress) >"$work/alloc-check.out" 2>&1
     status=$?
     set -e
+    # Through `swift package`, the tool's exit codes (2: regression, 4: improvement) become 1
+    # with the reason in an error line.
+    if grep -q benchmarkThresholdRegression "$work/alloc-check.out"; then status=2
+    elif grep -q benchmarkThresholdImprovement "$work/alloc-check.out"; then status=4
+    fi
     cat "$work/alloc.out" "$work/alloc-check.out" >&2
     record alloc.check_status "$status"
     record alloc.per_cycle "$(python3 scripts/bench-report.py --alloc-p90 "$work/alloc.out")"

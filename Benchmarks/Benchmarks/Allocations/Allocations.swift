@@ -23,9 +23,10 @@ let benchmarks: @Sendable () -> Void = {
             scalingFactor: .kilo,
             maxDuration: .seconds(10),
             maxIterations: 20,
-            // Allocation counts move a little with scheduling (which thread runs a
-            // continuation); a rise of more than 5% over the stored threshold fails.
-            thresholds: [.mallocCountTotal: .init(relative: [.p90: 5.0])]
+            // The count per cycle is 24 or 26 from run to run (scheduling decides whether a
+            // continuation resumes at once or is queued); a rise of more than 10% over the
+            // stored p90 (26) fails, so 29 or more.
+            thresholds: [.mallocCountTotal: .init(relative: [.p90: 10.0])]
         )
     ) { benchmark in
         guard let (client, server, _) = pair else { fatalError("no connection") }
