@@ -225,7 +225,9 @@ def write_document(args, r, body):
     raw = "\n".join(f"{key} {value:g}" for key, value in sorted(r.items()))
     alloc = ""
     if args.alloc_output and os.path.exists(args.alloc_output):
-        alloc = open(args.alloc_output).read().strip()
+        # Only the tool's table of the run (its output also holds build lines).
+        alloc = "\n".join(
+            line.strip() for line in open(args.alloc_output) if line.strip().startswith("|"))
     text = f"""# Benchmarks
 
 Written by `scripts/bench.sh` (do not edit by hand: the findings come from
@@ -255,11 +257,9 @@ machine; PASS/MISS is against the goal of issue 9.
 """
     if alloc:
         text += f"""
-## Allocation benchmark output (ordo-one's `benchmark`)
+## Allocation benchmark: ordo-one's `benchmark`, mallocs per read+write cycle
 
-```
 {alloc}
-```
 """
     with open(args.write, "w") as file:
         file.write(text)
