@@ -6,7 +6,7 @@
 # Uses sudo only when not running as root.
 set -euo pipefail
 
-# The packages the tests need, one per line. Add new ones here.
+# The packages the tests, the demo and the benchmarks need, one per line. Add new ones here.
 PACKAGES=(
     socat    # a scriptable TCP peer for end-to-end tests
     python3  # helper peers and scripts in tests
@@ -25,6 +25,9 @@ PACKAGES=(
     irssi   # a real IRC client the chat server is tested against
     tmux    # drives irssi's terminal UI in the tests
     python3-websockets  # a real WebSocket server for the data-task tests (upgrade, then raw frames)
+    iperf3      # the benchmarks' TCP baseline (scripts/bench.sh runs its own `iperf3 -s -1`; no daemon)
+    linux-perf  # profiling where a benchmark misses its goal (`perf record`, `perf stat`)
+    valgrind    # callgrind, the instruction-counting profiler, when perf has no counters
 )
 
 # A package counts as installed when dpkg says so ("ii"); a command of the same name found

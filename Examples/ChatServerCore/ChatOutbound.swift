@@ -5,6 +5,11 @@ import StreamTaskKit
 /// The way out to one client: writes that never wait, and a count of the bytes not yet handed
 /// to the kernel, so that a client that stops reading is dropped at the send-queue limit
 /// instead of slowing whoever writes to it.
+///
+/// At most one write is with the task at a time; lines sent meanwhile are gathered and go out
+/// together in the next write. Under load that turns many small writes (each a hop to the
+/// event loop, a system call and a completion on the delegate queue) into a few larger ones:
+/// the chat fan-out benchmark (BENCHMARKS.md) spent most of its CPU time on those per-line costs.
 final class ChatOutbound: Sendable {
     let task: StreamTask
     let limit: Int
@@ -12,6 +17,10 @@ final class ChatOutbound: Sendable {
         /// Bytes given to the task; what the task has not yet sent of them is the queue.
         var submitted: Int64 = 0
         var closed = false
+        /// Whether a write is with the task now.
+        var writing = false
+        /// Lines sent while a write was with the task, in order; they go out when it completes.
+        var gathered = Data()
     }
     private let state = NIOLockedValueBox(State())
 
@@ -28,23 +37,57 @@ final class ChatOutbound: Sendable {
     /// caller drops the client. Writes to a closed outbound are ignored.
     func send(_ data: Data) -> Bool {
         let count = data.count
-        let accepted = state.withLockedValue { state -> Bool? in
-            if state.closed { return nil }
-            if Int(state.submitted - task.countOfBytesSent) + count > limit { return false }
+        let sent = task.countOfBytesSent
+        enum Outcome { case ignored, overLimit, gathered, write }
+        let outcome = state.withLockedValue { state -> Outcome in
+            if state.closed { return .ignored }
+            if Int(state.submitted - sent) + count > limit { return .overLimit }
             state.submitted += Int64(count)
-            return true
+            if state.writing {
+                state.gathered.append(data)
+                return .gathered
+            }
+            state.writing = true
+            return .write
         }
-        guard accepted == true else { return accepted == nil }
-        task.write(data, timeout: 0) { _ in }
+        switch outcome {
+        case .overLimit: return false
+        case .write: write(data)
+        case .ignored, .gathered: break
+        }
         return true
+    }
+
+    /// Hands `data` to the task; when it is written, the lines gathered meanwhile follow.
+    private func write(_ data: Data) {
+        task.write(data, timeout: 0) { error in
+            let next = self.state.withLockedValue { state -> Data? in
+                guard error == nil, !state.closed, !state.gathered.isEmpty else {
+                    state.writing = false
+                    return nil
+                }
+                defer { state.gathered = Data() }
+                return state.gathered
+            }
+            if let next { self.write(next) }
+        }
     }
 
     /// Stops sending: later ``send(_:)`` calls are ignored. Returns whether it was open.
     @discardableResult
     func markClosed() -> Bool {
+        takeUnsentAndClose() != nil
+    }
+
+    /// Stops sending, and returns the lines gathered but not yet handed to the task (`nil` when
+    /// it was closed already). Written before a last line, they keep their order: the write
+    /// with the task, if any, goes first.
+    func takeUnsentAndClose() -> Data? {
         state.withLockedValue { state in
-            defer { state.closed = true }
-            return !state.closed
+            if state.closed { return nil }
+            state.closed = true
+            defer { state.gathered = Data() }
+            return state.gathered
         }
     }
 

@@ -122,9 +122,11 @@ public actor ChatServer {
                 let host = outbounds[id]?.task.host ?? "?"
                 let outbound = outbounds.removeValue(forKey: id)
                 if id == caller {
-                    outbound?.markClosed()
+                    // Lines still gathered in the outbound go before the last one, in order.
+                    let unsent = outbound?.takeUnsentAndClose() ?? Data()
                     let line = IRCReplyBuilder.closingLink(host: IRCName.displayHost(host), reason: reason)
-                    directive = .closed(lastLine: (try? line.wireBytes()).map { Data($0) })
+                    let last = (try? line.wireBytes()).map { Data($0) }
+                    directive = .closed(lastLine: unsent.isEmpty ? last : unsent + (last ?? Data()))
                 } else {
                     outbound?.abort()
                 }

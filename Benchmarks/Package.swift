@@ -1,0 +1,45 @@
+// swift-tools-version:6.1
+// The benchmarks live in a package of their own so that the library's dependency graph and the
+// root package's tests stay as they are: `scripts/bench.sh` is the one command that runs them.
+import PackageDescription
+
+let package = Package(
+    name: "StreamTaskKitBenchmarks",
+    platforms: [.macOS(.v13)],
+    dependencies: [
+        // Named, so that the identity does not depend on the folder the repository is in.
+        .package(name: "swift-stream-task-kit", path: ".."),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
+        // The harness for the allocation benchmark: it counts mallocs through its interposer.
+        .package(
+            url: "https://github.com/ordo-one/benchmark.git", exact: "1.38.1",
+            traits: ["MallocInterposer"]),
+    ],
+    targets: [
+        // The ratio benchmarks: the library and raw SwiftNIO doing the same work, alternated in
+        // one process, so that the machine's noise cancels in the ratio.
+        .executableTarget(
+            name: "stk-bench",
+            dependencies: [
+                .product(name: "StreamTaskKit", package: "swift-stream-task-kit"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ],
+            path: "Sources/stk-bench"
+        ),
+        // Allocations per read+write cycle, with thresholds kept in Thresholds/.
+        .executableTarget(
+            name: "Allocations",
+            dependencies: [
+                .product(name: "StreamTaskKit", package: "swift-stream-task-kit"),
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            path: "Benchmarks/Allocations",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
+    ]
+)

@@ -1,0 +1,109 @@
+import Foundation
+import NIOCore
+import NIOPosix
+import StreamTaskKit
+
+/// Round trips: a 64-byte request, the same 64 bytes back, one at a time. Returns each round
+/// trip's nanoseconds, sorted.
+enum RoundTrip {
+    static let size = 64
+
+    static func library(count: Int, session: StreamSession) async throws -> [UInt64] {
+        try await LibraryPair.with(session: session) { pair in try await pingPong(count: count, pair: pair) }
+    }
+
+    static func pingPong(count: Int, pair: LibraryPair) async throws -> [UInt64] {
+        let request = Data(repeating: 0x72, count: size)
+        let echo = Task {
+            while true {
+                let (data, atEOF) = try await pair.server.readData(ofMinLength: size, maxLength: size, timeout: 0)
+                if let data, !data.isEmpty { try await pair.server.write(data, timeout: 0) }
+                if atEOF { return }
+            }
+        }
+        defer { echo.cancel() }
+        var latencies = [UInt64]()
+        latencies.reserveCapacity(count)
+        for _ in 0..<count {
+            let start = now()
+            try await pair.client.write(request, timeout: 0)
+            let (data, _) = try await pair.client.readData(ofMinLength: size, maxLength: size, timeout: 0)
+            guard data?.count == size else { throw BenchError("short reply: \(data?.count ?? 0) bytes") }
+            latencies.append(now() - start)
+        }
+        return latencies.sorted()
+    }
+
+    static func rawNIO(count: Int, group: any EventLoopGroup) async throws -> [UInt64] {
+        let done = group.next().makePromise(of: [UInt64].self)
+        let pair = try await RawPair.open(
+            group: group,
+            child: { EchoHandler() },
+            client: { PingClient(count: count, size: size, done: done) })
+        return try await pair.closing {
+            pair.client.pipeline.fireUserInboundEventTriggered(StartEvent())
+            return try await done.futureResult.get().sorted()
+        }
+    }
+}
+
+final class EchoHandler: ChannelInboundHandler {
+    typealias InboundIn = ByteBuffer
+    typealias OutboundOut = ByteBuffer
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        context.write(data, promise: nil)
+    }
+
+    func channelReadComplete(context: ChannelHandlerContext) {
+        context.flush()
+    }
+}
+
+final class PingClient: ChannelInboundHandler {
+    typealias InboundIn = ByteBuffer
+    typealias OutboundOut = ByteBuffer
+    private let count: Int
+    private let size: Int
+    private let request: ByteBuffer
+    private let done: EventLoopPromise<[UInt64]>
+    private var latencies: [UInt64] = []
+    private var pending = 0
+    private var sentAt: UInt64 = 0
+
+    init(count: Int, size: Int, done: EventLoopPromise<[UInt64]>) {
+        self.count = count
+        self.size = size
+        self.request = ByteBuffer(repeating: 0x72, count: size)
+        self.done = done
+        latencies.reserveCapacity(count)
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        guard event is StartEvent else { return context.fireUserInboundEventTriggered(event) }
+        send(context: context)
+    }
+
+    private func send(context: ChannelHandlerContext) {
+        sentAt = now()
+        context.writeAndFlush(wrapOutboundOut(request), promise: nil)
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        pending += unwrapInboundIn(data).readableBytes
+        while pending >= size {
+            pending -= size
+            latencies.append(now() - sentAt)
+            if latencies.count == count {
+                done.succeed(latencies)
+                return
+            }
+            send(context: context)
+        }
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        if latencies.count < count { done.fail(BenchError("closed after \(latencies.count) round trips")) }
+        context.fireChannelInactive()
+    }
+}

@@ -1,0 +1,160 @@
+import Foundation
+import NIOCore
+import NIOPosix
+import StreamTaskKit
+
+/// Monotonic nanoseconds.
+@inline(__always)
+func now() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
+
+/// What a benchmark found, printed as `RESULT name value` lines for scripts/bench.sh to read.
+func report(_ name: String, _ value: Double) {
+    emit("RESULT \(name) \(value)")
+}
+
+/// A line on standard output, written at once (scripts read it while the process runs).
+func emit(_ line: String) {
+    FileHandle.standardOutput.write(Data((line + "\n").utf8))
+}
+
+/// A progress line on standard error, so the table on standard output stays clean.
+func note(_ text: String) {
+    FileHandle.standardError.write(Data("stk-bench: \(text)\n".utf8))
+}
+
+func median(_ values: [Double]) -> Double {
+    let sorted = values.sorted()
+    guard !sorted.isEmpty else { return .nan }
+    let middle = sorted.count / 2
+    return sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
+}
+
+/// The value below which `fraction` of the sorted samples lie (nearest rank).
+func percentile(_ sorted: [UInt64], _ fraction: Double) -> Double {
+    guard !sorted.isEmpty else { return .nan }
+    let rank = min(sorted.count - 1, max(0, Int((Double(sorted.count) * fraction).rounded(.up)) - 1))
+    return Double(sorted[rank])
+}
+
+/// This process's resident set size in bytes, from /proc/self/status.
+func residentBytes() -> Int {
+    guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return 0 }
+    for line in status.split(separator: "\n") where line.hasPrefix("VmRSS:") {
+        let kilobytes = line.split(separator: " ").dropFirst().first.flatMap { Int($0) } ?? 0
+        return kilobytes * 1024
+    }
+    return 0
+}
+
+/// A session for the benchmarks: no proxy from the environment, no timeouts.
+func benchSession(tls: StreamTLSConfiguration = StreamTLSConfiguration()) -> StreamSession {
+    StreamSession(configuration: StreamSession.Configuration(tls: tls, proxy: .direct))
+}
+
+/// Command-line options as `--name value` pairs.
+struct Options {
+    private var values: [String: String] = [:]
+
+    init(_ arguments: ArraySlice<String>) {
+        var iterator = arguments.makeIterator()
+        while let argument = iterator.next() {
+            guard argument.hasPrefix("--") else { continue }
+            values[String(argument.dropFirst(2))] = iterator.next() ?? ""
+        }
+    }
+
+    func int(_ name: String, _ fallback: Int) -> Int { values[name].flatMap { Int($0) } ?? fallback }
+    func string(_ name: String) -> String? { values[name] }
+}
+
+/// A connected pair of library tasks on loopback: `client` connected to `server`, accepted by a
+/// listener of the same session.
+struct LibraryPair {
+    let listener: StreamListener
+    let client: StreamTask
+    let server: StreamTask
+
+    static func open(session: StreamSession) async throws -> LibraryPair {
+        let listener = StreamListener(host: "127.0.0.1", port: 0, session: session)
+        try await listener.start()
+        let client = session.streamTask(withHostName: "127.0.0.1", port: listener.port!)
+        client.resume()
+        var connections = listener.connections.makeAsyncIterator()
+        guard let server = await connections.next() else { throw BenchError("the listener accepted nothing") }
+        // A zero-length read completes once the client is connected.
+        _ = try await client.readData(ofMinLength: 0, maxLength: 1, timeout: 10)
+        return LibraryPair(listener: listener, client: client, server: server)
+    }
+
+    func close() async {
+        client.cancel()
+        server.cancel()
+        await listener.shutdown()
+    }
+
+    /// Opens a pair, runs `body` on it, and closes it before returning.
+    static func with<T>(session: StreamSession, _ body: (LibraryPair) async throws -> T) async throws -> T {
+        let pair = try await open(session: session)
+        do {
+            let result = try await body(pair)
+            await pair.close()
+            return result
+        } catch {
+            await pair.close()
+            throw error
+        }
+    }
+}
+
+/// A raw SwiftNIO listener on 127.0.0.1 with `childHandler` in each accepted channel's pipeline,
+/// and a client channel connected to it with `clientHandler`.
+struct RawPair {
+    let server: any Channel
+    let client: any Channel
+
+    static func open(
+        group: any EventLoopGroup,
+        child: @escaping @Sendable () -> any ChannelHandler,
+        client clientHandler: @escaping @Sendable () -> any ChannelHandler
+    ) async throws -> RawPair {
+        let server = try await ServerBootstrap(group: group)
+            .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
+            .childChannelOption(ChannelOptions.socketOption(.tcp_nodelay), value: 1)
+            .childChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(child()) }
+            }
+            .bind(host: "127.0.0.1", port: 0).get()
+        let client = try await ClientBootstrap(group: group)
+            .channelOption(ChannelOptions.socketOption(.tcp_nodelay), value: 1)
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(clientHandler()) }
+            }
+            .connect(host: "127.0.0.1", port: server.localAddress!.port!).get()
+        return RawPair(server: server, client: client)
+    }
+
+    func close() async {
+        try? await client.close()
+        try? await server.close()
+    }
+
+    /// Runs `body` on the pair, and closes it before returning.
+    func closing<T>(_ body: () async throws -> T) async throws -> T {
+        do {
+            let result = try await body()
+            await close()
+            return result
+        } catch {
+            await close()
+            throw error
+        }
+    }
+}
+
+/// Tells a raw client handler to begin.
+struct StartEvent: Sendable {}
+
+struct BenchError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
