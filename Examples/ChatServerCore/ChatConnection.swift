@@ -54,6 +54,11 @@ struct ChatConnection: Sendable {
                     if framer.bufferedByteCount > 0 || !pending.isEmpty {
                         return await finish(server.disconnect(id, reason: "Plaintext after STARTTLS"))
                     }
+                    // `670` may still be gathered behind an earlier reply: it must be handed to
+                    // the task before the handshake is, or it would go out encrypted.
+                    guard await outbound.waitUntilIdle() else {
+                        return await finish(server.disconnect(id, reason: "SendQ not draining"), abort: true)
+                    }
                     do {
                         try await task.startTLS(asServerWith: configuration.tls!, timeout: 30)
                         await server.tlsEstablished(id)

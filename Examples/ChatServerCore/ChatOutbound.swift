@@ -73,6 +73,18 @@ final class ChatOutbound: Sendable {
         }
     }
 
+    /// Waits (at most `timeout`) until no write is with the task and nothing is gathered, so
+    /// that a barrier queued next on the task, such as STARTTLS, comes after every reply sent
+    /// before it. Returns whether it got there.
+    func waitUntilIdle(timeout: Duration = .seconds(10)) async -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while state.withLockedValue({ $0.writing }) {
+            if ContinuousClock.now >= deadline { return false }
+            try? await Task.sleep(for: .milliseconds(1))
+        }
+        return true
+    }
+
     /// Stops sending: later ``send(_:)`` calls are ignored. Returns whether it was open.
     @discardableResult
     func markClosed() -> Bool {

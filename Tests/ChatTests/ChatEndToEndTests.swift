@@ -258,6 +258,31 @@ struct ChatEndToEndTests {
         }
     }
 
+    /// `CAP LS` and `STARTTLS` in one packet: both answers arrive in plaintext, in order, even
+    /// though the server gathers replies while a write is out, and the handshake follows.
+    @Test func startTLSRightAfterAnotherCommandStillAnswersInPlaintext() async throws {
+        let tls = try ChatServerFixture.makeTLS()
+        let fingerprint = try #require(tls.certificateChain.first?.sha256Fingerprint)
+        try await ChatServerFixture.with(tls: tls) { _, port in
+            let session = StreamSession(configuration: .init(
+                tls: StreamTLSConfiguration(certificateVerification: .none, pins: [.certificateSHA256(fingerprint)]),
+                proxy: .direct))
+            for round in 0..<5 {
+                let client = IRCTestClient(port: port, session: session)
+                try await client.sendRaw(Array("CAP LS 302\r\nPING \(round)\r\nSTARTTLS\r\n".utf8))
+                #expect(try await client.waitFor(command: "CAP").parameters == ["*", "LS", "tls"])
+                #expect(try await client.waitFor(command: "PONG").parameters.last == "\(round)")
+                #expect(try await client.waitFor(command: "670").parameters.first == "*")
+                try await client.task.startTLS(timeout: 10)
+                try await client.send("NICK tls\(round)")
+                try await client.send("USER t 0 * :T")
+                try await client.send("CAP END")
+                #expect(try await client.waitFor(command: "001").parameters.first == "tls\(round)")
+                await client.close()
+            }
+        }
+    }
+
     /// Bytes that follow STARTTLS in plaintext are never processed: the connection is closed.
     @Test func plaintextPipelinedAfterSTARTTLSIsNeverProcessed() async throws {
         let tls = try ChatServerFixture.makeTLS()
