@@ -55,6 +55,15 @@ import Testing
         #expect(code(of: Array("@a=1".utf8)) == .missingCommand)
     }
 
+    /// Found by fuzzing (Fuzz/Regressions/irc-tag): the value's combining mark fused with the
+    /// `=` into one Character, so the key ran on into the value and the line was refused.
+    @Test func aTagValueMayStartWithACombiningMark() throws {
+        let value = "\u{0366}\u{FFFD}\u{FFFD}"  // what the bytes CD A6 DA DA decode to
+        let message = try IRCMessage(parsing: "@+example.com/value=\(value) TAGMSG #chat")
+        #expect(message.tags == [IRCTag(key: "+example.com/value", value: value)])
+        #expect(try IRCMessage(parsing: "@k=\u{0301}x PING y").tags == [IRCTag(key: "k", value: "\u{0301}x")])
+    }
+
     @Test(arguments: ["", " ", "          "])
     func emptyLinesAreReportedAsEmpty(line: String) {
         #expect(code(of: Array(line.utf8)) == .empty)
