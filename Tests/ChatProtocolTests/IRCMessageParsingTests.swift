@@ -17,6 +17,18 @@ import Testing
         #expect(message.tags.isEmpty)
     }
 
+    /// Found by fuzzing (Fuzz/Regressions/irc-message): a combining mark after the `@` fused
+    /// with it into one Character, and the nickname ran on into the host.
+    @Test func theNicknameEndsAtABangOrAtFollowedByACombiningMark() throws {
+        let bytes: [UInt8] = [
+            0x3a, 0x61, 0x6c, 0x69, 0x9f, 0x40, 0xcd, 0x8b, 0x9a, 0x65, 0xc8, 0xce, 0x32, 0x37, 0x2e, 0x30,
+            0x9f, 0x40, 0xcd, 0xcb, 0x9a, 0x32, 0x37, 0x4e, 0x47, 0xf6, 0x20, 0x70,
+        ]
+        #expect(try IRCMessage(parsing: bytes).sourceNickname == "ali\u{FFFD}")
+        #expect(try IRCMessage(parsing: ":bob!\u{0301}bob@127.0.0.1 PRIVMSG #chat :hi").sourceNickname == "bob")
+        #expect(try IRCMessage(parsing: ":bob@\u{0301}host PRIVMSG #chat :hi").sourceNickname == "bob")
+    }
+
     @Test func theTrailingColonIsOptionalForALastWordAndKeepsEmptyParameters() throws {
         #expect(try IRCMessage(parsing: "PRIVMSG #chat hello").parameters == ["#chat", "hello"])
         #expect(try IRCMessage(parsing: "PRIVMSG #chat :hello").parameters == ["#chat", "hello"])
