@@ -144,24 +144,22 @@ for target in "${targets[@]}"; do
     corpus=$(echo "$last" | grep -o 'corp: [0-9]*' | grep -o '[0-9]*' || true)
     result="ok"
     if [ "$rc" -ne 0 ]; then
-        result="**failed** (exit $rc): $(grep -m1 -E 'SUMMARY|fuzz invariant failed|ERROR: libFuzzer' "$log" | cut -c1-120)"
+        why=$(grep -m1 -aE 'fuzz invariant failed|SUMMARY|ERROR: libFuzzer' "$log" | tr -d '|`' | cut -c1-100)
+        result="**failed** (exit $rc): $why; input in .build-fuzz/artifacts/$target/"
         status=1
     fi
     echo "fuzz.sh: $target: ${executions:-?} executions, cov ${coverage:-?}, ft ${features:-?}, corpus ${corpus:-?}, $result" >&2
     rows+=("| $target | ${executions:-?} | ${speed:-?} | ${coverage:-?} | ${features:-?} | ${corpus:-?} | $regressions | $result |")
 done
 
+# The results go between the markers in FUZZING.md; the rest of it (findings, notes) is kept.
 {
-    echo "# Fuzzing"
-    echo
-    echo "Every parser that reads bytes from the network, the kernel or the DNS-SD daemon is fuzzed"
-    echo "with libFuzzer and AddressSanitizer; \`scripts/fuzz.sh\` explains how each target is built."
-    echo
+    echo "<!-- fuzz.sh: results -->"
     echo "## Last run"
     echo
     echo "- command: \`scripts/fuzz.sh $seconds${*:+ $*}\`"
     echo "- date: $(date -u '+%Y-%m-%d %H:%M UTC')"
-    echo "- machine: $(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//'), shared with other builds), $(uname -sr)"
+    echo "- machine: $(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//'), shared with other builds; load average $(cut -d' ' -f1-3 /proc/loadavg)), $(uname -sr)"
     echo "- toolchain: $(swiftc --version 2>&1 | head -1)"
     echo
     echo "| target | executions | exec/s | cov | ft | corpus | regressions replayed | result |"
@@ -171,6 +169,19 @@ done
     echo "\`cov\` is libFuzzer's count of covered edges, \`ft\` its count of features (edges with hit"
     echo "counts), both from the final status line; \`corpus\` the inputs it kept (in a scratch copy:"
     echo "the committed seeds in \`Fuzz/Corpus\` do not grow)."
-} >FUZZING.md.new
-if [ $# -eq 0 ]; then mv FUZZING.md.new FUZZING.md; else mv FUZZING.md.new "$out/FUZZING-partial.md"; fi
+    echo "<!-- fuzz.sh: end -->"
+} >"$out/results.md"
+if [ $# -gt 0 ]; then
+    echo "fuzz.sh: some targets only: results in .build-fuzz/results.md, FUZZING.md unchanged" >&2
+elif [ -f FUZZING.md ] && grep -q '<!-- fuzz.sh: results -->' FUZZING.md; then
+    python3 - "$out/results.md" <<'PY'
+import sys
+text = open("FUZZING.md").read()
+head, rest = text.split("<!-- fuzz.sh: results -->", 1)
+tail = rest.split("<!-- fuzz.sh: end -->", 1)[1]
+open("FUZZING.md", "w").write(head + open(sys.argv[1]).read().rstrip("\n") + tail)
+PY
+else
+    { echo "# Fuzzing"; echo; cat "$out/results.md"; } >FUZZING.md
+fi
 exit "$status"
