@@ -107,13 +107,15 @@ extension IRCMessage {
             throw IRCMessageError(.invalidTags, "the tag section after `@` is empty")
         }
         return try section.split(separator: UInt8(ascii: ";"), omittingEmptySubsequences: true).map { item in
-            let text = Substring(decode(item))
-            let key = text.prefix { $0 != "=" }
-            guard IRCTag.isValidKey(String(key)) else {
+            // Split at the `=` byte, not at a Character: a value starting with a combining mark
+            // would fuse with the `=` into one Character and hide it.
+            let equals = item.firstIndex(of: UInt8(ascii: "="))
+            let key = decode(item[..<(equals ?? item.endIndex)])
+            guard IRCTag.isValidKey(key) else {
                 throw IRCMessageError(.invalidTags, "the tag key `\(key.prefix(32))` is not valid")
             }
-            let value = key.endIndex == text.endIndex ? nil : IRCTag.unescape(text[text.index(after: key.endIndex)...])
-            return IRCTag(key: String(key), value: value)
+            let value = equals.map { IRCTag.unescape(Substring(decode(item[($0 + 1)...]))) }
+            return IRCTag(key: key, value: value)
         }
     }
 }

@@ -37,7 +37,10 @@ public struct IRCMessage: Sendable, Hashable, CustomStringConvertible {
     /// The nickname in a `nick!user@host` source, or the whole source when it is a server name.
     public var sourceNickname: String? {
         guard let source else { return nil }
-        return String(source.prefix { $0 != "!" && $0 != "@" })
+        // Cut at the scalar, not the Character: a combining mark after `!` or `@` would fuse
+        // with it into one Character and hide it.
+        let scalars = source.unicodeScalars
+        return String(scalars[..<(scalars.firstIndex { $0 == "!" || $0 == "@" } ?? scalars.endIndex)])
     }
 
     /// The serialized line, or a description of why it cannot be serialized.

@@ -17,6 +17,18 @@ import Testing
         #expect(message.tags.isEmpty)
     }
 
+    /// Found by fuzzing (Fuzz/Regressions/irc-message): a combining mark after the `@` fused
+    /// with it into one Character, and the nickname ran on into the host.
+    @Test func theNicknameEndsAtABangOrAtFollowedByACombiningMark() throws {
+        let bytes: [UInt8] = [
+            0x3a, 0x61, 0x6c, 0x69, 0x9f, 0x40, 0xcd, 0x8b, 0x9a, 0x65, 0xc8, 0xce, 0x32, 0x37, 0x2e, 0x30,
+            0x9f, 0x40, 0xcd, 0xcb, 0x9a, 0x32, 0x37, 0x4e, 0x47, 0xf6, 0x20, 0x70,
+        ]
+        #expect(try IRCMessage(parsing: bytes).sourceNickname == "ali\u{FFFD}")
+        #expect(try IRCMessage(parsing: ":bob!\u{0301}bob@127.0.0.1 PRIVMSG #chat :hi").sourceNickname == "bob")
+        #expect(try IRCMessage(parsing: ":bob@\u{0301}host PRIVMSG #chat :hi").sourceNickname == "bob")
+    }
+
     @Test func theTrailingColonIsOptionalForALastWordAndKeepsEmptyParameters() throws {
         #expect(try IRCMessage(parsing: "PRIVMSG #chat hello").parameters == ["#chat", "hello"])
         #expect(try IRCMessage(parsing: "PRIVMSG #chat :hello").parameters == ["#chat", "hello"])
@@ -53,6 +65,15 @@ import Testing
         #expect(code(of: Array("@bad key=1 PING x".utf8)) == .invalidCommand)  // the tag section ends at the first space
         #expect(code(of: Array("@b!d=1 PING x".utf8)) == .invalidTags)
         #expect(code(of: Array("@a=1".utf8)) == .missingCommand)
+    }
+
+    /// Found by fuzzing (Fuzz/Regressions/irc-tag): the value's combining mark fused with the
+    /// `=` into one Character, so the key ran on into the value and the line was refused.
+    @Test func aTagValueMayStartWithACombiningMark() throws {
+        let value = "\u{0366}\u{FFFD}\u{FFFD}"  // what the bytes CD A6 DA DA decode to
+        let message = try IRCMessage(parsing: "@+example.com/value=\(value) TAGMSG #chat")
+        #expect(message.tags == [IRCTag(key: "+example.com/value", value: value)])
+        #expect(try IRCMessage(parsing: "@k=\u{0301}x PING y").tags == [IRCTag(key: "k", value: "\u{0301}x")])
     }
 
     @Test(arguments: ["", " ", "          "])

@@ -1,0 +1,187 @@
+#!/usr/bin/env bash
+# Fuzzes every parser that reads bytes from the network, the kernel or the DNS-SD daemon with
+# libFuzzer and AddressSanitizer, each target for a bounded time, and writes FUZZING.md.
+#
+#   scripts/fuzz.sh [seconds-per-target] [target…]     (default: 60 s, every target)
+#
+# Each target is one file in Fuzz/Targets, compiled by swiftc together with the library
+# sources it fuzzes (so it reaches their internal types) and -sanitize=fuzzer,address; the
+# proxy and TLS targets also link NIOCore, built unsanitized by SwiftPM in .build-fuzz/nio,
+# so coverage is counted in our code only. Every run starts from a scratch copy of
+# Fuzz/Corpus/<target> (the committed seeds never grow) and first replays the inputs kept in
+# Fuzz/Regressions/<target>. A crash, a leak or a failed invariant is kept in
+# .build-fuzz/artifacts/<target>/ and makes the script exit 1.
+#
+# Needs only the Swift toolchain (its clang runtime ships libFuzzer); runs nothing on the network.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+root="$PWD"
+
+seconds="${1:-60}"
+shift || true
+case "$seconds" in
+'' | *[!0-9]*) echo "fuzz.sh: seconds must be a whole number, got '$seconds'" >&2; exit 2 ;;
+esac
+
+all_targets=(irc-message irc-tag irc-line-framer dnssd-txt-record chat-service-record netlink-message no-proxy-list http-connect socks5 server-hello)
+if [ $# -gt 0 ]; then targets=("$@"); else targets=("${all_targets[@]}"); fi
+
+chat=(Examples/ChatProtocol/*.swift)
+txt=(Sources/StreamTaskDNSSD/Service/DNSSDTXTRecord.swift Sources/StreamTaskDNSSD/Errors/DNSSDError.swift
+    Sources/StreamTaskDNSSD/Errors/DNSServiceErrorText.swift)
+kit=Sources/StreamTaskKit
+handshake=("$kit/Proxy/ProxyHandshake.swift" "$kit/Proxy/ProxyCredentials.swift" Fuzz/Targets/ProxyFuzzSupport.swift)
+
+# The harness and library sources of a target, and whether it needs NIOCore.
+sources() {
+    case "$1" in
+    irc-message) echo Fuzz/Targets/IRCMessageFuzz.swift "${chat[@]}" ;;
+    irc-tag) echo Fuzz/Targets/IRCTagFuzz.swift "${chat[@]}" ;;
+    irc-line-framer) echo Fuzz/Targets/IRCLineFramerFuzz.swift "${chat[@]}" ;;
+    dnssd-txt-record) echo Fuzz/Targets/DNSSDTXTRecordFuzz.swift "${txt[@]}" ;;
+    chat-service-record) echo Fuzz/Targets/ChatServiceRecordFuzz.swift "${txt[@]}" "${chat[@]}" ;;
+    netlink-message) echo Fuzz/Targets/NetlinkMessageFuzz.swift "$kit/Routes/NetlinkMessage.swift" \
+        "$kit/Routes/Netlink.swift" "$kit/Routes/RouteAddress.swift" ;;
+    no-proxy-list) echo Fuzz/Targets/NoProxyListFuzz.swift "$kit/Proxy/NoProxyList.swift" ;;
+    http-connect) echo Fuzz/Targets/HTTPConnectFuzz.swift "$kit/Proxy/HTTPConnectHandshake.swift" \
+        "$kit/Support/ByteBuffer+Delimiter.swift" "${handshake[@]}" ;;
+    socks5) echo Fuzz/Targets/SOCKS5Fuzz.swift "$kit/Proxy/SOCKS5Handshake.swift" "$kit/Proxy/NoProxyList.swift" \
+        "${handshake[@]}" ;;
+    server-hello) echo Fuzz/Targets/ServerHelloFuzz.swift "$kit/TLS/ServerHelloParser.swift" ;;
+    *) echo "fuzz.sh: no target named '$1' (targets: ${all_targets[*]})" >&2; return 1 ;;
+    esac
+}
+needs_nio() { case "$1" in http-connect | socks5 | server-hello) return 0 ;; *) return 1 ;; esac; }
+
+out="$root/.build-fuzz"
+mkdir -p "$out/bin" "$out/logs"
+# Swift's backtracer would otherwise hold every crash for its interactive report.
+export SWIFT_BACKTRACE=enable=no
+export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}"
+
+nio_flags=()
+prepare_nio() {
+    [ ${#nio_flags[@]} -eq 0 ] || return 0
+    echo "fuzz.sh: building NIOCore (unsanitized) in .build-fuzz/nio" >&2
+    nice -n 10 swift build --target NIOCore --scratch-path "$out/nio" >"$out/logs/nio-build.log" 2>&1 || {
+        tail -20 "$out/logs/nio-build.log" >&2
+        return 1
+    }
+    local bin
+    bin="$(swift build --scratch-path "$out/nio" --show-bin-path)"
+    # The clang module maps NIOCore was compiled with, as SwiftPM passed them.
+    mapfile -t nio_flags < <(python3 - "$out/nio/debug.yaml" <<'PY'
+import json, re, sys
+for line in open(sys.argv[1]):
+    if '"-module-name","NIOCore"' in line:
+        args = json.loads(line.split("args:", 1)[1])
+        for i, arg in enumerate(args):
+            if arg == "-Xcc" and i + 1 < len(args) and (args[i + 1].startswith("-fmodule-map-file=") or args[i + 1] == "-I"):
+                print("-Xcc"); print(args[i + 1])
+                if args[i + 1] == "-I":
+                    print("-Xcc"); print(args[i + 3])
+        break
+PY
+    )
+    nio_flags+=(-I "$bin/Modules")
+    while IFS= read -r object; do nio_flags+=("$object"); done < <(find "$bin" -path '*.build/*' -name '*.o' | sort)
+}
+
+build() {
+    local target="$1" module
+    module="Fuzz_$(echo "$target" | tr -c 'a-zA-Z0-9\n' '_')"
+    local files
+    read -r -a files <<<"$(sources "$target")"
+    local extra=()
+    if needs_nio "$target"; then
+        prepare_nio
+        extra=("${nio_flags[@]}")
+    fi
+    nice -n 10 swiftc -sanitize=fuzzer,address -parse-as-library -swift-version 6 -O -g \
+        -module-name "$module" Fuzz/Targets/FuzzSupport.swift "${files[@]}" "${extra[@]}" \
+        -o "$out/bin/$target" 2> >(grep -v "Cannot export local symbol" >&2)
+}
+
+status=0
+rows=()
+for target in "${targets[@]}"; do
+    sources "$target" >/dev/null || exit 2
+    echo "fuzz.sh: building $target" >&2
+    if ! build "$target"; then
+        echo "fuzz.sh: $target did not build" >&2
+        rows+=("| $target | build failed | | | | |")
+        status=1
+        continue
+    fi
+    artifacts="$out/artifacts/$target"
+    work="$out/corpus/$target"
+    rm -rf "$work" "$artifacts" && mkdir -p "$work" "$artifacts"
+    [ -d "Fuzz/Corpus/$target" ] && cp "Fuzz/Corpus/$target"/* "$work"/ 2>/dev/null || true
+    log="$out/logs/$target.log"
+
+    # Regressions first: each input that once failed must pass now.
+    regressions=0
+    if [ -d "Fuzz/Regressions/$target" ] && [ -n "$(ls -A "Fuzz/Regressions/$target")" ]; then
+        regressions=$(ls "Fuzz/Regressions/$target" | wc -l)
+        if ! "$out/bin/$target" -artifact_prefix="$artifacts/" "Fuzz/Regressions/$target"/* >"$log.regressions" 2>&1; then
+            echo "fuzz.sh: $target fails a kept regression input; see $log.regressions" >&2
+            status=1
+        fi
+    fi
+
+    echo "fuzz.sh: fuzzing $target for ${seconds}s" >&2
+    set +e
+    # -timeout: an input that takes over 10 s counts as a hang; -rss_limit_mb: as a memory blow-up.
+    timeout $((seconds + 120)) nice -n 10 "$out/bin/$target" "$work" -max_total_time="$seconds" \
+        -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix="$artifacts/" >"$log" 2>&1
+    rc=$?
+    set -e
+    executions=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' | tail -1)
+    speed=$(grep -o 'stat::average_exec_per_sec: *[0-9]*' "$log" | grep -o '[0-9]*$' | tail -1)
+    last=$(grep -E '^#[0-9]+' "$log" | tail -1)
+    coverage=$(echo "$last" | grep -o 'cov: [0-9]*' | grep -o '[0-9]*' || true)
+    features=$(echo "$last" | grep -o 'ft: [0-9]*' | grep -o '[0-9]*' || true)
+    corpus=$(echo "$last" | grep -o 'corp: [0-9]*' | grep -o '[0-9]*' || true)
+    result="ok"
+    if [ "$rc" -ne 0 ]; then
+        why=$(grep -m1 -aE 'fuzz invariant failed|SUMMARY|ERROR: libFuzzer' "$log" | tr -d '|`' | cut -c1-100)
+        result="**failed** (exit $rc): $why; input in .build-fuzz/artifacts/$target/"
+        status=1
+    fi
+    echo "fuzz.sh: $target: ${executions:-?} executions, cov ${coverage:-?}, ft ${features:-?}, corpus ${corpus:-?}, $result" >&2
+    rows+=("| $target | ${executions:-?} | ${speed:-?} | ${coverage:-?} | ${features:-?} | ${corpus:-?} | $regressions | $result |")
+done
+
+# The results go between the markers in FUZZING.md; the rest of it (findings, notes) is kept.
+{
+    echo "<!-- fuzz.sh: results -->"
+    echo "## Last run"
+    echo
+    echo "- command: \`scripts/fuzz.sh $seconds${*:+ $*}\`"
+    echo "- date: $(date -u '+%Y-%m-%d %H:%M UTC')"
+    echo "- machine: $(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//'), shared with other builds; load average $(cut -d' ' -f1-3 /proc/loadavg)), $(uname -sr)"
+    echo "- toolchain: $(swiftc --version 2>&1 | head -1)"
+    echo
+    echo "| target | executions | exec/s | cov | ft | corpus | regressions replayed | result |"
+    echo "|---|---:|---:|---:|---:|---:|---:|---|"
+    printf '%s\n' "${rows[@]}"
+    echo
+    echo "\`cov\` is libFuzzer's count of covered edges, \`ft\` its count of features (edges with hit"
+    echo "counts), both from the final status line; \`corpus\` the inputs it kept (in a scratch copy:"
+    echo "the committed seeds in \`Fuzz/Corpus\` do not grow)."
+    echo "<!-- fuzz.sh: end -->"
+} >"$out/results.md"
+if [ $# -gt 0 ]; then
+    echo "fuzz.sh: some targets only: results in .build-fuzz/results.md, FUZZING.md unchanged" >&2
+elif [ -f FUZZING.md ] && grep -q '<!-- fuzz.sh: results -->' FUZZING.md; then
+    python3 - "$out/results.md" <<'PY'
+import sys
+text = open("FUZZING.md").read()
+head, rest = text.split("<!-- fuzz.sh: results -->", 1)
+tail = rest.split("<!-- fuzz.sh: end -->", 1)[1]
+open("FUZZING.md", "w").write(head + open(sys.argv[1]).read().rstrip("\n") + tail)
+PY
+else
+    { echo "# Fuzzing"; echo; cat "$out/results.md"; } >FUZZING.md
+fi
+exit "$status"
