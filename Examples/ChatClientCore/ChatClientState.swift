@@ -81,7 +81,7 @@ public struct ChatClientState: Sendable {
         case "CAP":
             guard parameters.count >= 3 else { return [] }
             if parameters[1].uppercased() == "LS" {
-                let offered = last.split(separator: " ").map { $0.split(separator: "=").first.map(String.init) ?? "" }
+                let offered = IRCName.items(of: last, separatedBy: " ").map { IRCName.items(of: $0, separatedBy: "=").first ?? "" }
                 return [.capabilities(offersTLS: offered.contains("tls"))]
             }
             return []

@@ -59,7 +59,7 @@ public enum ChatInputCommand: Sendable, Hashable {
                 return
             }
             let (channels, key) = rest.splitOnce()
-            let names = channels.split(separator: ",").map { $0.hasPrefix("#") ? String($0) : "#" + $0 }
+            let names = IRCName.items(of: channels).map { $0.hasPrefix("#") ? $0 : "#" + $0 }
             var parameters = [names.joined(separator: ",")]
             if !key.isEmpty { parameters.append(key) }
             self = .send([IRCMessage(command: "JOIN", parameters: parameters)])

@@ -40,3 +40,12 @@ public enum IRCName {
         ASCII.isLetter(byte) || (0x5B...0x60).contains(byte) || (0x7B...0x7D).contains(byte)
     }
 }
+
+extension IRCName {
+    /// The items of a list separated by `separator` (`#a,#b`; `tls sasl`), split at that byte:
+    /// not at Swift `Character`s, where a separator followed by a combining mark would form
+    /// one character with it and not split at all. Empty items are dropped.
+    public static func items(of list: String, separatedBy separator: Unicode.Scalar = ",") -> [String] {
+        list.unicodeScalars.split(separator: separator).map { String(String.UnicodeScalarView($0)) }
+    }
+}

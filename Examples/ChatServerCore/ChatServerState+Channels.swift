@@ -13,7 +13,7 @@ extension ChatServerState {
             }
             return
         }
-        for name in targets.split(separator: ",").map(String.init) {
+        for name in IRCName.items(of: targets) {
             join(name, &context)
         }
     }
@@ -47,7 +47,7 @@ extension ChatServerState {
             return
         }
         let reason = context.parameters.count > 1 ? context.parameters[1] : nil
-        for name in targets.split(separator: ",").map(String.init) {
+        for name in IRCName.items(of: targets) {
             let key = caseMapping.folded(name)
             guard channels[key] != nil else {
                 context.send(context.replies.reply(.noSuchChannel, name))
@@ -110,7 +110,7 @@ extension ChatServerState {
             context.send(context.replies.reply(.endOfNames, "*"))
             return
         }
-        for name in targets.split(separator: ",").map(String.init) {
+        for name in IRCName.items(of: targets) {
             if let channel = channels[caseMapping.folded(name)] {
                 context.send(namesReplies(for: channel, as: name, context.replies))
             } else {
@@ -129,7 +129,7 @@ extension ChatServerState {
         context.send(context.replies.reply(.listStart, "Channel"))
         let listed: [(String, ChatChannel)]
         if let targets = context.parameters.first, !targets.isEmpty {
-            listed = targets.split(separator: ",").compactMap { name in
+            listed = IRCName.items(of: targets).compactMap { name in
                 channels[caseMapping.folded(String(name))].map { (String(name), $0) }
             }
         } else {

@@ -15,7 +15,7 @@ extension ChatServerState {
             return
         }
         let text = context.parameters[1]
-        for (index, target) in targets.split(separator: ",").map(String.init).enumerated() {
+        for (index, target) in IRCName.items(of: targets).enumerated() {
             if index >= IRCLimits.targetsPerMessage {
                 if !isNotice { context.send(context.replies.reply(.tooManyTargets, target)) }
                 continue

@@ -24,8 +24,8 @@ extension ChatServerState {
             }
             openNegotiation(id)
             let requested = context.parameters[1]
-            let names = requested.split(separator: " ").map(String.init)
-            let offered = capabilityList().split(separator: " ").map(String.init)
+            let names = IRCName.items(of: requested, separatedBy: " ")
+            let offered = IRCName.items(of: capabilityList(), separatedBy: " ")
             if !names.isEmpty && names.allSatisfy(offered.contains) {
                 for name in names where !(clients[id]?.capabilities.contains(name) ?? true) {
                     clients[id]?.capabilities.append(name)

@@ -125,6 +125,15 @@ import Testing
         #expect(sent(try say("FROB", from: 1), to: 1) == [":chat.test 421 alice FROB :Unknown command"])
     }
 
+    /// Lists split at the comma byte: a comma followed by a combining mark (one Swift
+    /// `Character` with it) still separates two items (found by fuzzing the tag parser).
+    @Test mutating func listsSplitAtTheCommaEvenBeforeACombiningMark() throws {
+        try register(1, "alice")
+        let actions = try say("JOIN #a,\u{0301}x", from: 1)
+        #expect(sent(actions, to: 1).first == ":alice!alice@127.0.0.1 JOIN #a")
+        #expect(sent(actions, to: 1).last == ":chat.test 403 alice \u{0301}x :No such channel")
+    }
+
     @Test mutating func pastTheClientLimitTheConnectionIsClosed() throws {
         for id in 1...3 { #expect(state.connect(id, host: "127.0.0.1").isEmpty) }
         #expect(state.connect(4, host: "127.0.0.1") == [.close(4, reason: "Server is full")])
