@@ -23,7 +23,7 @@ case "$seconds" in
 '' | *[!0-9]*) echo "fuzz.sh: seconds must be a whole number, got '$seconds'" >&2; exit 2 ;;
 esac
 
-all_targets=(irc-message irc-tag irc-line-framer dnssd-txt-record chat-service-record netlink-message no-proxy-list http-connect socks5 server-hello)
+all_targets=(irc-message irc-tag irc-line-framer dnssd-txt-record chat-service-record netlink-message no-proxy-list http-connect socks5 server-hello http-head-gate)
 if [ $# -gt 0 ]; then targets=("$@"); else targets=("${all_targets[@]}"); fi
 
 chat=(Examples/ChatProtocol/*.swift)
@@ -48,10 +48,11 @@ sources() {
     socks5) echo Fuzz/Targets/SOCKS5Fuzz.swift "$kit/Proxy/SOCKS5Handshake.swift" "$kit/Proxy/NoProxyList.swift" \
         "${handshake[@]}" ;;
     server-hello) echo Fuzz/Targets/ServerHelloFuzz.swift "$kit/TLS/ServerHelloParser.swift" ;;
+    http-head-gate) echo Fuzz/Targets/HTTPHeadGateFuzz.swift "$kit/DataTask/HTTPResponseHeadGate.swift" ;;
     *) echo "fuzz.sh: no target named '$1' (targets: ${all_targets[*]})" >&2; return 1 ;;
     esac
 }
-needs_nio() { case "$1" in http-connect | socks5 | server-hello) return 0 ;; *) return 1 ;; esac; }
+needs_nio() { case "$1" in http-connect | socks5 | server-hello | http-head-gate) return 0 ;; *) return 1 ;; esac; }
 
 out="$root/.build-fuzz"
 mkdir -p "$out/bin" "$out/logs"
@@ -62,25 +63,35 @@ export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}"
 nio_flags=()
 prepare_nio() {
     [ ${#nio_flags[@]} -eq 0 ] || return 0
-    echo "fuzz.sh: building NIOCore (unsanitized) in .build-fuzz/nio" >&2
-    nice -n 10 swift build --target NIOCore --scratch-path "$out/nio" >"$out/logs/nio-build.log" 2>&1 || {
+    echo "fuzz.sh: building NIOCore and NIOEmbedded (unsanitized) in .build-fuzz/nio" >&2
+    # NIOEmbedded (EmbeddedChannel, for the head gate) brings NIOCore and the rest it needs.
+    nice -n 10 swift build --target NIOEmbedded --scratch-path "$out/nio" >"$out/logs/nio-build.log" 2>&1 || {
         tail -20 "$out/logs/nio-build.log" >&2
         return 1
     }
     local bin
     bin="$(swift build --scratch-path "$out/nio" --show-bin-path)"
-    # The clang module maps NIOCore was compiled with, as SwiftPM passed them.
     mapfile -t nio_flags < <(python3 - "$out/nio/debug.yaml" <<'PY'
-import json, re, sys
+import json, sys
+# The clang module maps and include paths every module was compiled with (NIOCore's C modules,
+# and those NIOEmbedded's dependencies add), each once.
+seen = []
 for line in open(sys.argv[1]):
-    if '"-module-name","NIOCore"' in line:
-        args = json.loads(line.split("args:", 1)[1])
-        for i, arg in enumerate(args):
-            if arg == "-Xcc" and i + 1 < len(args) and (args[i + 1].startswith("-fmodule-map-file=") or args[i + 1] == "-I"):
-                print("-Xcc"); print(args[i + 1])
-                if args[i + 1] == "-I":
-                    print("-Xcc"); print(args[i + 3])
-        break
+    if '"-module-name",' not in line or "args:" not in line:
+        continue
+    args = json.loads(line.split("args:", 1)[1])
+    for i, arg in enumerate(args):
+        if arg == "-Xcc" and i + 1 < len(args) and args[i + 1].startswith("-fmodule-map-file="):
+            flag = ("-Xcc", args[i + 1])
+        elif arg == "-Xcc" and i + 3 < len(args) and args[i + 1] == "-I":
+            flag = ("-Xcc", "-I", "-Xcc", args[i + 3])
+        else:
+            continue
+        if flag not in seen:
+            seen.append(flag)
+for flag in seen:
+    for part in flag:
+        print(part)
 PY
     )
     nio_flags+=(-I "$bin/Modules")
