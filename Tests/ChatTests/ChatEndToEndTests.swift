@@ -236,21 +236,15 @@ struct ChatEndToEndTests {
     /// STARTTLS as Protocol.md describes it, with the client pinning the certificate.
     @Test func startTLSUpgradesAndTheRegistrationGoesOnInTLS() async throws {
         let tls = try ChatServerFixture.makeTLS()
-        let fingerprint = try #require(tls.certificateChain.first?.sha256Fingerprint)
+        let session = try ChatServerFixture.pinnedSession(for: tls)
         try await ChatServerFixture.with(tls: tls) { _, port in
-            let session = StreamSession(configuration: .init(
-                tls: StreamTLSConfiguration(certificateVerification: .none, pins: [.certificateSHA256(fingerprint)]),
-                proxy: .direct))
             let client = IRCTestClient(port: port, session: session)
             try await client.send("CAP LS 302")
             #expect(try await client.waitFor(command: "CAP").parameters == ["*", "LS", "tls"])
             try await client.send("STARTTLS")
             #expect(try await client.waitFor(command: "670").parameters.first == "*")
             try await client.task.startTLS(timeout: 10)
-            try await client.send("NICK secure")
-            try await client.send("USER secure 0 * :Secure")
-            try await client.send("CAP END")
-            #expect(try await client.waitFor(command: "001").parameters.first == "secure")
+            try await client.finishRegistration("secure")
             #expect(client.task.metrics.negotiatedTLSVersion != nil)
             try await client.send("STARTTLS")
             #expect(try await client.waitFor(command: "691").parameters.last == "STARTTLS failed (already registered)")
@@ -262,11 +256,8 @@ struct ChatEndToEndTests {
     /// though the server gathers replies while a write is out, and the handshake follows.
     @Test func startTLSRightAfterAnotherCommandStillAnswersInPlaintext() async throws {
         let tls = try ChatServerFixture.makeTLS()
-        let fingerprint = try #require(tls.certificateChain.first?.sha256Fingerprint)
+        let session = try ChatServerFixture.pinnedSession(for: tls)
         try await ChatServerFixture.with(tls: tls) { _, port in
-            let session = StreamSession(configuration: .init(
-                tls: StreamTLSConfiguration(certificateVerification: .none, pins: [.certificateSHA256(fingerprint)]),
-                proxy: .direct))
             for round in 0..<5 {
                 let client = IRCTestClient(port: port, session: session)
                 try await client.sendRaw(Array("CAP LS 302\r\nPING \(round)\r\nSTARTTLS\r\n".utf8))
@@ -274,10 +265,7 @@ struct ChatEndToEndTests {
                 #expect(try await client.waitFor(command: "PONG").parameters.last == "\(round)")
                 #expect(try await client.waitFor(command: "670").parameters.first == "*")
                 try await client.task.startTLS(timeout: 10)
-                try await client.send("NICK tls\(round)")
-                try await client.send("USER t 0 * :T")
-                try await client.send("CAP END")
-                #expect(try await client.waitFor(command: "001").parameters.first == "tls\(round)")
+                try await client.finishRegistration("tls\(round)")
                 await client.close()
             }
         }

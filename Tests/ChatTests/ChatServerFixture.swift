@@ -2,6 +2,7 @@ import ChatProtocol
 import ChatServerCore
 import Foundation
 import StreamTaskKit
+import Testing
 
 /// A chat server in this process on 127.0.0.1 and a free port, for one test.
 struct ChatServerFixture {
@@ -32,6 +33,15 @@ struct ChatServerFixture {
             await running.value
             throw error
         }
+    }
+
+    /// A session whose tasks accept only `tls`'s certificate, by its SHA-256, as the chat
+    /// client does with a fingerprint from DNS-SD.
+    static func pinnedSession(for tls: StreamTLSConfiguration) throws -> StreamSession {
+        let fingerprint = try #require(tls.certificateChain.first?.sha256Fingerprint)
+        return StreamSession(configuration: .init(
+            tls: StreamTLSConfiguration(certificateVerification: .none, pins: [.certificateSHA256(fingerprint)]),
+            proxy: .direct))
     }
 
     /// A fresh self-signed certificate made the way the chat server makes its own.

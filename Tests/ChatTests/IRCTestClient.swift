@@ -9,6 +9,10 @@ actor IRCTestClient {
         let description: String
     }
 
+    struct UnexpectedReply: Error, CustomStringConvertible {
+        let description: String
+    }
+
     let task: StreamTask
     private var framer = IRCLineFramer(maxLineLength: 64 * 1024)
     /// Every message read so far, in order.
@@ -90,6 +94,18 @@ actor IRCTestClient {
         try await send("NICK \(nick)")
         try await send("USER \(nick) 0 * :\(nick) test")
         try await waitFor("the end of the MOTD") { $0.command == "376" || $0.command == "422" }
+    }
+
+    /// After capability negotiation (and STARTTLS): registers as `nick`, ends the negotiation,
+    /// and checks that the welcome names `nick`.
+    func finishRegistration(_ nick: String) async throws {
+        try await send("NICK \(nick)")
+        try await send("USER \(nick) 0 * :\(nick)")
+        try await send("CAP END")
+        let welcome = try await waitFor(command: "001")
+        guard welcome.parameters.first == nick else {
+            throw UnexpectedReply(description: "welcomed as \(welcome.parameters.first ?? "?"), not \(nick)")
+        }
     }
 
     /// Joins `channel` and waits for the end of its names.
