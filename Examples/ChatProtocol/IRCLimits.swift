@@ -37,4 +37,19 @@ public enum IRCLimits {
     public static let pingTimeout = Duration.seconds(60)
     /// Clients at once, unless `--max-clients` says otherwise.
     public static let defaultMaxClients = 100
+
+    /// `text` cut to at most `limit` UTF-8 bytes, at a character boundary (the whole text when
+    /// it fits; empty for a limit of 0 or less).
+    public static func truncated(_ text: String, toBytes limit: Int) -> String {
+        guard text.utf8.count > limit else { return text }
+        var result = ""
+        var count = 0
+        for character in text {
+            let size = character.utf8.count
+            if count + size > limit { break }
+            result.append(character)
+            count += size
+        }
+        return result
+    }
 }

@@ -61,11 +61,9 @@ extension IRCMessage {
         var message = self
         var excess = message.messageLength - maxLength
         while excess > 0 && !last.isEmpty {
-            // Drop whole characters until the excess bytes are gone; a cut may also drop the `:`.
-            var removed = 0
-            while removed < excess, let character = last.popLast() {
-                removed += String(character).utf8.count
-            }
+            // Cut whole characters until the excess bytes are gone; a cut may also drop the `:`,
+            // so look again.
+            last = IRCLimits.truncated(last, toBytes: last.utf8.count - excess)
             message.parameters[message.parameters.count - 1] = last
             excess = message.messageLength - maxLength
         }

@@ -95,7 +95,7 @@ extension ChatServerState {
             }
             return
         }
-        let text = Self.truncated(context.parameters[1], toBytes: IRCLimits.topicLength)
+        let text = IRCLimits.truncated(context.parameters[1], toBytes: IRCLimits.topicLength)
         channels[key]?.topic = text.isEmpty ? nil : text
         channels[key]?.topicSetter = client.nickname ?? "*"
         channels[key]?.topicTime = context.now
@@ -139,19 +139,5 @@ extension ChatServerState {
             context.send(context.replies.list(channel: name, memberCount: channel.members.count, topic: channel.topic ?? "").fitted())
         }
         context.send(context.replies.reply(.listEnd))
-    }
-
-    /// `text` cut to at most `limit` UTF-8 bytes, at a character boundary.
-    static func truncated(_ text: String, toBytes limit: Int) -> String {
-        guard text.utf8.count > limit else { return text }
-        var result = ""
-        var count = 0
-        for character in text {
-            let size = character.utf8.count
-            if count + size > limit { break }
-            result.append(character)
-            count += size
-        }
-        return result
     }
 }
