@@ -26,7 +26,7 @@ struct ChatRouteTests {
             try await lab.addBetterRoute()
             #expect(await client.waitForOutput(containing: "a better route to the server appeared"), "\(client.output)")
             #expect(await client.waitForOutput(containing: "moving to the better route"), "\(client.output)")
-            #expect(await eventuallyCount(of: "you joined #route", in: client, reaches: 2), "\(client.output)")
+            #expect(await eventually(30) { client.output.components(separatedBy: "you joined #route").count - 1 >= 2 }, "\(client.output)")
             #expect(!client.output.contains("!!!"), "the move showed an error: \(client.output)")
 
             client.send("after the move")
@@ -37,14 +37,5 @@ struct ChatRouteTests {
             await lab.remove()
             throw error
         }
-    }
-
-    private func eventuallyCount(of text: String, in process: ObservedProcess, reaches count: Int) async -> Bool {
-        let deadline = Date().addingTimeInterval(30)
-        while Date() < deadline {
-            if process.output.components(separatedBy: text).count - 1 >= count { return true }
-            try? await Task.sleep(for: .milliseconds(100))
-        }
-        return false
     }
 }

@@ -20,10 +20,7 @@ enum BuiltProducts {
 
     /// The path of an installed program, or an error naming the Debian package to install.
     static func installed(_ command: String, package: String) throws -> String {
-        for directory in ["/usr/bin", "/usr/sbin", "/bin", "/sbin", "/usr/local/bin"] {
-            let candidate = directory + "/" + command
-            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
-        }
+        if let path = programPath(command) { return path }
         throw ChildProcessError(
             description: "\(command) is not installed and the chat interop tests need it: run scripts/install-deps.sh (it installs \(package)); scripts/test.sh does this for you")
     }
@@ -48,12 +45,7 @@ final class ObservedProcess: Sendable {
 
     /// Waits until the output contains `text` (or the program exits); returns whether it does.
     func waitForOutput(containing text: String, seconds: Double = 20) async -> Bool {
-        let deadline = Date().addingTimeInterval(seconds)
-        while Date() < deadline {
-            if output.contains(text) { return true }
-            if !child.isRunning() { return output.contains(text) }
-            try? await Task.sleep(for: .milliseconds(50))
-        }
+        _ = await eventually(seconds) { output.contains(text) || !child.isRunning() }
         return output.contains(text)
     }
 

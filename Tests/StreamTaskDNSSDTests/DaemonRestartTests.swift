@@ -43,11 +43,11 @@ struct DaemonRestartTests {
                 outcome.withLockedValue { $0 = "other error: \(error)" }
             }
         }
-        #expect(await waitFor(30) { seen.withLockedValue { $0 } }, "the browse never saw the service")
+        #expect(await eventually(30) { seen.withLockedValue { $0 } }, "the browse never saw the service")
 
         try await restartDaemon(stateFile: state)
 
-        #expect(await waitFor(30) { outcome.withLockedValue { $0 } != nil }, "the browse did not report the daemon going away")
+        #expect(await eventually(30) { outcome.withLockedValue { $0 } != nil }, "the browse did not report the daemon going away")
         let reported = outcome.withLockedValue { $0 } ?? ""
         #expect(reported.hasPrefix("DNSSDError"), "\(reported)")
         browsing.cancel()
@@ -76,7 +76,7 @@ struct DaemonRestartTests {
         let command = (try? String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines)
         try #require(command?.hasPrefix("avahi-daemon") == true, "pid \(pid) is \(command ?? "gone"), not our avahi-daemon")
         kill(pid, SIGTERM)
-        #expect(await waitFor(20) { kill(pid, 0) != 0 }, "avahi-daemon (pid \(pid)) did not stop")
+        #expect(await eventually(20) { kill(pid, 0) != 0 }, "avahi-daemon (pid \(pid)) did not stop")
 
         let script = URL(fileURLWithPath: #filePath)
             .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
@@ -90,14 +90,5 @@ struct DaemonRestartTests {
             return process.terminationStatus
         }
         try #require(status == 0, "scripts/start-services.sh could not start avahi-daemon again")
-    }
-
-    private func waitFor(_ seconds: Double, _ condition: () -> Bool) async -> Bool {
-        let deadline = Date().addingTimeInterval(seconds)
-        while Date() < deadline {
-            if condition() { return true }
-            try? await Task.sleep(for: .milliseconds(50))
-        }
-        return condition()
     }
 }

@@ -182,12 +182,7 @@ final class ProxyProcess: @unchecked Sendable {
 
     /// The path of `command`, or an error that says which Debian package provides it.
     private static func locate(_ command: String, package: String) throws -> String {
-        let path = ProcessInfo.processInfo.environment["PATH"] ?? ""
-        let directories = path.split(separator: ":").map(String.init) + ["/usr/sbin", "/usr/bin", "/sbin"]
-        for directory in directories {
-            let candidate = directory + "/" + command
-            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
-        }
+        if let path = programPath(command) { return path }
         throw ProxySetupError(
             description: "\(command) is not installed, and the proxy tests need it: run scripts/install-deps.sh "
                 + "(or apt-get install \(package)); scripts/test.sh does this for you"

@@ -133,16 +133,6 @@ func expectStreamError<T>(
     }
 }
 
-/// Polls `condition` every 10 ms for up to `seconds`; for state that has no event to await.
-func eventually(_ seconds: Double = 10, _ condition: () -> Bool) async -> Bool {
-    let deadline = Date().addingTimeInterval(seconds)
-    while Date() < deadline {
-        if condition() { return true }
-        try? await Task.sleep(for: .milliseconds(10))
-    }
-    return condition()
-}
-
 /// A peer written with Python's standard library (`Peers/peer.py`), serving one connection.
 final class PythonPeer: @unchecked Sendable {
     // @unchecked Sendable: used by one test at a time; Process and Pipe are thread-safe enough

@@ -232,11 +232,7 @@ public final class RouteLab: Sendable {
 
     /// The full path of a command found on PATH (posix_spawn does not search).
     static func executable(_ name: String) throws -> String {
-        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/sbin:/usr/bin:/sbin:/bin"
-        for directory in path.split(separator: ":").map(String.init) + ["/usr/sbin", "/sbin"] {
-            let candidate = "\(directory)/\(name)"
-            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
-        }
+        if let path = programPath(name) { return path }
         throw LabError(message: "\(name) is not on PATH (install iproute2 and python3: scripts/install-deps.sh)")
     }
 
@@ -275,11 +271,7 @@ final class LabProcess: Sendable {
             child: try ChildProcess(try RouteLab.executable(arguments[0]), Array(arguments.dropFirst()), output: log),
             log: log)
         // No event to await from another process: poll its output (bounded).
-        let deadline = Date().addingTimeInterval(20)
-        while !server.output.contains(readyMarker) && server.child.isRunning() && Date() < deadline {
-            try? await Task.sleep(for: .milliseconds(20))
-        }
-        let ready = server.output.contains(readyMarker)
+        let ready = await eventually(20) { server.output.contains(readyMarker) || !server.child.isRunning() }
         guard ready, server.child.isRunning() else {
             let output = server.output
             await server.kill()
