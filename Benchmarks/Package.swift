@@ -5,7 +5,7 @@ import PackageDescription
 
 let package = Package(
     name: "StreamTaskKitBenchmarks",
-    platforms: [.macOS(.v13)],
+    platforms: [.macOS(.v15)],
     dependencies: [
         // Named, so that the identity does not depend on the folder the repository is in.
         .package(name: "swift-stream-task-kit", path: ".."),

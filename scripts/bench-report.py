@@ -109,6 +109,15 @@ def rows(r):
             ">= 0.9x raw NIO",
             verdict(g("bulk.ratio") >= 0.9),
         ])
+        if "bulk.ratio_library_pool" in r:
+            out.append([
+                "bulk, driven from the cooperative pool (for comparison)",
+                fmt(g("bulk.library_pool.bytes_per_second"), "MB/s"),
+                "raw NIO, as above",
+                f"{fmt(g('bulk.ratio_library_pool'), 'x')} of raw NIO",
+                "none",
+                "-",
+            ])
     if "rtt.rate_ratio" in r:
         out.append([
             "round trips, 64 bytes",
@@ -118,6 +127,15 @@ def rows(r):
             ">= 0.9x rate, p99 <= 1.2x",
             verdict(g("rtt.rate_ratio") >= 0.9 and g("rtt.p99_ratio") <= 1.2),
         ])
+        if "rtt.rate_ratio_library_pool" in r:
+            out.append([
+                "round trips, driven from the cooperative pool (for comparison)",
+                f"{fmt(g('rtt.library_pool.per_second'), '/s')}, p50 {fmt(g('rtt.library_pool.p50_us'), 'us')}, p99 {fmt(g('rtt.library_pool.p99_us'), 'us')}",
+                "raw NIO, as above",
+                f"rate {fmt(g('rtt.rate_ratio_library_pool'), 'x')}, p99 {fmt(g('rtt.p99_ratio_library_pool'), 'x')}",
+                "none",
+                "-",
+            ])
     if "tls.library.bytes_per_second" in r:
         pair = ratio(g("tls.library.bytes_per_second"), g("tls.openssl_pair.bytes_per_second"))
         speed = ratio(g("tls.library.bytes_per_second"), g("tls.openssl_speed.bytes_per_second"))

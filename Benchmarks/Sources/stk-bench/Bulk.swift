@@ -9,16 +9,18 @@ enum Bulk {
 
     /// The library: `write(_:timeout:)` of 64 KiB, read with `readData(ofMinLength: 1, maxLength: 65536, …)`.
     /// Returns bytes per second.
-    static func library(total: Int, session: StreamSession) async throws -> Double {
-        try await LibraryPair.with(session: session) { pair in try await transfer(total: total, pair: pair) }
+    static func library(total: Int, session: StreamSession, placement: Placement) async throws -> Double {
+        try await LibraryPair.with(session: session) { pair in
+            try await transfer(total: total, pair: pair, placement: placement)
+        }
     }
 
     /// Moves `total` bytes from `pair.client` to `pair.server`; returns bytes per second.
-    static func transfer(total: Int, pair: LibraryPair) async throws -> Double {
+    static func transfer(total: Int, pair: LibraryPair, placement: Placement) async throws -> Double {
         let chunk = Data(repeating: 0x61, count: chunkSize)
         let start = now()
         try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask {
+            group.addTask(executorPreference: placement.executor(for: pair.server)) {
                 var received = 0
                 while received < total {
                     let (data, atEOF) = try await pair.server.readData(ofMinLength: 1, maxLength: 65536, timeout: 0)
@@ -26,7 +28,7 @@ enum Bulk {
                     if atEOF { throw BenchError("end of stream after \(received) of \(total) bytes") }
                 }
             }
-            group.addTask {
+            group.addTask(executorPreference: placement.executor(for: pair.client)) {
                 var sent = 0
                 while sent < total {
                     try await pair.client.write(chunk, timeout: 0)
@@ -43,7 +45,6 @@ enum Bulk {
     static func rawNIO(total: Int, group: any EventLoopGroup) async throws -> Double {
         let done = group.next().makePromise(of: Void.self)
         let pair = try await RawPair.open(
-            group: group,
             child: { CountingSink(total: total, done: done) },
             client: { BulkSource(chunkSize: chunkSize, total: total) })
         return try await pair.closing {

@@ -8,13 +8,15 @@ import StreamTaskKit
 enum RoundTrip {
     static let size = 64
 
-    static func library(count: Int, session: StreamSession) async throws -> [UInt64] {
-        try await LibraryPair.with(session: session) { pair in try await pingPong(count: count, pair: pair) }
+    static func library(count: Int, session: StreamSession, placement: Placement) async throws -> [UInt64] {
+        try await LibraryPair.with(session: session) { pair in
+            try await pingPong(count: count, pair: pair, placement: placement)
+        }
     }
 
-    static func pingPong(count: Int, pair: LibraryPair) async throws -> [UInt64] {
+    static func pingPong(count: Int, pair: LibraryPair, placement: Placement) async throws -> [UInt64] {
         let request = Data(repeating: 0x72, count: size)
-        let echo = Task {
+        let echo = Task(executorPreference: placement.executor(for: pair.server)) {
             while true {
                 let (data, atEOF) = try await pair.server.readData(ofMinLength: size, maxLength: size, timeout: 0)
                 if let data, !data.isEmpty { try await pair.server.write(data, timeout: 0) }
@@ -22,22 +24,23 @@ enum RoundTrip {
             }
         }
         defer { echo.cancel() }
-        var latencies = [UInt64]()
-        latencies.reserveCapacity(count)
-        for _ in 0..<count {
-            let start = now()
-            try await pair.client.write(request, timeout: 0)
-            let (data, _) = try await pair.client.readData(ofMinLength: size, maxLength: size, timeout: 0)
-            guard data?.count == size else { throw BenchError("short reply: \(data?.count ?? 0) bytes") }
-            latencies.append(now() - start)
+        return try await withTaskExecutorPreference(placement.executor(for: pair.client)) {
+            var latencies = [UInt64]()
+            latencies.reserveCapacity(count)
+            for _ in 0..<count {
+                let start = now()
+                try await pair.client.write(request, timeout: 0)
+                let (data, _) = try await pair.client.readData(ofMinLength: size, maxLength: size, timeout: 0)
+                guard data?.count == size else { throw BenchError("short reply: \(data?.count ?? 0) bytes") }
+                latencies.append(now() - start)
+            }
+            return latencies.sorted()
         }
-        return latencies.sorted()
     }
 
     static func rawNIO(count: Int, group: any EventLoopGroup) async throws -> [UInt64] {
         let done = group.next().makePromise(of: [UInt64].self)
         let pair = try await RawPair.open(
-            group: group,
             child: { EchoHandler() },
             client: { PingClient(count: count, size: size, done: done) })
         return try await pair.closing {

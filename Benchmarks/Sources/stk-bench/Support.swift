@@ -67,6 +67,29 @@ struct Options {
     func string(_ name: String) -> String? { values[name] }
 }
 
+/// The event loops of every pair, library and raw NIO alike: the accepted side on one loop,
+/// the client on another (when there are two), so that both baselines put the two ends of a
+/// connection on the same threads.
+enum Loops {
+    static let all = Array(MultiThreadedEventLoopGroup.singleton.makeIterator())
+    static var server: any EventLoop { all[0] }
+    static var client: any EventLoop { all[1 % all.count] }
+}
+
+/// Where the code that drives a library task runs.
+enum Placement: String, CaseIterable {
+    /// On the task's event loop (`StreamTask.executor`), as raw SwiftNIO handlers run: each
+    /// operation starts and completes on one thread.
+    case eventLoop = "library"
+    /// On Swift's cooperative pool, the default: each operation crosses to the event loop and
+    /// its result crosses back.
+    case pool = "library_pool"
+
+    func executor(for task: StreamTask) -> (any TaskExecutor)? {
+        self == .eventLoop ? task.executor : nil
+    }
+}
+
 /// A connected pair of library tasks on loopback: `client` connected to `server`, accepted by a
 /// listener of the same session.
 struct LibraryPair {
@@ -74,10 +97,13 @@ struct LibraryPair {
     let client: StreamTask
     let server: StreamTask
 
+    /// `session` gives the configuration; each end gets a session of its own on its loop.
     static func open(session: StreamSession) async throws -> LibraryPair {
-        let listener = StreamListener(host: "127.0.0.1", port: 0, session: session)
+        let serverSession = StreamSession(configuration: session.configuration, eventLoopGroup: Loops.server)
+        let clientSession = StreamSession(configuration: session.configuration, eventLoopGroup: Loops.client)
+        let listener = StreamListener(host: "127.0.0.1", port: 0, session: serverSession)
         try await listener.start()
-        let client = session.streamTask(withHostName: "127.0.0.1", port: listener.port!)
+        let client = clientSession.streamTask(withHostName: "127.0.0.1", port: listener.port!)
         client.resume()
         var connections = listener.connections.makeAsyncIterator()
         guard let server = await connections.next() else { throw BenchError("the listener accepted nothing") }
@@ -113,18 +139,17 @@ struct RawPair {
     let client: any Channel
 
     static func open(
-        group: any EventLoopGroup,
         child: @escaping @Sendable () -> any ChannelHandler,
         client clientHandler: @escaping @Sendable () -> any ChannelHandler
     ) async throws -> RawPair {
-        let server = try await ServerBootstrap(group: group)
+        let server = try await ServerBootstrap(group: Loops.server, childGroup: Loops.server)
             .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
             .childChannelOption(ChannelOptions.socketOption(.tcp_nodelay), value: 1)
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(child()) }
             }
             .bind(host: "127.0.0.1", port: 0).get()
-        let client = try await ClientBootstrap(group: group)
+        let client = try await ClientBootstrap(group: Loops.client)
             .channelOption(ChannelOptions.socketOption(.tcp_nodelay), value: 1)
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(clientHandler()) }

@@ -17,7 +17,7 @@ enum TLSBulk {
         let rate = try await LibraryPair.with(session: session) { pair in
             try await upgrade(pair: pair, serverTLS: serverTLS)
             note("tls: connected and upgraded in \(Double(now() - start) / 1e6) ms")
-            return try await Bulk.transfer(total: total, pair: pair)
+            return try await Bulk.transfer(total: total, pair: pair, placement: .eventLoop)
         }
         note("tls: done, closed, in \(Double(now() - start) / 1e6) ms")
         return rate

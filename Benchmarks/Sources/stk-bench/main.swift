@@ -22,46 +22,62 @@ do {
         let rounds = options.int("rounds", 3)
         let session = benchSession()
         // One short warm-up of each, not counted.
-        _ = try await Bulk.library(total: min(total, 64 << 20), session: session)
-        _ = try await Bulk.rawNIO(total: min(total, 64 << 20), group: group)
-        var library: [Double] = []
-        var raw: [Double] = []
-        for round in 1...rounds {
-            library.append(try await Bulk.library(total: total, session: session))
-            raw.append(try await Bulk.rawNIO(total: total, group: group))
-            note("bulk round \(round): library \(library.last! / 1e6) MB/s, raw NIO \(raw.last! / 1e6) MB/s")
+        for placement in Placement.allCases {
+            _ = try await Bulk.library(total: min(total, 64 << 20), session: session, placement: placement)
         }
-        report("bulk.library.bytes_per_second", median(library))
-        report("bulk.nio.bytes_per_second", median(raw))
-        report("bulk.ratio", median(zip(library, raw).map { $0 / $1 }))
+        _ = try await Bulk.rawNIO(total: min(total, 64 << 20), group: group)
+        var rates: [String: [Double]] = [:]
+        for round in 1...rounds {
+            for placement in Placement.allCases {
+                rates[placement.rawValue, default: []].append(
+                    try await Bulk.library(total: total, session: session, placement: placement))
+            }
+            rates["nio", default: []].append(try await Bulk.rawNIO(total: total, group: group))
+            note("bulk round \(round): " + rates.keys.sorted().map { "\($0) \(Int(rates[$0]!.last! / 1e6)) MB/s" }.joined(separator: ", "))
+        }
+        for (name, values) in rates {
+            report("bulk.\(name).bytes_per_second", median(values))
+        }
+        for placement in Placement.allCases {
+            let suffix = placement == .eventLoop ? "" : "_\(placement.rawValue)"
+            report("bulk.ratio\(suffix)", median(zip(rates[placement.rawValue]!, rates["nio"]!).map { $0 / $1 }))
+        }
     case "rtt":
         let count = options.int("count", 100_000)
         let rounds = options.int("rounds", 3)
         let session = benchSession()
-        _ = try await RoundTrip.library(count: min(count, 5_000), session: session)
+        for placement in Placement.allCases {
+            _ = try await RoundTrip.library(count: min(count, 5_000), session: session, placement: placement)
+        }
         _ = try await RoundTrip.rawNIO(count: min(count, 5_000), group: group)
         var rate: [String: [Double]] = [:]
         var p50: [String: [Double]] = [:]
         var p99: [String: [Double]] = [:]
         for round in 1...rounds {
-            for (name, latencies) in [
-                ("library", try await RoundTrip.library(count: count, session: session)),
-                ("nio", try await RoundTrip.rawNIO(count: count, group: group)),
-            ] {
+            var runs: [(String, [UInt64])] = []
+            for placement in Placement.allCases {
+                runs.append((placement.rawValue, try await RoundTrip.library(count: count, session: session, placement: placement)))
+            }
+            runs.append(("nio", try await RoundTrip.rawNIO(count: count, group: group)))
+            for (name, latencies) in runs {
                 let total = latencies.reduce(0, +)
                 rate[name, default: []].append(Double(latencies.count) / (Double(total) / 1e9))
                 p50[name, default: []].append(percentile(latencies, 0.50) / 1e3)
                 p99[name, default: []].append(percentile(latencies, 0.99) / 1e3)
             }
-            note("rtt round \(round): library \(Int(rate["library"]!.last!))/s p99 \(p99["library"]!.last!) µs, raw NIO \(Int(rate["nio"]!.last!))/s p99 \(p99["nio"]!.last!) µs")
+            note("rtt round \(round): " + runs.map { name, _ in "\(name) \(Int(rate[name]!.last!))/s p99 \(p99[name]!.last!) µs" }.joined(separator: ", "))
         }
-        for name in ["library", "nio"] {
+        for name in rate.keys.sorted() {
             report("rtt.\(name).per_second", median(rate[name]!))
             report("rtt.\(name).p50_us", median(p50[name]!))
             report("rtt.\(name).p99_us", median(p99[name]!))
         }
-        report("rtt.rate_ratio", median(zip(rate["library"]!, rate["nio"]!).map { $0 / $1 }))
-        report("rtt.p99_ratio", median(zip(p99["library"]!, p99["nio"]!).map { $0 / $1 }))
+        for placement in Placement.allCases {
+            let suffix = placement == .eventLoop ? "" : "_\(placement.rawValue)"
+            let name = placement.rawValue
+            report("rtt.rate_ratio\(suffix)", median(zip(rate[name]!, rate["nio"]!).map { $0 / $1 }))
+            report("rtt.p99_ratio\(suffix)", median(zip(p99[name]!, p99["nio"]!).map { $0 / $1 }))
+        }
     case "tls-bulk":
         guard let certificate = options.string("cert"), let key = options.string("key") else {
             throw BenchError("tls-bulk needs --cert and --key")
