@@ -7,8 +7,8 @@ import StreamTaskKit
 /// instead of slowing whoever writes to it.
 ///
 /// At most one write is with the task at a time; lines sent meanwhile are gathered and go out
-/// together in the next write. Under load that turns many small writes (each a system call and
-/// a completion) into a few larger ones:
+/// together in the next write. Under load that turns many small writes (each a hop to the
+/// event loop, a system call and a completion on the delegate queue) into a few larger ones:
 /// the chat fan-out benchmark (BENCHMARKS.md) spent most of its CPU time on those per-line costs.
 final class ChatOutbound: Sendable {
     let task: StreamTask
@@ -59,35 +59,17 @@ final class ChatOutbound: Sendable {
     }
 
     /// Hands `data` to the task; when it is written, the lines gathered meanwhile follow.
-    ///
-    /// The writes are awaited on the task's own executor, so each one starts and completes on
-    /// the connection's event loop and the next batch follows without a thread hop.
     private func write(_ data: Data) {
-        if #available(macOS 15, iOS 18, tvOS 18, watchOS 11, *) {
-            Task(executorPreference: task.executor) { await self.drain(startingWith: data) }
-        } else {
-            Task { await self.drain(startingWith: data) }
-        }
-    }
-
-    /// Writes `data`, then each batch gathered meanwhile, until nothing is left or a write fails.
-    private func drain(startingWith data: Data) async {
-        var next: Data? = data
-        while let batch = next {
-            var failed = false
-            do {
-                try await task.write(batch, timeout: 0)
-            } catch {
-                failed = true
-            }
-            next = state.withLockedValue { state -> Data? in
-                guard !failed, !state.closed, !state.gathered.isEmpty else {
+        task.write(data, timeout: 0) { error in
+            let next = self.state.withLockedValue { state -> Data? in
+                guard error == nil, !state.closed, !state.gathered.isEmpty else {
                     state.writing = false
                     return nil
                 }
                 defer { state.gathered = Data() }
                 return state.gathered
             }
+            if let next { self.write(next) }
         }
     }
 

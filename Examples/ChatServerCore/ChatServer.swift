@@ -47,13 +47,7 @@ public actor ChatServer {
     public nonisolated func run() async {
         await withDiscardingTaskGroup { group in
             for await task in listener.connections {
-                // Each connection runs on its task's event loop: its reads and writes then
-                // start and complete on one thread, with no hand-off per line.
-                if #available(macOS 15, iOS 18, tvOS 18, watchOS 11, *) {
-                    group.addTask(executorPreference: task.executor) { await self.serve(task) }
-                } else {
-                    group.addTask { await self.serve(task) }
-                }
+                group.addTask { await self.serve(task) }
             }
         }
     }
