@@ -162,8 +162,13 @@ public final class StreamTask: @unchecked Sendable, CustomStringConvertible {
     /// }
     /// ```
     ///
-    /// Or start a task on it: `Task(executorPreference: task.executor) { … }`. Work that blocks
-    /// or computes for long holds up every connection on the same thread, so keep it elsewhere.
+    /// Or start a task on it: `Task(executorPreference: task.executor) { … }`.
+    ///
+    /// Everything that code runs goes to that thread, and so does the code of any default actor
+    /// it calls (a default actor runs on its caller's preferred executor). Work that blocks or
+    /// computes for long holds up every connection on the thread, so keep it elsewhere: an
+    /// actor shared by many connections, for example, belongs on the cooperative pool, and
+    /// callers on a loop should reach it from a task without this preference.
     @available(macOS 15, iOS 18, tvOS 18, watchOS 11, *)
     public var executor: any TaskExecutor { EventLoopTaskExecutor(eventLoop) }
 
