@@ -57,6 +57,7 @@ extension StreamTLSConfiguration {
             tls.maximumTLSVersion = maximumVersion.nio
         }
         tls.applicationProtocols = applicationProtocols
+        tls.shutdownTimeout = .seconds(closeNotifyTimeout)
         do {
             return try NIOSSLContext(configuration: tls)
         } catch {

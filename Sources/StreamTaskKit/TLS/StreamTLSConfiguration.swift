@@ -58,6 +58,10 @@ public struct StreamTLSConfiguration: Sendable, Hashable {
     public var requiresClientCertificate: Bool
     /// Application protocols to offer (client) or accept (server) with ALPN, in preference order.
     public var applicationProtocols: [String]
+    /// How long an orderly close or ``StreamTask/stopTLS(timeout:)`` waits for the peer's
+    /// close_notify before giving up on it (SwiftNIO SSL's shutdown timeout). Tests lengthen it,
+    /// so that a close that wrongly waits hangs instead of ending after a few seconds.
+    var closeNotifyTimeout: Double = 5
 
     /// A client configuration with secure defaults.
     public init(

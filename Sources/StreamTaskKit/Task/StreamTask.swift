@@ -208,7 +208,9 @@ public final class StreamTask: @unchecked Sendable, CustomStringConvertible {
                 return
             case .running where self.handler != nil:
                 self.updateShared { $0.state = .canceling }
+                let handler = self.handler
                 self.run(self.queue.cancel())
+                handler?.closeTransport()
             default:
                 self.run(self.queue.cancel(), thenComplete: true)
             }

@@ -74,7 +74,29 @@ final class StreamTaskChannelHandler: ChannelInboundHandler, RemovableChannelHan
 
     func flush() { context?.flush() }
     func read() { context?.read() }
+    /// Closes the socket beneath TLS at once. A cancelled task has sent its close_notify and
+    /// need not wait for the peer's (RFC 8446, section 6.1): a peer that keeps its side open
+    /// would otherwise hold the close for the whole shutdown timeout. Without TLS it does nothing.
+    func closeTransport() {
+        guard let context, let tls = try? context.pipeline.syncOperations.context(handlerType: NIOSSLHandler.self) else {
+            return
+        }
+        tls.close(promise: nil)
+    }
+
     func shutdownOutput() { context?.close(mode: .output, promise: nil) }
     func shutdownInput() { context?.close(mode: .input, promise: nil) }
-    func close() { context?.close(promise: nil) }
+    func close() {
+        guard let context else { return }
+        // Under TLS the close sends close_notify and waits for the peer's before the socket
+        // closes. NIOSSL (2.37) finishes that wait only if remote half-closure is off: with it
+        // on, as tasks run (for closeRead and closeWrite), the peer's close_notify is taken for
+        // a half-close and every close lasted NIOSSL's shutdown timeout, 5 s. Nothing is
+        // half-open once the whole connection closes, so turn it off first.
+        _ = try? context.channel.syncOptions?.setOption(ChannelOptions.allowRemoteHalfClosure, value: false)
+        context.close(promise: nil)
+        // With automatic reads off, nothing would read the peer's close_notify: ask for a
+        // read. (Once the channel has closed, which it has at once without TLS, it does nothing.)
+        context.read()
+    }
 }
