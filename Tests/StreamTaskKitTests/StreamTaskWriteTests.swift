@@ -1,4 +1,5 @@
 import Foundation
+import NIOCore
 import Testing
 
 @testable import StreamTaskKit
@@ -22,6 +23,22 @@ import Testing
         #expect(await eventually { completed.values.count == 200 })
         #expect(completed.values == Array(0..<200))
         #expect(client.metrics.countOfBytesSent == Int64(expected.utf8.count))
+        client.cancel()
+        await server.stop()
+    }
+
+    @Test func byteBufferWritesSendTheReadableBytesAndLeaveTheBufferAlone() async throws {
+        let (server, client, peer) = try await LoopbackServer.connectedPair()
+
+        var buffer = ByteBuffer(string: "skip:")
+        buffer.moveReaderIndex(forwardBy: 5)
+        buffer.writeString("payload")
+        // The same buffer three times: its storage is shared, not consumed.
+        for _ in 0..<3 { try await client.write(buffer, timeout: 10) }
+        #expect(buffer.readableBytes == 7)
+        try await client.write(ByteBuffer(), timeout: 10)
+        client.closeWrite()
+        #expect(try await peer.readToEnd() == "payloadpayloadpayload")
         client.cancel()
         await server.stop()
     }

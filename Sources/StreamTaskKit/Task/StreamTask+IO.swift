@@ -77,6 +77,19 @@ extension StreamTask {
         _ = try await perform(.write(ByteBuffer(data: data)), timeout: timeout)
     }
 
+    /// Writes the readable bytes of `buffer`, by the same rules as writing a `Data`.
+    ///
+    /// A `Data` is copied into a SwiftNIO buffer on its way to the channel; `buffer` is handed
+    /// over as it is. Use this form when the bytes are in a `ByteBuffer` already, or when the
+    /// same bytes go out many times: for large writes the copy is a good part of the cost.
+    ///
+    /// - Parameters:
+    ///   - buffer: The bytes to send (its readable bytes; its indices are not moved).
+    ///   - timeout: Seconds to wait; 0 means no timeout.
+    public func write(_ buffer: ByteBuffer, timeout: TimeInterval) async throws {
+        _ = try await perform(.write(buffer), timeout: timeout)
+    }
+
     /// Writes `data` with the session's write timeout.
     public func write(_ data: Data) async throws {
         try await write(data, timeout: configuration.timeoutIntervalForWrite)
