@@ -22,6 +22,13 @@ struct ChatConnection: Sendable {
         case tooLong
     }
 
+    /// One line for the server, parsed.
+    enum Inbound: Sendable {
+        case message(IRCMessage)
+        /// Over the length limit: the server answers `417`.
+        case tooLong
+    }
+
     let id: ChatClientID
     let task: StreamTask
     let outbound: ChatOutbound
@@ -43,15 +50,25 @@ struct ChatConnection: Sendable {
         var atEOF = false
 
         while true {
-            // Hand the server what the flood limit lets through.
-            while !pending.isEmpty, atEOF || bucket?.take(now: clock.now) ?? true {
-                let directive = await handle(pending.removeFirst())
+            // Hand the server what the flood limit lets through, in one call: it writes the
+            // replies and relays of the whole batch at the end, so a client that several lines
+            // are sent to gets them in one write.
+            while !pending.isEmpty {
+                var batch: [Inbound] = []
+                var taken = 0
+                while taken < pending.count, atEOF || bucket?.take(now: clock.now) ?? true {
+                    if let inbound = Self.parse(pending[taken]) { batch.append(inbound) }
+                    taken += 1
+                }
+                if taken == 0 { break }
+                pending.removeFirst(taken)
+                let (directive, handled) = await server.receive(batch, from: id)
                 switch directive {
                 case .proceed(let isRegistered):
                     registered = isRegistered
                 case .startTLS:
                     // Protocol.md, section 7: nothing may follow STARTTLS before the handshake.
-                    if framer.bufferedByteCount > 0 || !pending.isEmpty {
+                    if framer.bufferedByteCount > 0 || !pending.isEmpty || handled < batch.count {
                         return await finish(server.disconnect(id, reason: "Plaintext after STARTTLS"))
                     }
                     // `670` may still be gathered behind an earlier reply: it must be handed to
@@ -123,20 +140,19 @@ struct ChatConnection: Sendable {
         }
     }
 
-    /// Parses one line and gives it to the server. Lines the protocol drops silently (empty,
-    /// NUL, a stray CR, too many parameters, no command) never reach it.
-    private func handle(_ input: Input) async -> Directive {
+    /// What the server is given of one line: lines the protocol drops silently (empty, NUL, a
+    /// stray CR, too many parameters, no command) give nothing.
+    private static func parse(_ input: Input) -> Inbound? {
         switch input {
         case .tooLong:
-            return await server.reply(.inputTooLong, to: id)
+            return .tooLong
         case .line(let bytes):
             do {
-                let message = try IRCMessage(parsing: bytes)
-                return await server.receive(message, from: id)
+                return .message(try IRCMessage(parsing: bytes))
             } catch let error as IRCMessageError where error.code == .lineTooLong {
-                return await server.reply(.inputTooLong, to: id)
+                return .tooLong
             } catch {
-                return .proceed(registered: await server.isRegistered(id))
+                return nil
             }
         }
     }

@@ -33,27 +33,50 @@ final class ChatOutbound: Sendable {
     /// event loop, so this is exact however busy the rest of the process is.)
     var pendingBytes: Int { Int(state.withLockedValue { $0.submitted } - task.countOfBytesSent) }
 
-    /// Queues `data`. Returns `false` when that would pass the limit: nothing is queued and the
-    /// caller drops the client. Writes to a closed outbound are ignored.
-    func send(_ data: Data) -> Bool {
+    /// What ``enqueue(_:)`` did.
+    enum Enqueued {
+        /// Nothing was queued: the limit would be passed, and the caller drops the client.
+        case overLimit
+        /// Queued behind lines that a write or a ``flush()`` will take.
+        case queued
+        /// Queued, and nothing takes it until ``flush()`` is called.
+        case needsFlush
+    }
+
+    /// Queues `data` without writing it, so that several lines can go out in one write; see
+    /// ``Enqueued`` for what to do next. Writes to a closed outbound are ignored.
+    func enqueue(_ data: Data) -> Enqueued {
         let count = data.count
         let sent = task.countOfBytesSent
-        enum Outcome { case ignored, overLimit, gathered, write }
-        let outcome = state.withLockedValue { state -> Outcome in
-            if state.closed { return .ignored }
+        return state.withLockedValue { state -> Enqueued in
+            if state.closed { return .queued }
             if Int(state.submitted - sent) + count > limit { return .overLimit }
             state.submitted += Int64(count)
-            if state.writing {
-                state.gathered.append(data)
-                return .gathered
-            }
-            state.writing = true
-            return .write
+            let first = state.gathered.isEmpty
+            state.gathered.append(data)
+            return first && !state.writing ? .needsFlush : .queued
         }
-        switch outcome {
+    }
+
+    /// Writes what is queued, unless a write is with the task already (what it gathers follows
+    /// when that write completes).
+    func flush() {
+        let batch = state.withLockedValue { state -> Data? in
+            guard !state.closed, !state.writing, !state.gathered.isEmpty else { return nil }
+            state.writing = true
+            defer { state.gathered = Data() }
+            return state.gathered
+        }
+        if let batch { write(batch) }
+    }
+
+    /// Queues `data` and writes it (or gathers it behind the write under way). Returns `false`
+    /// when that would pass the limit: nothing is queued and the caller drops the client.
+    func send(_ data: Data) -> Bool {
+        switch enqueue(data) {
         case .overLimit: return false
-        case .write: write(data)
-        case .ignored, .gathered: break
+        case .needsFlush: flush()
+        case .queued: break
         }
         return true
     }
@@ -78,7 +101,7 @@ final class ChatOutbound: Sendable {
     /// before it. Returns whether it got there.
     func waitUntilIdle(timeout: Duration = .seconds(10)) async -> Bool {
         let deadline = ContinuousClock.now + timeout
-        while state.withLockedValue({ $0.writing }) {
+        while state.withLockedValue({ $0.writing || (!$0.closed && !$0.gathered.isEmpty) }) {
             if ContinuousClock.now >= deadline { return false }
             try? await Task.sleep(for: .milliseconds(1))
         }

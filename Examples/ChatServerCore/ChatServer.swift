@@ -21,6 +21,8 @@ public actor ChatServer {
     public nonisolated let listener: StreamListener
     private var state: ChatServerState
     private var outbounds: [ChatClientID: ChatOutbound] = [:]
+    /// Outbounds given lines by the event being handled, written when it is done.
+    private var unflushed: [ChatOutbound] = []
     private var nextID = 1
     private var logger: Logger { configuration.logger }
 
@@ -73,6 +75,7 @@ public actor ChatServer {
         let outbound = ChatOutbound(task: task, limit: configuration.sendQueueLimit)
         outbounds[id] = outbound
         let actions = state.connect(id, host: task.host)
+        defer { flush() }
         if case .closed(let lastLine) = perform(actions, for: id) {
             logger.notice("refused a client: the server is full", metadata: ["host": "\(task.host)"])
             await ChatConnection.close(task, lastLine: lastLine)
@@ -82,21 +85,34 @@ public actor ChatServer {
         return ChatConnection(id: id, task: task, outbound: outbound, server: self, configuration: configuration)
     }
 
-    /// One parsed line from client `id`.
-    func receive(_ message: IRCMessage, from id: ChatClientID) -> ChatConnection.Directive {
-        let now = Int(Date().timeIntervalSince1970)
-        return perform(state.receive(message, from: id, now: now), for: id)
-    }
-
-    /// A reply the connection itself produces (`417` for an over-long line).
-    func reply(_ numeric: IRCNumeric, to id: ChatClientID) -> ChatConnection.Directive {
-        guard let client = state.clients[id] else { return .closed(lastLine: nil) }
-        return perform([.send(id, state.replies(for: client).reply(numeric))], for: id)
+    /// Lines from client `id`, handled in order until one makes the connection do something
+    /// other than read on (STARTTLS, or the client dropped). Returns that directive and how
+    /// many lines were handled. What the lines send to anyone is written once they all are.
+    func receive(
+        _ batch: [ChatConnection.Inbound], from id: ChatClientID
+    ) -> (directive: ChatConnection.Directive, handled: Int) {
+        defer { flush() }
+        var handled = 0
+        for inbound in batch {
+            let directive: ChatConnection.Directive
+            switch inbound {
+            case .message(let message):
+                let now = Int(Date().timeIntervalSince1970)
+                directive = perform(state.receive(message, from: id, now: now), for: id)
+            case .tooLong:
+                guard let client = state.clients[id] else { return (.closed(lastLine: nil), handled) }
+                directive = perform([.send(id, state.replies(for: client).reply(.inputTooLong))], for: id)
+            }
+            handled += 1
+            guard case .proceed = directive else { return (directive, handled) }
+        }
+        return (.proceed(registered: state.isRegistered(id)), handled)
     }
 
     /// Client `id` is to be dropped for `reason`, or is gone.
     func disconnect(_ id: ChatClientID, reason: String) -> ChatConnection.Directive {
-        perform(state.disconnect(id, reason: reason), for: id)
+        defer { flush() }
+        return perform(state.disconnect(id, reason: reason), for: id)
     }
 
     /// Client `id` finished the TLS handshake after `670`.
@@ -106,6 +122,7 @@ public actor ChatServer {
 
     /// Carries out `actions` in order, and tells the connection of client `caller` what to do
     /// next. Clients whose send queue overflows are dropped on the way (`SendQ exceeded`).
+    /// Lines are queued, not written: every entry point calls ``flush()`` before it returns.
     private func perform(_ actions: [ChatServerAction], for caller: ChatClientID) -> ChatConnection.Directive {
         var directive = ChatConnection.Directive.proceed(registered: false)
         var queue = actions[...]
@@ -151,11 +168,23 @@ public actor ChatServer {
         let data = Data(bytes)
         for id in ids {
             guard let outbound = outbounds[id] else { continue }
-            if !outbound.send(data) {
+            switch outbound.enqueue(data) {
+            case .overLimit:
                 logger.notice("send queue exceeded", metadata: ["id": "\(id)", "pending": "\(outbound.pendingBytes)"])
                 overflowed.append(id)
+            case .needsFlush:
+                unflushed.append(outbound)
+            case .queued:
+                break
             }
         }
+    }
+
+    /// Writes what the last event queued: one write per client, however many lines it got.
+    /// (ngIRCd does the same once per pass of its event loop.)
+    private func flush() {
+        for outbound in unflushed { outbound.flush() }
+        unflushed.removeAll(keepingCapacity: true)
     }
 }
 
