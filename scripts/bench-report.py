@@ -109,6 +109,15 @@ def rows(r):
             ">= 0.9x raw NIO",
             verdict(g("bulk.ratio") >= 0.9),
         ])
+        if "bulk.ratio_library_bytebuffer" in r:
+            out.append([
+                "bulk, 64 KiB ByteBuffer writes (no copy into the channel's buffer)",
+                fmt(g("bulk.library_bytebuffer.bytes_per_second"), "MB/s"),
+                "raw NIO, as above",
+                f"{fmt(g('bulk.ratio_library_bytebuffer'), 'x')} of raw NIO",
+                ">= 0.9x raw NIO",
+                verdict(g("bulk.ratio_library_bytebuffer") >= 0.9),
+            ])
         if "bulk.ratio_library_pool" in r:
             out.append([
                 "bulk, driven from the cooperative pool (for comparison)",

@@ -30,9 +30,17 @@ enum Bulk {
             }
             group.addTask(executorPreference: placement.executor(for: pair.client)) {
                 var sent = 0
-                while sent < total {
-                    try await pair.client.write(chunk, timeout: 0)
-                    sent += chunkSize
+                if placement == .eventLoopByteBuffer {
+                    let buffer = ByteBuffer(bytes: chunk)
+                    while sent < total {
+                        try await pair.client.write(buffer, timeout: 0)
+                        sent += chunkSize
+                    }
+                } else {
+                    while sent < total {
+                        try await pair.client.write(chunk, timeout: 0)
+                        sent += chunkSize
+                    }
                 }
             }
             try await group.waitForAll()

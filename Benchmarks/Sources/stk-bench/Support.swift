@@ -81,13 +81,19 @@ enum Placement: String, CaseIterable {
     /// On the task's event loop (`StreamTask.executor`), as raw SwiftNIO handlers run: each
     /// operation starts and completes on one thread.
     case eventLoop = "library"
+    /// On the task's event loop, writing `ByteBuffer`s (`write(_:timeout:)` with a buffer),
+    /// which go to the channel without the copy a `Data` takes. (Round trips do not use it.)
+    case eventLoopByteBuffer = "library_bytebuffer"
     /// On Swift's cooperative pool, the default: each operation crosses to the event loop and
     /// its result crosses back.
     case pool = "library_pool"
 
     func executor(for task: StreamTask) -> (any TaskExecutor)? {
-        self == .eventLoop ? task.executor : nil
+        self == .pool ? nil : task.executor
     }
+
+    /// The placements that write `Data`, as the round trips do.
+    static let dataWrites: [Placement] = [.eventLoop, .pool]
 }
 
 /// A connected pair of library tasks on loopback: `client` connected to `server`, accepted by a

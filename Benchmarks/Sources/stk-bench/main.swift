@@ -46,7 +46,7 @@ do {
         let count = options.int("count", 100_000)
         let rounds = options.int("rounds", 3)
         let session = benchSession()
-        for placement in Placement.allCases {
+        for placement in Placement.dataWrites {
             _ = try await RoundTrip.library(count: min(count, 5_000), session: session, placement: placement)
         }
         _ = try await RoundTrip.rawNIO(count: min(count, 5_000), group: group)
@@ -55,7 +55,7 @@ do {
         var p99: [String: [Double]] = [:]
         for round in 1...rounds {
             var runs: [(String, [UInt64])] = []
-            for placement in Placement.allCases {
+            for placement in Placement.dataWrites {
                 runs.append((placement.rawValue, try await RoundTrip.library(count: count, session: session, placement: placement)))
             }
             runs.append(("nio", try await RoundTrip.rawNIO(count: count, group: group)))
@@ -72,7 +72,7 @@ do {
             report("rtt.\(name).p50_us", median(p50[name]!))
             report("rtt.\(name).p99_us", median(p99[name]!))
         }
-        for placement in Placement.allCases {
+        for placement in Placement.dataWrites {
             let suffix = placement == .eventLoop ? "" : "_\(placement.rawValue)"
             let name = placement.rawValue
             report("rtt.rate_ratio\(suffix)", median(zip(rate[name]!, rate["nio"]!).map { $0 / $1 }))
