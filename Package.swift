@@ -72,6 +72,7 @@ let package = Package(
             dependencies: [
                 "ChatProtocol",
                 "StreamTaskKit",
+                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "X509", package: "swift-certificates"),

@@ -112,7 +112,7 @@ struct ChatConnection: Sendable {
                 if let expiry { return await finish(server.disconnect(id, reason: expiry)) }
                 pingSent = true
                 if let ping = try? IRCReplyBuilder(server: configuration.identity.serverName, client: nil).ping().wireBytes() {
-                    _ = outbound.send(Data(ping))
+                    _ = outbound.send(ping)
                 }
                 continue
             }

@@ -1,26 +1,38 @@
 import Foundation
 import NIOConcurrencyHelpers
+import NIOCore
 import StreamTaskKit
 
 /// The way out to one client: writes that never wait, and a count of the bytes not yet handed
 /// to the kernel, so that a client that stops reading is dropped at the send-queue limit
 /// instead of slowing whoever writes to it.
 ///
-/// At most one write is with the task at a time; lines sent meanwhile are gathered and go out
-/// together in the next write. Under load that turns many small writes (each a hop to the
-/// event loop, a system call and a completion on the delegate queue) into a few larger ones:
-/// the chat fan-out benchmark (BENCHMARKS.md) spent most of its CPU time on those per-line costs.
+/// Lines are queued and written together: the server flushes each outbound once it has handled
+/// what one read brought (ngIRCd writes once per pass of its loop), at most one write is with
+/// the task at a time, and lines queued meanwhile go out in the next. Every write is a system
+/// call and a completion on the session's delegate queue, so under load this turns many small
+/// writes into a few larger ones (see Benchmarks/FINDINGS.md).
 final class ChatOutbound: Sendable {
     let task: StreamTask
     let limit: Int
     private struct State {
         /// Bytes given to the task; what the task has not yet sent of them is the queue.
         var submitted: Int64 = 0
+        /// What the task had sent when last asked. The queue is at most `submitted` minus
+        /// this, so the task is asked again only when that bound would pass the limit.
+        var sentSeen: Int64 = 0
         var closed = false
         /// Whether a write is with the task now.
         var writing = false
-        /// Lines sent while a write was with the task, in order; they go out when it completes.
-        var gathered = Data()
+        /// Lines queued and not yet handed to the task, in order.
+        var gathered = ByteBuffer()
+
+        /// The gathered lines, leaving a fresh buffer in their place: the one taken goes to
+        /// the task, and appending to it would copy it.
+        mutating func takeGathered() -> ByteBuffer {
+            defer { gathered = ByteBuffer() }
+            return gathered
+        }
     }
     private let state = NIOLockedValueBox(State())
 
@@ -43,17 +55,19 @@ final class ChatOutbound: Sendable {
         case needsFlush
     }
 
-    /// Queues `data` without writing it, so that several lines can go out in one write; see
+    /// Queues `bytes` without writing them, so that several lines can go out in one write; see
     /// ``Enqueued`` for what to do next. Writes to a closed outbound are ignored.
-    func enqueue(_ data: Data) -> Enqueued {
-        let count = data.count
-        let sent = task.countOfBytesSent
+    func enqueue(_ bytes: [UInt8]) -> Enqueued {
+        let count = bytes.count
         return state.withLockedValue { state -> Enqueued in
             if state.closed { return .queued }
-            if Int(state.submitted - sent) + count > limit { return .overLimit }
+            if Int(state.submitted - state.sentSeen) + count > limit {
+                state.sentSeen = task.countOfBytesSent
+                if Int(state.submitted - state.sentSeen) + count > limit { return .overLimit }
+            }
             state.submitted += Int64(count)
-            let first = state.gathered.isEmpty
-            state.gathered.append(data)
+            let first = state.gathered.readableBytes == 0
+            state.gathered.writeBytes(bytes)
             return first && !state.writing ? .needsFlush : .queued
         }
     }
@@ -61,19 +75,18 @@ final class ChatOutbound: Sendable {
     /// Writes what is queued, unless a write is with the task already (what it gathers follows
     /// when that write completes).
     func flush() {
-        let batch = state.withLockedValue { state -> Data? in
-            guard !state.closed, !state.writing, !state.gathered.isEmpty else { return nil }
+        let batch = state.withLockedValue { state -> ByteBuffer? in
+            guard !state.closed, !state.writing, state.gathered.readableBytes > 0 else { return nil }
             state.writing = true
-            defer { state.gathered = Data() }
-            return state.gathered
+            return state.takeGathered()
         }
         if let batch { write(batch) }
     }
 
-    /// Queues `data` and writes it (or gathers it behind the write under way). Returns `false`
-    /// when that would pass the limit: nothing is queued and the caller drops the client.
-    func send(_ data: Data) -> Bool {
-        switch enqueue(data) {
+    /// Queues `bytes` and writes them (or gathers them behind the write under way). Returns
+    /// `false` when that would pass the limit: nothing is queued and the caller drops the client.
+    func send(_ bytes: [UInt8]) -> Bool {
+        switch enqueue(bytes) {
         case .overLimit: return false
         case .needsFlush: flush()
         case .queued: break
@@ -81,16 +94,15 @@ final class ChatOutbound: Sendable {
         return true
     }
 
-    /// Hands `data` to the task; when it is written, the lines gathered meanwhile follow.
-    private func write(_ data: Data) {
-        task.write(data, timeout: 0) { error in
-            let next = self.state.withLockedValue { state -> Data? in
-                guard error == nil, !state.closed, !state.gathered.isEmpty else {
+    /// Hands `batch` to the task; when it is written, the lines gathered meanwhile follow.
+    private func write(_ batch: ByteBuffer) {
+        task.write(batch, timeout: 0) { error in
+            let next = self.state.withLockedValue { state -> ByteBuffer? in
+                guard error == nil, !state.closed, state.gathered.readableBytes > 0 else {
                     state.writing = false
                     return nil
                 }
-                defer { state.gathered = Data() }
-                return state.gathered
+                return state.takeGathered()
             }
             if let next { self.write(next) }
         }
@@ -101,7 +113,7 @@ final class ChatOutbound: Sendable {
     /// before it. Returns whether it got there.
     func waitUntilIdle(timeout: Duration = .seconds(10)) async -> Bool {
         let deadline = ContinuousClock.now + timeout
-        while state.withLockedValue({ $0.writing || (!$0.closed && !$0.gathered.isEmpty) }) {
+        while state.withLockedValue({ $0.writing || (!$0.closed && $0.gathered.readableBytes > 0) }) {
             if ContinuousClock.now >= deadline { return false }
             try? await Task.sleep(for: .milliseconds(1))
         }
@@ -118,11 +130,10 @@ final class ChatOutbound: Sendable {
     /// it was closed already). Written before a last line, they keep their order: the write
     /// with the task, if any, goes first.
     func takeUnsentAndClose() -> Data? {
-        state.withLockedValue { state in
+        state.withLockedValue { state -> Data? in
             if state.closed { return nil }
             state.closed = true
-            defer { state.gathered = Data() }
-            return state.gathered
+            return Data(state.takeGathered().readableBytesView)
         }
     }
 

@@ -165,10 +165,9 @@ public actor ChatServer {
             logger.error("could not serialize a message", metadata: ["command": "\(message.command)"])
             return
         }
-        let data = Data(bytes)
         for id in ids {
             guard let outbound = outbounds[id] else { continue }
-            switch outbound.enqueue(data) {
+            switch outbound.enqueue(bytes) {
             case .overLimit:
                 logger.notice("send queue exceeded", metadata: ["id": "\(id)", "pending": "\(outbound.pendingBytes)"])
                 overflowed.append(id)

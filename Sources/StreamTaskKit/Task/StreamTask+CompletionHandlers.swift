@@ -58,8 +58,19 @@ extension StreamTask {
         timeout: TimeInterval,
         completionHandler: @escaping @Sendable ((any Error)?) -> Void
     ) {
+        write(ByteBuffer(data: data), timeout: timeout, completionHandler: completionHandler)
+    }
+
+    /// Writes the readable bytes of `buffer` without copying them; the handler gets `nil` once
+    /// every byte has been handed to the kernel, or the error. See ``write(_:timeout:)`` for
+    /// the rules.
+    public func write(
+        _ buffer: ByteBuffer,
+        timeout: TimeInterval,
+        completionHandler: @escaping @Sendable ((any Error)?) -> Void
+    ) {
         let queue = session.delegateQueue
-        submit(.write(ByteBuffer(data: data)), timeout: timeout) { result in
+        submit(.write(buffer), timeout: timeout) { result in
             let error: (any Error)? = result.failure
             queue.async { completionHandler(error) }
         }
