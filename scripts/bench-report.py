@@ -109,24 +109,19 @@ def rows(r):
             ">= 0.9x raw NIO",
             verdict(g("bulk.ratio") >= 0.9),
         ])
-        if "bulk.ratio_library_bytebuffer" in r:
-            out.append([
-                "bulk, 64 KiB ByteBuffer writes (no copy into the channel's buffer)",
-                fmt(g("bulk.library_bytebuffer.bytes_per_second"), "MB/s"),
-                "raw NIO, as above",
-                f"{fmt(g('bulk.ratio_library_bytebuffer'), 'x')} of raw NIO",
-                ">= 0.9x raw NIO",
-                verdict(g("bulk.ratio_library_bytebuffer") >= 0.9),
-            ])
-        if "bulk.ratio_library_pool" in r:
-            out.append([
-                "bulk, driven from the cooperative pool (for comparison)",
-                fmt(g("bulk.library_pool.bytes_per_second"), "MB/s"),
-                "raw NIO, as above",
-                f"{fmt(g('bulk.ratio_library_pool'), 'x')} of raw NIO",
-                "none",
-                "-",
-            ])
+        for name, label in [
+            ("library_bytebuffer", "bulk, 64 KiB ByteBuffer writes (no copy into the channel's buffer)"),
+            ("library_pool", "bulk, driven from the cooperative pool"),
+        ]:
+            if f"bulk.ratio_{name}" in r:
+                out.append([
+                    label,
+                    fmt(g(f"bulk.{name}.bytes_per_second"), "MB/s"),
+                    "raw NIO, as above",
+                    f"{fmt(g(f'bulk.ratio_{name}'), 'x')} of raw NIO",
+                    "none: for comparison",
+                    "-",
+                ])
     if "rtt.rate_ratio" in r:
         out.append([
             "round trips, 64 bytes",
@@ -138,11 +133,11 @@ def rows(r):
         ])
         if "rtt.rate_ratio_library_pool" in r:
             out.append([
-                "round trips, driven from the cooperative pool (for comparison)",
+                "round trips, driven from the cooperative pool",
                 f"{fmt(g('rtt.library_pool.per_second'), '/s')}, p50 {fmt(g('rtt.library_pool.p50_us'), 'us')}, p99 {fmt(g('rtt.library_pool.p99_us'), 'us')}",
                 "raw NIO, as above",
                 f"rate {fmt(g('rtt.rate_ratio_library_pool'), 'x')}, p99 {fmt(g('rtt.p99_ratio_library_pool'), 'x')}",
-                "none",
+                "none: for comparison",
                 "-",
             ])
     if "tls.library.bytes_per_second" in r:
