@@ -27,6 +27,9 @@ struct ChatConnection: Sendable {
         case message(IRCMessage)
         /// Over the length limit: the server answers `417`.
         case tooLong
+        /// A line the protocol drops silently (empty, NUL, a stray CR, too many parameters, no
+        /// command). It still counts as a line, so one after STARTTLS is refused like any other.
+        case dropped
     }
 
     let id: ChatClientID
@@ -57,7 +60,7 @@ struct ChatConnection: Sendable {
                 var batch: [Inbound] = []
                 var taken = 0
                 while taken < pending.count, atEOF || bucket?.take(now: clock.now) ?? true {
-                    if let inbound = Self.parse(pending[taken]) { batch.append(inbound) }
+                    batch.append(Self.parse(pending[taken]))
                     taken += 1
                 }
                 if taken == 0 { break }
@@ -140,9 +143,8 @@ struct ChatConnection: Sendable {
         }
     }
 
-    /// What the server is given of one line: lines the protocol drops silently (empty, NUL, a
-    /// stray CR, too many parameters, no command) give nothing.
-    private static func parse(_ input: Input) -> Inbound? {
+    /// What the server is given of one line.
+    private static func parse(_ input: Input) -> Inbound {
         switch input {
         case .tooLong:
             return .tooLong
@@ -152,7 +154,7 @@ struct ChatConnection: Sendable {
             } catch let error as IRCMessageError where error.code == .lineTooLong {
                 return .tooLong
             } catch {
-                return nil
+                return .dropped
             }
         }
     }

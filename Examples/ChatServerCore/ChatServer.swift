@@ -102,6 +102,8 @@ public actor ChatServer {
             case .tooLong:
                 guard let client = state.clients[id] else { return (.closed(lastLine: nil), handled) }
                 directive = perform([.send(id, state.replies(for: client).reply(.inputTooLong))], for: id)
+            case .dropped:
+                directive = .proceed(registered: state.isRegistered(id))
             }
             handled += 1
             guard case .proceed = directive else { return (directive, handled) }

@@ -289,4 +289,17 @@ struct ChatEndToEndTests {
             await watcher.close()
         }
     }
+
+    @Test func evenALineTheProtocolDropsMayNotFollowSTARTTLS() async throws {
+        let tls = try ChatServerFixture.makeTLS()
+        try await ChatServerFixture.with(tls: tls) { server, port in
+            let client = IRCTestClient(port: port)
+            // An empty line is dropped silently anywhere else; after STARTTLS it is plaintext
+            // where only a handshake may come.
+            try await client.sendRaw(Array("STARTTLS\r\n\r\n".utf8))
+            let messages = try await client.readToEnd()
+            #expect(messages.contains { $0.command == "ERROR" && $0.parameters.last?.contains("Plaintext after STARTTLS") == true })
+            #expect(await server.clientCount == 0)
+        }
+    }
 }
