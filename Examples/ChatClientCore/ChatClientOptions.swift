@@ -78,4 +78,14 @@ public struct ChatClientOptions: Sendable {
         case .discovered(let server): "\"\(server.name)\""
         }
     }
+
+    /// A certificate fingerprint as a user types it: 64 hex digits, in either case, with or
+    /// without colons between the bytes, after an optional `sha256:` (`SHA256:` too, as some
+    /// tools print it). `nil` when it is anything else.
+    public static func fingerprint(fromUserInput text: String) -> [UInt8]? {
+        var hex = text.lowercased()
+        if hex.hasPrefix("sha256:") { hex.removeFirst("sha256:".count) }
+        hex.removeAll { $0 == ":" }
+        return ChatServiceRecord.parseFingerprint("sha256:" + hex)
+    }
 }

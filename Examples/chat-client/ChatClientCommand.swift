@@ -32,7 +32,7 @@ struct ChatClientCommand: AsyncParsableCommand {
     @Flag(help: "Upgrade with STARTTLS, and give up rather than go on in plaintext.")
     var starttls = false
 
-    @Option(help: "Pin the server certificate to this SHA-256 (sha256:<hex>, colons allowed) instead of checking its chain.")
+    @Option(help: "Pin the server certificate to this SHA-256 (64 hex digits, colons allowed, after an optional sha256:) instead of checking its chain.")
     var fingerprint: String?
 
     @Flag(help: "Accept any server certificate (testing only).")
@@ -60,8 +60,8 @@ struct ChatClientCommand: AsyncParsableCommand {
         if tls && starttls {
             throw ValidationError("--tls and --starttls exclude each other")
         }
-        if let fingerprint, Self.parseFingerprint(fingerprint) == nil {
-            throw ValidationError("--fingerprint must be sha256: and 64 hex digits (got \(fingerprint))")
+        if let fingerprint, ChatClientOptions.fingerprint(fromUserInput: fingerprint) == nil {
+            throw ValidationError("--fingerprint must be 64 hex digits, colons allowed, after an optional sha256: (got \(fingerprint))")
         }
         if host == nil && (port != nil || tls || starttls || proxy != nil) {
             throw ValidationError("--port, --tls, --starttls and --proxy need --host (servers found on the LAN are reached directly)")
@@ -97,7 +97,7 @@ struct ChatClientCommand: AsyncParsableCommand {
         var options = ChatClientOptions(
             target: .host(host, port: port ?? (tls ? 6697 : 6667)), security: security, nick: nickname, channels: channels,
             proxy: try proxy.map { try ProxyConfiguration(url: $0) } ?? .environment)
-        options.pinnedCertificateSHA256 = fingerprint.flatMap(Self.parseFingerprint)
+        options.pinnedCertificateSHA256 = fingerprint.flatMap(ChatClientOptions.fingerprint(fromUserInput:))
         options.acceptsAnyCertificate = insecure
         options.reconnects = !noReconnect
         return options
@@ -146,8 +146,4 @@ struct ChatClientCommand: AsyncParsableCommand {
         return IRCName.isValidNickname(user) ? user : "guest"
     }
 
-    /// `sha256:<hex>` with or without colons between the bytes.
-    static func parseFingerprint(_ text: String) -> [UInt8]? {
-        ChatServiceRecord.parseFingerprint(text.replacingOccurrences(of: ":", with: "").replacingOccurrences(of: "sha256", with: "sha256:"))
-    }
 }

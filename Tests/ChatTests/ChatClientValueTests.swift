@@ -96,4 +96,19 @@ import Testing
         #expect(plain.render(ChatDisplayLine(.message, channel: "#c", nick: "bob", "hi"), currentChannel: "#c") == "<bob> hi")
         #expect(plain.render(ChatDisplayLine(.message, channel: "#d", nick: "bob", "hi"), currentChannel: "#c") == "[#d] <bob> hi")
     }
+
+    @Test func fingerprintsAreReadInTheFormsToolsPrint() throws {
+        let hex = String(repeating: "ab", count: 31) + "0f"
+        let expected = Array(repeating: UInt8(0xAB), count: 31) + [0x0F]
+        let withColons = stride(from: 0, to: 64, by: 2).map { offset -> String in
+            let start = hex.index(hex.startIndex, offsetBy: offset)
+            return String(hex[start..<hex.index(start, offsetBy: 2)])
+        }.joined(separator: ":")
+        for text in ["sha256:" + hex, "SHA256:" + hex.uppercased(), "sha256:" + withColons, "SHA256:" + withColons.uppercased(), hex, withColons] {
+            #expect(ChatClientOptions.fingerprint(fromUserInput: text) == expected, "\(text)")
+        }
+        for bad in ["sha256:" + hex.dropLast(), "sha1:" + hex, "sha256:" + hex + "00", "sha256:" + hex.dropLast() + "g", "", "sha256:"] {
+            #expect(ChatClientOptions.fingerprint(fromUserInput: String(bad)) == nil, "\(bad)")
+        }
+    }
 }
