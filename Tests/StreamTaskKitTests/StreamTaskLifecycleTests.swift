@@ -6,15 +6,12 @@ import Testing
 
 /// Connecting, failing, cancelling, metrics, events and the session's bookkeeping.
 @Suite(.timeLimit(.minutes(1))) struct StreamTaskLifecycleTests {
-    /// A port on 127.0.0.1 that nothing listens on: bound by a listener that then shut down.
-    private func closedPort() async throws -> Int {
-        let server = try await LoopbackServer.start()
-        await server.stop()
-        return server.port
-    }
-
     @Test func connectionRefusedFailsEveryQueuedOperation() async throws {
-        let port = try await closedPort()
+        // Not a port whose listener just closed: another test's listener can take that one
+        // before the connection is tried (it happened in a CI rehearsal).
+        let closed = try ClosedPort()
+        defer { closed.release() }
+        let port = closed.port
         let task = StreamSession().streamTask(withHostName: "127.0.0.1", port: port)
         let read = Recorder<StreamTaskError.Code>()
         task.readData(ofMinLength: 1, maxLength: 10, timeout: 0) { _, _, error in
@@ -208,7 +205,9 @@ import Testing
     }
 
     @Test func eventsReplayToLateSubscribers() async throws {
-        let port = try await closedPort()
+        let closed = try ClosedPort()
+        defer { closed.release() }
+        let port = closed.port
         let task = StreamSession().loopbackTask(port: port)
         #expect(await task.waitUntilCompleted()?.code == .connectionRefused)
         // Subscribing after completion still sees the whole story, then the end.
