@@ -123,17 +123,22 @@ final class ChatOutbound: Sendable {
     /// Stops sending: later ``send(_:)`` calls are ignored. Returns whether it was open.
     @discardableResult
     func markClosed() -> Bool {
-        takeUnsentAndClose() != nil
+        close() != nil
     }
 
     /// Stops sending, and returns the lines gathered but not yet handed to the task (`nil` when
     /// it was closed already). Written before a last line, they keep their order: the write
     /// with the task, if any, goes first.
     func takeUnsentAndClose() -> Data? {
-        state.withLockedValue { state -> Data? in
+        close().map { Data($0.readableBytesView) }
+    }
+
+    /// Marks the outbound closed and takes what was gathered; `nil` when it was closed already.
+    private func close() -> ByteBuffer? {
+        state.withLockedValue { state -> ByteBuffer? in
             if state.closed { return nil }
             state.closed = true
-            return Data(state.takeGathered().readableBytesView)
+            return state.takeGathered()
         }
     }
 

@@ -74,9 +74,9 @@ public actor ChatServer {
         nextID += 1
         let outbound = ChatOutbound(task: task, limit: configuration.sendQueueLimit)
         outbounds[id] = outbound
-        let actions = state.connect(id, host: task.host)
-        defer { flush() }
-        if case .closed(let lastLine) = perform(actions, for: id) {
+        let directive = perform(state.connect(id, host: task.host), for: id)
+        flush()
+        if case .closed(let lastLine) = directive {
             logger.notice("refused a client: the server is full", metadata: ["host": "\(task.host)"])
             await ChatConnection.close(task, lastLine: lastLine)
             return nil
