@@ -29,18 +29,15 @@ enum Bulk {
                 }
             }
             group.addTask(executorPreference: placement.executor(for: pair.client)) {
+                let buffer = ByteBuffer(bytes: chunk)
                 var sent = 0
-                if placement == .eventLoopByteBuffer {
-                    let buffer = ByteBuffer(bytes: chunk)
-                    while sent < total {
+                while sent < total {
+                    if placement == .eventLoopByteBuffer {
                         try await pair.client.write(buffer, timeout: 0)
-                        sent += chunkSize
-                    }
-                } else {
-                    while sent < total {
+                    } else {
                         try await pair.client.write(chunk, timeout: 0)
-                        sent += chunkSize
                     }
+                    sent += chunkSize
                 }
             }
             try await group.waitForAll()

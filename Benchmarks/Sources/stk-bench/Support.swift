@@ -29,6 +29,12 @@ func median(_ values: [Double]) -> Double {
     return sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
 }
 
+/// The median of the per-round ratios of `values` to `baseline` (rounds alternate, so each
+/// pair shares the machine's state of the moment).
+func medianRatio(_ values: [Double], _ baseline: [Double]) -> Double {
+    median(zip(values, baseline).map { $0 / $1 })
+}
+
 /// The value below which `fraction` of the sorted samples lie (nearest rank).
 func percentile(_ sorted: [UInt64], _ fraction: Double) -> Double {
     guard !sorted.isEmpty else { return .nan }
@@ -94,6 +100,9 @@ enum Placement: String, CaseIterable {
 
     /// The placements that write `Data`, as the round trips do.
     static let dataWrites: [Placement] = [.eventLoop, .pool]
+
+    /// How a ratio's name is marked: nothing for the goal's figure, `_<name>` for the others.
+    var ratioSuffix: String { self == .eventLoop ? "" : "_\(rawValue)" }
 }
 
 /// A connected pair of library tasks on loopback: `client` connected to `server`, accepted by a

@@ -39,8 +39,7 @@ do {
             report("bulk.\(name).bytes_per_second", median(values))
         }
         for placement in Placement.allCases {
-            let suffix = placement == .eventLoop ? "" : "_\(placement.rawValue)"
-            report("bulk.ratio\(suffix)", median(zip(rates[placement.rawValue]!, rates["nio"]!).map { $0 / $1 }))
+            report("bulk.ratio\(placement.ratioSuffix)", medianRatio(rates[placement.rawValue]!, rates["nio"]!))
         }
     case "rtt":
         let count = options.int("count", 100_000)
@@ -73,10 +72,9 @@ do {
             report("rtt.\(name).p99_us", median(p99[name]!))
         }
         for placement in Placement.dataWrites {
-            let suffix = placement == .eventLoop ? "" : "_\(placement.rawValue)"
             let name = placement.rawValue
-            report("rtt.rate_ratio\(suffix)", median(zip(rate[name]!, rate["nio"]!).map { $0 / $1 }))
-            report("rtt.p99_ratio\(suffix)", median(zip(p99[name]!, p99["nio"]!).map { $0 / $1 }))
+            report("rtt.rate_ratio\(placement.ratioSuffix)", medianRatio(rate[name]!, rate["nio"]!))
+            report("rtt.p99_ratio\(placement.ratioSuffix)", medianRatio(p99[name]!, p99["nio"]!))
         }
     case "tls-bulk":
         guard let certificate = options.string("cert"), let key = options.string("key") else {
