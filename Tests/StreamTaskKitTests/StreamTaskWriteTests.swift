@@ -43,6 +43,42 @@ import Testing
         await server.stop()
     }
 
+    @Test func promiseWritesCompleteInOrderOnTheTasksEventLoop() async throws {
+        let (server, client, peer) = try await LoopbackServer.connectedPair()
+
+        let completed = Recorder<Int>()
+        let onLoop = Recorder<Bool>()
+        var futures: [EventLoopFuture<Void>] = []
+        for number in 0..<100 {
+            let promise = client.eventLoop.makePromise(of: Void.self)
+            promise.futureResult.whenSuccess {
+                onLoop.append(client.eventLoop.inEventLoop)
+                completed.append(number)
+            }
+            client.write(ByteBuffer(string: "\(number),"), timeout: 10, promise: promise)
+            futures.append(promise.futureResult)
+        }
+        // A write issued on the loop, from a completion, follows the others.
+        let last = client.eventLoop.makePromise(of: Void.self)
+        futures[99].whenSuccess { client.write(ByteBuffer(string: "end"), timeout: 10, promise: last) }
+        try await last.futureResult.get()
+
+        let expected = (0..<100).map { "\($0)," }.joined() + "end"
+        #expect(try await peer.readText(count: expected.utf8.count) == expected)
+        #expect(completed.values == Array(0..<100))
+        #expect(onLoop.values == Array(repeating: true, count: 100))
+        #expect(client.countOfBytesSent == Int64(expected.utf8.count))
+
+        // A failure reaches the promise as a StreamTaskError.
+        client.closeWrite()
+        let refused = client.eventLoop.makePromise(of: Void.self)
+        client.write(ByteBuffer(string: "late"), timeout: 10, promise: refused)
+        let error = await #expect(throws: StreamTaskError.self) { try await refused.futureResult.get() }
+        #expect(error?.code == .writeClosed)
+        client.cancel()
+        await server.stop()
+    }
+
     @Test func halfCloseFromTheClient() async throws {
         let (server, client, peer) = try await LoopbackServer.connectedPair()
 

@@ -90,6 +90,31 @@ extension StreamTask {
         _ = try await perform(.write(buffer), timeout: timeout)
     }
 
+    /// Writes the readable bytes of `buffer` and completes `promise` on the task's
+    /// ``eventLoop``, by the same rules as ``write(_:timeout:)-(ByteBuffer,_)``.
+    ///
+    /// This is SwiftNIO's form, `Channel.write(_:promise:)`, and the cheapest: nothing goes to
+    /// the delegate queue, and code that runs on the event loop (a callback of `promise`, or
+    /// code on ``executor``) submits its next write without a hand-off to another thread. A
+    /// server that writes many small messages to many clients spends much of its time on those
+    /// hand-offs otherwise. Keep what runs on the event loop short: it holds up every connection
+    /// on that thread. With `promise` `nil` nobody hears how the write ended, though a failure
+    /// still closes the connection when the other rules say so.
+    ///
+    /// - Parameters:
+    ///   - buffer: The bytes to send (its readable bytes; its indices are not moved).
+    ///   - timeout: Seconds to wait; 0 means no timeout.
+    ///   - promise: Succeeded once every byte has been handed to the kernel, failed with a
+    ///     ``StreamTaskError`` otherwise.
+    public func write(_ buffer: ByteBuffer, timeout: TimeInterval, promise: EventLoopPromise<Void>?) {
+        submit(.write(buffer), timeout: timeout) { result in
+            switch result {
+            case .success: promise?.succeed()
+            case .failure(let error): promise?.fail(error)
+            }
+        }
+    }
+
     /// Writes `data` with the session's write timeout.
     public func write(_ data: Data) async throws {
         try await write(data, timeout: configuration.timeoutIntervalForWrite)

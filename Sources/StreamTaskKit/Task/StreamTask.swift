@@ -40,7 +40,9 @@ public final class StreamTask: @unchecked Sendable, CustomStringConvertible {
     /// The session the task belongs to.
     public let session: StreamSession
 
-    let eventLoop: any EventLoop
+    /// The event loop that carries the task's connection: its I/O, its timers and the
+    /// completions of ``write(_:timeout:promise:)`` run there.
+    public let eventLoop: any EventLoop
     let configuration: StreamSession.Configuration
 
     /// The event loop's view: `idle` until the session grants a connection slot (whether or not
