@@ -75,13 +75,35 @@ final class ChatOutbound: Sendable {
 
     /// Writes what is queued, unless a write is with the task already (what it gathers follows
     /// when that write completes).
+    ///
+    /// The lines are taken on the task's event loop, when it gets to them, not here: what the
+    /// server queues meanwhile goes out in the same write. The busier the loop, the more each
+    /// write carries, as ngIRCd's writes once per pass of its loop do.
     func flush() {
-        let batch = state.withLockedValue { state -> ByteBuffer? in
-            guard !state.closed, !state.writing, state.gathered.readableBytes > 0 else { return nil }
+        let start = state.withLockedValue { state -> Bool in
+            guard !state.closed, !state.writing, state.gathered.readableBytes > 0 else { return false }
             state.writing = true
+            return true
+        }
+        if start { task.eventLoop.execute { self.writeGathered() } }
+    }
+
+    /// On the task's event loop: hands what is gathered to the task, or stops writing when
+    /// nothing is (or the outbound is closed, or the last write failed).
+    private func writeGathered(after failure: Bool = false) {
+        let batch = state.withLockedValue { state -> ByteBuffer? in
+            guard !failure, !state.closed, state.gathered.readableBytes > 0 else {
+                state.writing = false
+                return nil
+            }
             return state.takeGathered()
         }
-        if let batch { write(batch) }
+        guard let batch else { return }
+        let promise = task.eventLoop.makePromise(of: Void.self)
+        promise.futureResult.whenComplete { result in
+            if case .failure = result { self.writeGathered(after: true) } else { self.writeGathered() }
+        }
+        task.write(batch, timeout: 0, promise: promise)
     }
 
     /// Queues `bytes` and writes them (or gathers them behind the write under way). Returns
@@ -93,25 +115,6 @@ final class ChatOutbound: Sendable {
         case .queued: break
         }
         return true
-    }
-
-    /// Hands `batch` to the task; when it is written, the lines gathered meanwhile follow, from
-    /// the task's event loop.
-    private func write(_ batch: ByteBuffer) {
-        let promise = task.eventLoop.makePromise(of: Void.self)
-        promise.futureResult.whenComplete { result in
-            let failed: Bool
-            if case .failure = result { failed = true } else { failed = false }
-            let next = self.state.withLockedValue { state -> ByteBuffer? in
-                guard !failed, !state.closed, state.gathered.readableBytes > 0 else {
-                    state.writing = false
-                    return nil
-                }
-                return state.takeGathered()
-            }
-            if let next { self.write(next) }
-        }
-        task.write(batch, timeout: 0, promise: promise)
     }
 
     /// Waits (at most `timeout`) until no write is with the task and nothing is gathered, so
