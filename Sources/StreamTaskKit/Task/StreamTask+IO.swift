@@ -144,7 +144,10 @@ extension StreamTask {
         let id = makeOperationID()
         let abandoned = NIOLockedValueBox(false)
         return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Outcome, any Error>) in
+            // Unsafe rather than checked: this is every operation's path, and `submit` calls
+            // its completion exactly once (the lifecycle tests end queued operations by
+            // refusal, timeout, cancellation and reset, and none hangs).
+            try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<Outcome, any Error>) in
                 submit(operation, id: id, timeout: timeout, abandoned: abandoned, fromStreams: fromStreams) { result in
                     continuation.resume(with: result.mapError { $0 as any Error })
                 }

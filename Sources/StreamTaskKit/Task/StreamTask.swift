@@ -271,21 +271,41 @@ public final class StreamTask: @unchecked Sendable, CustomStringConvertible {
         completion: @escaping Completion
     ) {
         let id = id ?? makeOperationID()
-        onLoop {
-            if abandoned?.withLockedValue({ $0 }) == true {
-                completion(.failure(Self.abandonedError))
-                return
+        // Not through `onLoop`: on the loop, as code on the task's executor is, no closure
+        // is made for the hop that is not taken.
+        if eventLoop.inEventLoop {
+            enqueue(operation, id: id, timeout: timeout, abandoned: abandoned, fromStreams: fromStreams, completion: completion)
+        } else {
+            eventLoop.execute {
+                self.enqueue(
+                    operation, id: id, timeout: timeout, abandoned: abandoned, fromStreams: fromStreams,
+                    completion: completion)
             }
-            self.completions[id] = completion
-            if timeout > 0 {
-                let error = Self.timeoutError(for: operation, after: timeout)
-                self.timers[id] = self.eventLoop.scheduleTask(in: .seconds(timeout)) {
-                    self.timers[id] = nil
-                    self.run(self.queue.abandon(id, error: error))
-                }
-            }
-            self.run(self.queue.enqueue(operation, id: id, fromStreams: fromStreams))
         }
+    }
+
+    /// `submit`, on the loop.
+    private func enqueue(
+        _ operation: StreamOperationQueue.Operation,
+        id: OperationID,
+        timeout: TimeInterval,
+        abandoned: NIOLockedValueBox<Bool>?,
+        fromStreams: Bool,
+        completion: @escaping Completion
+    ) {
+        if abandoned?.withLockedValue({ $0 }) == true {
+            completion(.failure(Self.abandonedError))
+            return
+        }
+        completions[id] = completion
+        if timeout > 0 {
+            let error = Self.timeoutError(for: operation, after: timeout)
+            timers[id] = eventLoop.scheduleTask(in: .seconds(timeout)) {
+                self.timers[id] = nil
+                self.run(self.queue.abandon(id, error: error))
+            }
+        }
+        run(queue.enqueue(operation, id: id, fromStreams: fromStreams))
     }
 
     /// The caller stopped waiting for operation `id` (its Swift task was cancelled).
