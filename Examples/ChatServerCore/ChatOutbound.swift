@@ -80,12 +80,36 @@ final class ChatOutbound: Sendable {
     /// server queues meanwhile goes out in the same write. The busier the loop, the more each
     /// write carries, as ngIRCd's writes once per pass of its loop do.
     func flush() {
-        let start = state.withLockedValue { state -> Bool in
+        if beginFlush() { task.eventLoop.execute { self.writeGathered() } }
+    }
+
+    /// Writes what is queued of each of `outbounds`, as ``flush()`` does for one, with one
+    /// hop to each event loop rather than one per outbound.
+    static func flush(_ outbounds: [ChatOutbound]) {
+        var byLoop: [(loop: any EventLoop, outbounds: [ChatOutbound])] = []
+        for outbound in outbounds where outbound.beginFlush() {
+            let loop = outbound.task.eventLoop
+            if let index = byLoop.firstIndex(where: { $0.loop === loop }) {
+                byLoop[index].outbounds.append(outbound)
+            } else {
+                byLoop.append((loop, [outbound]))
+            }
+        }
+        for (loop, outbounds) in byLoop {
+            loop.execute {
+                for outbound in outbounds { outbound.writeGathered() }
+            }
+        }
+    }
+
+    /// Marks a write as under way if one is due (something is queued, none is under way);
+    /// the caller then has ``writeGathered(after:)`` run on the task's event loop.
+    private func beginFlush() -> Bool {
+        state.withLockedValue { state -> Bool in
             guard !state.closed, !state.writing, state.gathered.readableBytes > 0 else { return false }
             state.writing = true
             return true
         }
-        if start { task.eventLoop.execute { self.writeGathered() } }
     }
 
     /// On the task's event loop: hands what is gathered to the task, or stops writing when

@@ -184,7 +184,7 @@ public actor ChatServer {
     /// Writes what the last event queued: one write per client, however many lines it got.
     /// (ngIRCd does the same once per pass of its event loop.)
     private func flush() {
-        for outbound in unflushed { outbound.flush() }
+        ChatOutbound.flush(unflushed)
         unflushed.removeAll(keepingCapacity: true)
     }
 }
