@@ -114,7 +114,12 @@ final class ChatOutbound: Sendable {
 
     /// On the task's event loop: hands what is gathered to the task, or stops writing when
     /// nothing is (or the outbound is closed, or the last write failed).
-    private func writeGathered(after failure: Bool = false) {
+    ///
+    /// A write the socket takes at once completes before the loop moves on, and the next one
+    /// starts from its completion; `chained` counts those, and after ``writesPerTurn`` the
+    /// next waits its turn behind the loop's other work, so that a client the server keeps
+    /// feeding cannot hold its loop (as SwiftNIO bounds its own write spinning).
+    private func writeGathered(after failure: Bool = false, chained: Int = 0) {
         let batch = state.withLockedValue { state -> ByteBuffer? in
             guard !failure, !state.closed, state.gathered.readableBytes > 0 else {
                 state.writing = false
@@ -125,10 +130,19 @@ final class ChatOutbound: Sendable {
         guard let batch else { return }
         let promise = task.eventLoop.makePromise(of: Void.self)
         promise.futureResult.whenComplete { result in
-            if case .failure = result { self.writeGathered(after: true) } else { self.writeGathered() }
+            if case .failure = result {
+                self.writeGathered(after: true)
+            } else if chained + 1 < Self.writesPerTurn {
+                self.writeGathered(chained: chained + 1)
+            } else {
+                self.task.eventLoop.execute { self.writeGathered() }
+            }
         }
         task.write(batch, timeout: 0, promise: promise)
     }
+
+    /// How many writes may follow one another on the loop before the next waits its turn.
+    static let writesPerTurn = 16
 
     /// Queues `bytes` and writes them (or gathers them behind the write under way). Returns
     /// `false` when that would pass the limit: nothing is queued and the caller drops the client.
