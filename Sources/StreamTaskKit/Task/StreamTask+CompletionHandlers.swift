@@ -52,7 +52,7 @@ extension StreamTask {
     }
 
     /// Writes `data`; the handler gets `nil` once every byte has been handed to the kernel, or
-    /// the error. See ``write(_:timeout:)`` for the rules.
+    /// the error. See ``write(_:timeout:)-(Data,_)`` for the rules.
     public func write(
         _ data: Data,
         timeout: TimeInterval,
@@ -62,7 +62,7 @@ extension StreamTask {
     }
 
     /// Writes the readable bytes of `buffer` without copying them; the handler gets `nil` once
-    /// every byte has been handed to the kernel, or the error. See ``write(_:timeout:)`` for
+    /// every byte has been handed to the kernel, or the error. See ``write(_:timeout:)-(Data,_)`` for
     /// the rules.
     public func write(
         _ buffer: ByteBuffer,

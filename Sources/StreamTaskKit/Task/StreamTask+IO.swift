@@ -91,7 +91,7 @@ extension StreamTask {
     }
 
     /// Writes the readable bytes of `buffer` and completes `promise` on the task's
-    /// ``eventLoop``, by the same rules as the other `write(_:timeout:)` forms.
+    /// ``eventLoop``, by the same rules as ``write(_:timeout:)-(ByteBuffer,_)``.
     ///
     /// This is SwiftNIO's form, `Channel.write(_:promise:)`, and the cheapest: nothing goes to
     /// the delegate queue, and code that runs on the event loop (a callback of `promise`, or
