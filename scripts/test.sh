@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The one test command: installs what the tests need, starts a loopback-only avahi-daemon for
 # the DNS-SD tests (scripts/start-services.sh), builds, runs the unit and integration
-# tests (`swift test`), under CI runs them again with ThreadSanitizer (scripts/sanitize.sh),
-# then runs the example binaries end to end.
+# tests (`swift test`), under CI runs them again with ThreadSanitizer (scripts/sanitize.sh)
+# and checks the DocC catalogs (scripts/docs.sh), then runs the example binaries end to end.
 #
 #   scripts/test.sh                      # everything
 #   scripts/test.sh --filter Listener    # extra arguments go to `swift test`
@@ -82,6 +82,14 @@ sanitizer="${STK_SANITIZE:-}"
 [[ -z "$sanitizer" && -n "${CI:-}" && $# -eq 0 ]] && sanitizer=thread
 if [[ -n "$sanitizer" ]] && ! bash scripts/sanitize.sh "$sanitizer"; then
     echo "test.sh: the suite failed under the $sanitizer sanitizer" >&2
+    status=1
+fi
+
+# --- Documentation -------------------------------------------------------------------------------
+# Under CI (or with STK_DOCS=1) both DocC catalogs are built, and a warning (a link that does
+# not resolve, or names more than one overload) fails the run.
+if [[ ( -n "${CI:-}" || -n "${STK_DOCS:-}" ) && $# -eq 0 ]] && ! bash scripts/docs.sh; then
+    echo "test.sh: the DocC catalogs have warnings" >&2
     status=1
 fi
 
