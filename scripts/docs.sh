@@ -27,9 +27,13 @@ for module in StreamTaskKit StreamTaskDNSSD; do
     echo "docs.sh: building $module's symbol graph"
     swift build --target "$module" --scratch-path "$scratch" \
         -Xswiftc -emit-symbol-graph -Xswiftc -emit-symbol-graph-dir -Xswiftc "$PWD/$graphs"
-    # Only the module's own graphs (and its extensions of others), not its dependencies'.
+    # Only the module's own graph (which must be there) and its extensions of other modules
+    # (which may not), not its dependencies'.
     mkdir -p "$work/$module"
-    cp "$graphs/$module".symbols.json "$graphs/$module"@*.symbols.json "$work/$module/" 2>/dev/null || true
+    cp "$graphs/$module.symbols.json" "$work/$module/"
+    for extension in "$graphs/$module"@*.symbols.json; do
+        if [[ -e "$extension" ]]; then cp "$extension" "$work/$module/"; fi
+    done
     archive="${output:-$work}/$module.doccarchive"
     echo "docs.sh: converting Sources/$module/Docs.docc"
     if ! docc convert "Sources/$module/Docs.docc" \
