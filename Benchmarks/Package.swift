@@ -29,6 +29,15 @@ let package = Package(
             ],
             path: "Sources/stk-bench"
         ),
+        // A chat relay on raw SwiftNIO with no protocol logic: the floor for chat-server.
+        .executableTarget(
+            name: "nio-chat-floor",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            path: "Sources/nio-chat-floor"
+        ),
         // Allocations per read+write cycle, with thresholds kept in Thresholds/.
         .executableTarget(
             name: "Allocations",

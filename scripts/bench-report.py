@@ -195,6 +195,15 @@ def rows(r):
             "p50 and p99 <= ngIRCd's",
             verdict(g("stk-latency.p50_us") <= g("ngircd-latency.p50_us") and g("stk-latency.p99_us") <= g("ngircd-latency.p99_us") and g("stk-latency.ok") == 1),
         ])
+        if "floor-latency.p50_us" in r:
+            out.append([
+                "chat latency, the SwiftNIO floor (nio-chat-floor: a raw SwiftNIO relay, no protocol)",
+                f"chat-server p50 {fmt(g('stk-latency.p50_us'), 'us')}, {fmt(g('stk-latency.server_cpu_seconds_per_million'))} CPU s per million",
+                f"floor p50 {fmt(g('floor-latency.p50_us'), 'us')}, p99 {fmt(g('floor-latency.p99_us'), 'us')}, {fmt(g('floor-latency.server_cpu_seconds_per_million'))} CPU s per million, {'no loss' if g('floor-latency.ok') == 1 else 'LOSS/ERRORS'}",
+                f"chat-server p50 {fmt(ratio(g('stk-latency.p50_us'), g('floor-latency.p50_us')), 'x')}, CPU {fmt(ratio(g('stk-latency.server_cpu_seconds_per_million'), g('floor-latency.server_cpu_seconds_per_million')), 'x')} of the floor's; floor p50 {fmt(ratio(g('floor-latency.p50_us'), g('ngircd-latency.p50_us')), 'x')}, CPU {fmt(ratio(g('floor-latency.server_cpu_seconds_per_million'), g('ngircd-latency.server_cpu_seconds_per_million')), 'x')} of ngIRCd's",
+                "none: for comparison",
+                "-",
+            ])
     return out
 
 
@@ -217,7 +226,7 @@ def failures(r):
     """What makes a run fail outright, apart from goals missed: messages lost, repeated or
     reordered, or allocations risen over the threshold."""
     found = []
-    for name in ("stk-fanout", "ngircd-fanout", "stk-latency", "ngircd-latency"):
+    for name in ("stk-fanout", "ngircd-fanout", "stk-latency", "ngircd-latency", "floor-latency"):
         if f"{name}.ok" in r and r[f"{name}.ok"] != 1:
             found.append(f"{name}: messages lost, repeated or reordered, or clients dropped")
     if "alloc.check_status" in r and int(r["alloc.check_status"]) not in (0, 4):

@@ -73,6 +73,7 @@ ulimit -n 20000 2>/dev/null || ulimit -n "$(ulimit -Hn)"
 say "building in release mode (the first build takes 10-20 minutes on 2 cores)"
 (cd Benchmarks && nice -n 10 timeout 3600 swift build -c release --product stk-bench >&2)
 (cd Benchmarks && nice -n 10 timeout 3600 swift build -c release --product chat-server >&2)
+(cd Benchmarks && nice -n 10 timeout 3600 swift build -c release --product nio-chat-floor >&2)
 bin="$(cd Benchmarks && swift build -c release --show-bin-path)"
 gcc -O2 -Wall -o "$work/chatload" Benchmarks/chatload/chatload.c
 
@@ -220,22 +221,40 @@ chat_run() {
 }
 if wants chat; then
     say "chat: 200 clients, 10 senders; chat-server --no-flood-limit against ngIRCd with MaxPenaltyTime = 0"
+    say "chat: and, for latency only, nio-chat-floor (a relay on raw SwiftNIO, no protocol) as the floor"
     for round in $(seq "$chat_rounds"); do
-        for server in stk ngircd; do
-            if [[ "$server" == stk ]]; then
+        for server in stk ngircd floor; do
+            case "$server" in
+            stk)
                 start_server "$bin/chat-server" "$work/chat-server.out" "$work/chat-server.err" \
                     --host 127.0.0.1 --no-flood-limit --no-advertise --no-tls --max-clients 1000
-                pid="$server_pid"
-            else
+                pid="$server_pid" ;;
+            ngircd)
                 port="$(free_port)"
                 start_ngircd "$port"
-                pid="$ngircd_pid"
+                pid="$ngircd_pid" ;;
+            floor)
+                port="$(free_port)"
+                "$bin/nio-chat-floor" "$port" >"$work/floor.log" 2>&1 &
+                pid=$!
+                pids+=("$pid")
+                wait_listening "$port" ;;
+            esac
+            # The floor has no send-queue limit: only the paced load is fair to it.
+            if [[ "$server" != floor ]]; then
+                say "chat round $round: $server fan-out, $chat_messages messages per sender"
+                chat_run "$server-fanout" "$pid" "$port" --messages "$chat_messages"
             fi
-            say "chat round $round: $server fan-out, $chat_messages messages per sender"
-            chat_run "$server-fanout" "$pid" "$port" --messages "$chat_messages"
             say "chat round $round: $server latency, 1000 messages a second for $chat_seconds s"
             chat_run "$server-latency" "$pid" "$port" --rate 1000 --seconds "$chat_seconds"
-            if [[ "$server" == stk ]]; then stop_server; else stop_ngircd; fi
+            case "$server" in
+            stk) stop_server ;;
+            ngircd) stop_ngircd ;;
+            floor)
+                kill "$pid" 2>/dev/null || true
+                wait "$pid" 2>/dev/null || true
+                unset 'pids[-1]' ;;
+            esac
         done
     done
     for file in "$work"/chat-*.all; do
