@@ -27,6 +27,19 @@ final class ChatOutbound: Sendable {
         var writing = false
         /// Lines queued and not yet handed to the task, in order.
         var gathered = ByteBuffer()
+        /// Completed with `true` when the outbound becomes idle, or `false` when its wait
+        /// times out; whoever takes it out of the state completes it.
+        var idleWaiter: EventLoopPromise<Bool>?
+
+        /// Whether a write is with the task, or lines wait for one.
+        var isBusy: Bool { writing || (!closed && gathered.readableBytes > 0) }
+
+        /// The idle waiter, if the outbound is idle now and one waits.
+        mutating func takeIdleWaiterIfIdle() -> EventLoopPromise<Bool>? {
+            guard !isBusy else { return nil }
+            defer { idleWaiter = nil }
+            return idleWaiter
+        }
 
         /// The gathered lines, leaving a fresh buffer in their place: the one taken goes to
         /// the task, and appending to it would copy it.
@@ -120,13 +133,14 @@ final class ChatOutbound: Sendable {
     /// next waits its turn behind the loop's other work, so that a client the server keeps
     /// feeding cannot hold its loop (as SwiftNIO bounds its own write spinning).
     private func writeGathered(after failure: Bool = false, chained: Int = 0) {
-        let batch = state.withLockedValue { state -> ByteBuffer? in
+        let (batch, idle) = state.withLockedValue { state -> (ByteBuffer?, EventLoopPromise<Bool>?) in
             guard !failure, !state.closed, state.gathered.readableBytes > 0 else {
                 state.writing = false
-                return nil
+                return (nil, state.takeIdleWaiterIfIdle())
             }
-            return state.takeGathered()
+            return (state.takeGathered(), nil)
         }
+        idle?.succeed(true)
         guard let batch else { return }
         let promise = task.eventLoop.makePromise(of: Void.self)
         promise.futureResult.whenComplete { result in
@@ -158,13 +172,27 @@ final class ChatOutbound: Sendable {
     /// Waits (at most `timeout`) until no write is with the task and nothing is gathered, so
     /// that a barrier queued next on the task, such as STARTTLS, comes after every reply sent
     /// before it. Returns whether it got there.
+    ///
+    /// It is told when the last write completes (or when the outbound closes), not by polling.
+    /// One caller waits at a time: the connection, before its handshake.
     func waitUntilIdle(timeout: Duration = .seconds(10)) async -> Bool {
-        let deadline = ContinuousClock.now + timeout
-        while state.withLockedValue({ $0.writing || (!$0.closed && $0.gathered.readableBytes > 0) }) {
-            if ContinuousClock.now >= deadline { return false }
-            try? await Task.sleep(for: .milliseconds(1))
+        let loop = task.eventLoop
+        let waiter = state.withLockedValue { state -> EventLoopPromise<Bool>? in
+            guard state.isBusy else { return nil }
+            let waiter = state.idleWaiter ?? loop.makePromise()
+            state.idleWaiter = waiter
+            return waiter
         }
-        return true
+        guard let waiter else { return true }
+        let timer = loop.scheduleTask(in: TimeAmount(timeout)) {
+            let expired = self.state.withLockedValue { state -> EventLoopPromise<Bool>? in
+                defer { state.idleWaiter = nil }
+                return state.idleWaiter
+            }
+            expired?.succeed(false)
+        }
+        defer { timer.cancel() }
+        return (try? await waiter.futureResult.get()) ?? false
     }
 
     /// Stops sending: later ``send(_:)`` calls are ignored. Returns whether it was open.
@@ -182,11 +210,13 @@ final class ChatOutbound: Sendable {
 
     /// Marks the outbound closed and takes what was gathered; `nil` when it was closed already.
     private func close() -> ByteBuffer? {
-        state.withLockedValue { state -> ByteBuffer? in
-            if state.closed { return nil }
+        let (unsent, idle) = state.withLockedValue { state -> (ByteBuffer?, EventLoopPromise<Bool>?) in
+            if state.closed { return (nil, nil) }
             state.closed = true
-            return state.takeGathered()
+            return (state.takeGathered(), state.takeIdleWaiterIfIdle())
         }
+        idle?.succeed(true)
+        return unsent
     }
 
     /// Closes at once, dropping whatever is queued.
