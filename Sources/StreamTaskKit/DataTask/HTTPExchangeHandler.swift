@@ -83,7 +83,7 @@ final class HTTPExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
     func channelReadComplete(context: ChannelHandlerContext) {
         // Not passed on: the stream task asks for input only when it has a reader, and it has
         // none while the HTTP exchange runs.
-        if allowed && !ended { context.read() }
+        if allowed && !ended && dataTask.mayReadMoreBody() { context.read() }
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
@@ -116,6 +116,12 @@ final class HTTPExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
             gate.release()
             context.read()
         }
+    }
+
+    /// The owner took enough of the body that reading, paused at the window, goes on.
+    func resumeReadingBody() {
+        guard let context, allowed, !ended else { return }
+        context.read()
     }
 
     /// Takes the HTTP handlers out of the pipeline; the gate goes last and passes the bytes it

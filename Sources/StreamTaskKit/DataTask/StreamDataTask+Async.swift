@@ -48,8 +48,12 @@ extension StreamDataTask {
 
     /// The body, chunk by chunk, as it arrives; iterating it allows the body if nobody has
     /// decided yet. It ends with the body, and throws if the task fails first. Iterate it once.
-    /// Chunks that arrive before you iterate are kept for you (the body is not limited in size
-    /// here: for large downloads, iterate as it arrives).
+    ///
+    /// Without a delegate, chunks that arrive before you iterate are kept for you, up to the
+    /// task's window (``bodyWindow``); then the task stops reading until you take some. With a
+    /// delegate, the delegate gets every chunk, and `body` those that arrive once you iterate
+    /// it. Either way the task reads no faster than the slower of the two takes the chunks: a
+    /// consumer that stops taking them stops the download, and should cancel the task.
     public var body: Body { Body(task: self, chunks: bodyStream) }
 
     /// The body of a data task, as an async sequence of chunks; see ``StreamDataTask/body``.
@@ -60,9 +64,23 @@ extension StreamDataTask {
         let chunks: AsyncThrowingStream<Data, any Error>
 
         /// Allows the body (if nobody has decided yet) and starts iterating it.
-        public func makeAsyncIterator() -> AsyncThrowingStream<Data, any Error>.AsyncIterator {
+        public func makeAsyncIterator() -> Iterator {
+            task.shared.withLockedValue { $0.bodyIterated = true }
             task.allow()
-            return chunks.makeAsyncIterator()
+            return Iterator(task: task, base: chunks.makeAsyncIterator())
+        }
+
+        /// Iterates the body; each chunk it returns frees its bytes in the task's window.
+        public struct Iterator: AsyncIteratorProtocol {
+            let task: StreamDataTask
+            var base: AsyncThrowingStream<Data, any Error>.AsyncIterator
+
+            /// The next chunk, or `nil` once the body has ended.
+            public mutating func next() async throws -> Data? {
+                let chunk = try await base.next()
+                if let chunk { task.bodyConsumed(chunk.count) }
+                return chunk
+            }
         }
     }
 

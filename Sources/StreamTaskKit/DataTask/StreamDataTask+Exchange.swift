@@ -32,13 +32,45 @@ extension StreamDataTask {
         }
     }
 
+    /// A piece of the body: to ``body`` (when it is iterated, or when there is no delegate to
+    /// take it) and to the delegate, counted until each has taken it.
     func bodyReceived(_ bytes: ByteBuffer) {
         let data = Data(buffer: bytes)
-        bodyContinuation.yield(data)
-        if let delegate = currentDelegate {
-            let session = self.session
-            session.delegateQueue.async { delegate.streamSession(session, dataTask: self, didReceive: data) }
+        let delegate = currentDelegate
+        let toStream = shared.withLockedValue { shared -> Bool in
+            let toStream = shared.bodyIterated || delegate == nil
+            shared.bodyBytesUnconsumed += data.count * ((toStream ? 1 : 0) + (delegate == nil ? 0 : 1))
+            return toStream
         }
+        if toStream { bodyContinuation.yield(data) }
+        if let delegate {
+            let session = self.session
+            session.delegateQueue.async {
+                delegate.streamSession(session, dataTask: self, didReceive: data)
+                self.bodyConsumed(data.count)
+            }
+        }
+    }
+
+    /// Whether the exchange may read more of the body now; if not, reading is marked paused
+    /// and ``bodyConsumed(_:)`` starts it again.
+    func mayReadMoreBody() -> Bool {
+        shared.withLockedValue { shared in
+            if shared.bodyBytesUnconsumed < Self.bodyWindow { return true }
+            shared.bodyReadingPaused = true
+            return false
+        }
+    }
+
+    /// The owner took `count` body bytes (from ``body``, or the delegate returned).
+    func bodyConsumed(_ count: Int) {
+        let resume = shared.withLockedValue { shared -> Bool in
+            shared.bodyBytesUnconsumed -= count
+            guard shared.bodyReadingPaused, shared.bodyBytesUnconsumed <= Self.bodyWindow / 2 else { return false }
+            shared.bodyReadingPaused = false
+            return true
+        }
+        if resume { eventLoop.execute { self.exchange?.resumeReadingBody() } }
     }
 
     func bodyEnded() {

@@ -40,6 +40,10 @@ import FoundationNetworking
 /// }
 /// ```
 ///
+/// The body is read as fast as its owner takes it: at most ``bodyWindow`` bytes (1 MiB)
+/// wait in ``body`` or for the delegate before the task stops reading, and the rest waits in
+/// the server.
+///
 /// One request per connection: the connection closes after the body. While the request runs,
 /// the stream task that carries it is one of the session's ``StreamSession/allTasks`` (it is
 /// the task ``becomeStream()`` returns); its delegate hears nothing about it until then.
@@ -83,7 +87,18 @@ public final class StreamDataTask: @unchecked Sendable, CustomStringConvertible 
         /// A decision made before the head arrived, carried out when it does.
         var earlyDisposition: ResponseDisposition?
         var delegate: (any StreamSessionDelegate)?
+        /// Body bytes handed to the owner (queued in ``body`` or for the delegate) and not yet
+        /// taken: reading stops while this is ``StreamDataTask/bodyWindow`` or more.
+        var bodyBytesUnconsumed = 0
+        /// Reading stopped at the window, and starts again once half of it is taken.
+        var bodyReadingPaused = false
+        /// Someone iterates ``body``.
+        var bodyIterated = false
     }
+
+    /// How many body bytes may wait for the owner before the task stops reading from the
+    /// connection (the server's writes then wait in its socket, not in this process).
+    public static let bodyWindow = 1 << 20
 
     let shared = NIOLockedValueBox(Shared())
     let responsePromise: EventLoopPromise<HTTPURLResponse>

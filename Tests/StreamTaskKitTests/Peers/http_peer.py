@@ -84,6 +84,14 @@ def main():
             conn.sendall(b"%x\r\n%s\r\n" % (len(part), part))
         conn.sendall(b"0\r\n\r\n")
         conn.recv(1)
+    elif mode == "large-body":
+        # 16 MiB with Content-Length, as fast as the client lets it through: "0123456789abcdef"
+        # over and over, so the client can check the length and the last bytes.
+        block = b"0123456789abcdef" * 4096
+        conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n" % (len(block) * 256))
+        for _ in range(256):
+            conn.sendall(block)
+        conn.recv(1)
     elif mode == "not-http":
         conn.sendall(b"SSH-2.0-not-an-http-server\r\n\r\n")
         conn.recv(1)

@@ -1,0 +1,86 @@
+import Dispatch
+import Foundation
+import NIOConcurrencyHelpers
+import Testing
+
+@testable import StreamTaskKit
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// A data task reads the body no faster than its owner takes it: at most a window of bytes
+/// waits in the process, the rest in the server. The peer sends 16 MiB as fast as it can.
+@Suite(.timeLimit(.minutes(1))) struct DataTaskBodyWindowTests {
+    static let bodySize = 16 << 20
+    /// The window, and what one read beyond it may bring (the decoder hands on what was read).
+    static let bound = StreamDataTask.bodyWindow + 256 * 1024
+
+    private func waiting(_ dataTask: StreamDataTask) -> (bytes: Int, paused: Bool) {
+        dataTask.shared.withLockedValue { ($0.bodyBytesUnconsumed, $0.bodyReadingPaused) }
+    }
+
+    @Test func aBodyNobodyTakesStopsAtTheWindowAndGoesOnWhenIterated() async throws {
+        try await DataTaskTesting.withPeer("http_peer.py", mode: "large-body") { server in
+            let dataTask = DataTaskTesting.session().dataTask(with: try DataTaskTesting.request("http://127.0.0.1:\(server.port)/"))
+            _ = try await dataTask.receiveResponse()
+            var chunks = dataTask.body.makeAsyncIterator()
+            var received = try #require(try await chunks.next()).count
+
+            // The server could send all 16 MiB in far less time than this.
+            #expect(await eventually { waiting(dataTask).paused }, "reading pauses at the window")
+            try await Task.sleep(for: .milliseconds(300))
+            let (bytes, paused) = waiting(dataTask)
+            #expect(paused)
+            #expect(bytes <= Self.bound, "\(bytes) bytes wait for the owner")
+
+            var last = Data()
+            var largest = 0
+            while let chunk = try await chunks.next() {
+                received += chunk.count
+                last = (last + chunk).suffix(16)
+                largest = max(largest, waiting(dataTask).bytes)
+            }
+            #expect(largest <= Self.bound, "at most \(largest) bytes waited while the body was taken")
+            #expect(received == Self.bodySize)
+            #expect(String(decoding: last, as: UTF8.self) == "0123456789abcdef")
+            #expect(dataTask.error == nil)
+            #expect(waiting(dataTask).bytes == 0)
+        }
+    }
+
+    @Test func aSlowDelegateHoldsTheBodyBackToo() async throws {
+        try await DataTaskTesting.withPeer("http_peer.py", mode: "large-body") { server in
+            let delegate = SlowBodyDelegate()
+            let session = DataTaskTesting.session(delegate: delegate)
+            let dataTask = session.dataTask(with: try DataTaskTesting.request("http://127.0.0.1:\(server.port)/"))
+            dataTask.resume()
+
+            // The delegate holds its first chunk: the task fills the window and stops.
+            #expect(await eventually { waiting(dataTask).paused }, "reading pauses at the window")
+            try await Task.sleep(for: .milliseconds(300))
+            #expect(waiting(dataTask).bytes <= Self.bound, "\(waiting(dataTask).bytes) bytes wait for the delegate")
+            #expect(delegate.received.withLockedValue { $0 } < Self.bodySize)
+
+            delegate.gate.signal()
+            #expect(await dataTask.waitUntilCompleted() == nil)
+            #expect(await eventually { delegate.received.withLockedValue { $0 } == Self.bodySize })
+            #expect(delegate.largestWaiting.withLockedValue { $0 } <= Self.bound)
+        }
+    }
+}
+
+/// Blocks its first `didReceive data` until `gate` is signalled, then counts bytes, noting
+/// the most the task held back for it meanwhile.
+private final class SlowBodyDelegate: StreamSessionDelegate, Sendable {
+    let gate = DispatchSemaphore(value: 0)
+    let received = NIOLockedValueBox(0)
+    let largestWaiting = NIOLockedValueBox(0)
+
+    func streamSession(_ session: StreamSession, dataTask: StreamDataTask, didReceive data: Data) {
+        if received.withLockedValue({ $0 }) == 0 { gate.wait() }
+        received.withLockedValue { $0 += data.count }
+        let waiting = dataTask.shared.withLockedValue { $0.bodyBytesUnconsumed }
+        largestWaiting.withLockedValue { $0 = max($0, waiting) }
+    }
+}
