@@ -75,6 +75,34 @@ import Testing
         #expect(String(buffer: buffer) == "abc")
     }
 
+    /// RFC 9112, section 2.2: a recipient may take a bare LF for a line end.
+    @Test(arguments: [
+        "HTTP/1.1 200 OK\nVia: x\n\nabc",
+        "HTTP/1.1 200 OK\r\nVia: x\n\r\nabc",
+        "HTTP/1.0 200 Connection established\n\nabc",
+        "HTTP/1.1 100 Continue\n\nHTTP/1.1 200 OK\n\nabc",
+    ])
+    func repliesWithBareLFLineEndsOpenTheTunnel(reply: String) throws {
+        let (step, rest) = try connectReply(reply)
+        #expect(step == .established)
+        #expect(rest == "abc")
+    }
+
+    @Test func aBareLFHeadArrivingInPiecesAsksForMoreUntilItsEmptyLine() throws {
+        var handshake = HTTPConnectHandshake(host: "h", port: 1, credentials: nil)
+        var buffer = ByteBuffer(string: "HTTP/1.1 200 OK")
+        #expect(try handshake.receive(&buffer) == .needMoreData)
+        buffer.writeString("\nVia: x\n")
+        #expect(try handshake.receive(&buffer) == .needMoreData)
+        buffer.writeString("\r")
+        #expect(try handshake.receive(&buffer) == .needMoreData)
+        buffer.writeString("\nabc")
+        #expect(try handshake.receive(&buffer) == .established)
+        #expect(String(buffer: buffer) == "abc")
+        // A status line of a bare LF refusal keeps its reason without the line end.
+        #expect(throws: ProxyHandshakeError.httpStatus(403, reason: "Forbidden")) { try connectReply("HTTP/1.1 403 Forbidden\n\n") }
+    }
+
     @Test func status407And401AreAuthenticationRequired() {
         let required = ProxyHandshakeError.authenticationRequired(
             credentialsSent: false, status: "407 Proxy Authentication Required")
@@ -192,6 +220,23 @@ import Testing
             ]
         )
         #expect(leftover.isEmpty)
+    }
+
+    /// RFC 1929 says version 1, but some servers answer with the SOCKS version.
+    @Test func anAuthenticationReplyWithVersion5IsTakenAndAnyOtherVersionIsNot() throws {
+        var leftover: [UInt8] = []
+        let credentials = ProxyCredentials(username: "u", password: "p")
+        let steps = try socks([[0x05, 0x02], [0x05, 0x00], Self.success], credentials: credentials, leftover: &leftover)
+        #expect(steps.last == .established)
+        #expect(throws: ProxyHandshakeError.authenticationRequired(credentialsSent: true)) {
+            try socks([[0x05, 0x02], [0x05, 0x01]], credentials: credentials, leftover: &leftover)
+        }
+        #expect {
+            try socks([[0x05, 0x02], [0x02, 0x00]], credentials: credentials, leftover: &leftover)
+        } throws: { error in
+            if case .malformedReply = error as? ProxyHandshakeError { return true }
+            return false
+        }
     }
 
     @Test func repliesArriveInPieces() throws {

@@ -6,7 +6,7 @@ import NIOCore
 /// SwiftNIO's own CONNECT handler sends no `Host` header and does not bracket IPv6 targets, and
 /// its HTTP decoder drops the bytes after the reply when the end of stream comes in the same
 /// read; so this one is written out. A reply head is only a status line and header lines, whose
-/// content a successful `CONNECT` ignores, so it is read up to its blank line, within
+/// content a successful `CONNECT` ignores, so it is read up to its empty line, within
 /// ``maximumHeadLength`` bytes: a proxy that sends an endless header fails the handshake instead of
 /// growing memory. Whatever follows the blank line is the target's.
 struct HTTPConnectHandshake: ProxyHandshake {
@@ -48,13 +48,10 @@ struct HTTPConnectHandshake: ProxyHandshake {
         while true {
             // The status line is checked as soon as it is in: what is not HTTP fails at once
             // rather than at the timeout.
-            guard let lineEnd = buffer.endOfFirst(Array("\r\n".utf8), within: Self.maximumHeadLength) else {
-                return try needMore(buffer)
-            }
-            let (code, reason) = try Self.status(of: buffer.getString(at: buffer.readerIndex, length: lineEnd - 2) ?? "")
-            guard let headEnd = buffer.endOfFirst(Array("\r\n\r\n".utf8), within: Self.maximumHeadLength) else {
-                return try needMore(buffer)
-            }
+            let (statusLine, head) = Self.headBounds(buffer)
+            guard let statusLine else { return try needMore(buffer) }
+            let (code, reason) = try Self.status(of: buffer.getString(at: buffer.readerIndex, length: statusLine) ?? "")
+            guard let headEnd = head else { return try needMore(buffer) }
             buffer.moveReaderIndex(forwardBy: headEnd)
             // The limit covers every head the proxy sends, informational ones included: a
             // proxy sending 1xx heads forever must not be read forever.
@@ -73,6 +70,32 @@ struct HTTPConnectHandshake: ProxyHandshake {
             default:
                 throw .httpStatus(code, reason: reason)
             }
+        }
+    }
+
+    /// The head at the start of `buffer`, as far as it has arrived within
+    /// ``maximumHeadLength``: the length of its status line (without its line end) once that
+    /// line is complete, and the head's length (through its empty line) once it is.
+    ///
+    /// Lines end in CRLF, or in a bare LF as RFC 9112 (section 2.2) lets a recipient accept:
+    /// some proxies send those.
+    static func headBounds(_ buffer: ByteBuffer) -> (statusLine: Int?, head: Int?) {
+        let count = min(maximumHeadLength, buffer.readableBytes)
+        return buffer.withUnsafeReadableBytes { raw -> (Int?, Int?) in
+            let bytes = raw.prefix(count)
+            var statusLine: Int?
+            var lineStart = 0
+            while let newline = bytes[lineStart...].firstIndex(of: UInt8(ascii: "\n")) {
+                let carriageReturn = newline > lineStart && bytes[newline - 1] == UInt8(ascii: "\r") ? 1 : 0
+                let length = newline - lineStart - carriageReturn
+                if statusLine == nil {
+                    statusLine = length
+                } else if length == 0 {
+                    return (statusLine, newline + 1)
+                }
+                lineStart = newline + 1
+            }
+            return (statusLine, nil)
         }
     }
 

@@ -79,7 +79,9 @@ struct SOCKS5Handshake: ProxyHandshake {
             }
         case .awaitingAuthentication:
             guard let reply = buffer.readBytes(length: 2) else { return .needMoreData }
-            guard reply[0] == 0x01 else {
+            // RFC 1929 says version 1; some servers answer with the SOCKS version, 5, and
+            // clients such as HexChat look at the status alone.
+            guard reply[0] == 0x01 || reply[0] == 0x05 else {
                 throw .malformedReply("expected version 1 in the authentication reply, got \(hex(reply[0]))")
             }
             guard reply[1] == 0x00 else { throw .authenticationRequired(credentialsSent: true) }
