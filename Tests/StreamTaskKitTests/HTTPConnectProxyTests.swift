@@ -24,11 +24,14 @@ import Testing
         }
     }
 
-    @Test func anIPv6TargetThroughTinyproxy() async throws {
+    /// With or without the brackets of a URL: the request brackets the address once.
+    @Test(arguments: ["::1", "[::1]"])
+    func anIPv6TargetThroughTinyproxy(host: String) async throws {
         try await ProxyProcess.with({ try await ProxyProcess.tinyproxy() }) { proxy in
             let target = try await GreetingServer.start(host: "::1")
             let task = StreamSession(proxy: .httpConnect(host: "127.0.0.1", port: proxy.port))
-                .streamTask(withHostName: "::1", port: target.port)
+                .streamTask(withHostName: host, port: target.port)
+            #expect(task.host == "::1")
             task.resume()
             try await task.converseWithGreetingServer(halfClose: false)
             task.cancel()

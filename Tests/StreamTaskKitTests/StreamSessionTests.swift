@@ -149,4 +149,23 @@ import Testing
         await server.stop()
         try await group.shutdownGracefully()
     }
+
+    /// An IPv6 address in a URL's brackets names the same host as without them.
+    @Test func aBracketedIPv6AddressConnectsAndIsReportedWithoutItsBrackets() async throws {
+        #expect(StreamSession.unbracketed("[::1]") == "::1")
+        #expect(StreamSession.unbracketed("[2001:db8::1]") == "2001:db8::1")
+        // Only an address is unwrapped: anything else stays as it was given.
+        for kept in ["::1", "[]", "[example.com]", "example.com", "[::1", "::1]"] {
+            #expect(StreamSession.unbracketed(kept) == kept)
+        }
+
+        let target = try await GreetingServer.start(host: "::1")
+        let task = StreamSession(configuration: StreamSession.Configuration(proxy: .direct))
+            .streamTask(withHostName: "[::1]", port: target.port)
+        #expect(task.host == "::1")
+        task.resume()
+        try await task.converseWithGreetingServer(halfClose: false)
+        task.cancel()
+        await target.stop()
+    }
 }

@@ -62,15 +62,27 @@ public final class StreamSession: Sendable {
     /// Creates a task that will connect to `hostname` on `port` when you call
     /// ``StreamTask/resume()``. Operations issued before that wait for the connection.
     ///
+    /// An IPv6 address may be given in brackets, as in a URL (`[::1]`); the task's
+    /// ``StreamTask/host`` is the address without them.
+    ///
     /// After the session is invalidated, the task returned has already completed and every
     /// operation on it fails with ``StreamTaskError/Code/sessionInvalidated``.
     public func streamTask(withHostName hostname: String, port: Int) -> StreamTask {
         streamTask(withHostName: hostname, port: port, proxy: nil)
     }
 
+    /// `hostname` without the brackets around an IPv6 address: what the resolver, a CONNECT
+    /// request (which adds its own), SOCKS and the no-proxy list expect.
+    static func unbracketed(_ hostname: String) -> String {
+        guard hostname.hasPrefix("["), hostname.hasSuffix("]"), hostname.count > 2 else { return hostname }
+        let inner = hostname.dropFirst().dropLast()
+        return inner.contains(":") ? String(inner) : hostname
+    }
+
     /// A task whose proxy setting differs from the session's: the DNS-SD module connects to
     /// services it discovered on the local network directly, whatever proxy the session uses.
     package func streamTask(withHostName hostname: String, port: Int, proxy: ProxyConfiguration?) -> StreamTask {
+        let hostname = Self.unbracketed(hostname)
         let registered: StreamTask? = state.withLockedValue { state in
             let id = state.nextTaskIdentifier
             state.nextTaskIdentifier += 1
