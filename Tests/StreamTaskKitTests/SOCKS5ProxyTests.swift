@@ -1,4 +1,5 @@
 import Foundation
+import NIOCore
 import Testing
 
 @testable import StreamTaskKit
@@ -37,6 +38,53 @@ import Testing
             #expect(task.metrics.proxyKind == .socks5)
             await target.stop()
         }
+    }
+
+    /// What the request itself carries, read by a SOCKS server of the test's own: the name
+    /// (address type 3) for `socks5h`, the address it resolved to here for `socks5`. (Through
+    /// dante, above, both ways reach the target; only the request tells who resolved the name.)
+    @Test(arguments: [true, false])
+    func theRequestCarriesTheNameOrTheAddressResolvedHere(atProxy: Bool) async throws {
+        let listener = StreamListener(host: "127.0.0.1", port: 0)
+        try await listener.start()
+        var accepted = listener.connections.makeAsyncIterator()
+        let proxy = ProxyConfiguration.socks5(host: "127.0.0.1", port: try #require(listener.port), resolvesHostNames: atProxy)
+        let task = StreamSession(proxy: proxy).streamTask(withHostName: "localhost", port: 4242)
+        task.resume()
+        let server = try #require(await accepted.next())
+
+        func read(_ count: Int) async throws -> [UInt8] {
+            let (data, _) = try await server.readData(ofMinLength: count, maxLength: count, timeout: 10)
+            return Array(try #require(data))
+        }
+        #expect(try await read(3) == [0x05, 0x01, 0x00], "a greeting offering no authentication")
+        try await server.write(Data([0x05, 0x00]), timeout: 10)
+        let head = try await read(4)
+        #expect(Array(head.prefix(3)) == [0x05, 0x01, 0x00], "CONNECT")
+        switch head[3] {
+        case 0x03:
+            let length = Int(try await read(1)[0])
+            #expect(atProxy, "a name was sent for socks5")
+            #expect(String(decoding: try await read(length), as: UTF8.self) == "localhost")
+        case 0x01, 0x04:
+            let packed = try await read(head[3] == 0x01 ? 4 : 16)
+            #expect(!atProxy, "an address was sent for socks5h")
+            let address = try SocketAddress(packedIPAddress: ByteBuffer(bytes: packed), port: 4242)
+            #expect(address.ipAddress == (try localhostAddress()))
+        default:
+            Issue.record("address type \(head[3])")
+        }
+        #expect(try await read(2) == [0x10, 0x92], "port 4242")
+
+        // "Connection not allowed by ruleset": the task fails as the proxy refusing.
+        try await server.write(Data([0x05, 0x02, 0x00, 0x01, 0, 0, 0, 0, 0, 0]), timeout: 10)
+        await #expect {
+            _ = try await task.readData(ofMinLength: 1, maxLength: 1, timeout: 10)
+        } throws: { error in
+            (error as? StreamTaskError)?.code == .proxyRefused
+        }
+        server.cancel()
+        await listener.shutdown(gracePeriod: 0)
     }
 
     @Test func usernameAndPasswordAuthentication() async throws {
