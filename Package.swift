@@ -44,10 +44,14 @@ let package = Package(
             name: "CDNSSD",
             providers: [.apt(["libavahi-compat-libdnssd-dev"])]
         ),
+        // Sets AVAHI_COMPAT_NOWARN as the program loads, while only the main thread exists
+        // (setenv later would race with other threads' getenv).
+        .target(name: "CDNSSDQuiet"),
         .target(
             name: "StreamTaskDNSSD",
             dependencies: [
                 "CDNSSD",
+                "CDNSSDQuiet",
                 "StreamTaskKit",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),

@@ -9,6 +9,15 @@ import Testing
 @Suite struct DNSSDValueTests {
     let service = DNSSDService(name: "A", type: "_t._tcp", interface: DNSSDInterface(index: 1))
 
+    /// Set as the test program loaded, before any DNS-SD call and before other threads ran:
+    /// Avahi's compatibility layer then prints nothing.
+    @Test func avahisCompatibilityWarningIsSilencedFromTheStart() {
+        #expect(DNSSDQueue.compatibilityWarningSilenced)
+        #if os(Linux)
+        #expect(ProcessInfo.processInfo.environment["AVAHI_COMPAT_NOWARN"] != nil)
+        #endif
+    }
+
     @Test func aServiceSeenTwiceIsAddedOnceAndRemovedWithItsLastSighting() {
         var tally = BrowseTally()
         #expect(tally.add(service) == .added(service))

@@ -1,3 +1,4 @@
+import CDNSSDQuiet
 import Dispatch
 import Foundation
 
@@ -6,23 +7,22 @@ import Foundation
 enum DNSSDQueue {
     static let queue = DispatchQueue(label: "StreamTaskDNSSD")
 
-    /// Runs `body` on the queue, once the C library is ready for its first call.
+    /// Runs `body` on the queue.
+    ///
+    /// Avahi's compatibility layer prints a warning to standard error on its first call unless
+    /// `AVAHI_COMPAT_NOWARN` is set, and a library must not print: the module's C part sets it
+    /// as the program loads (`CDNSSDQuiet`), before other threads could be reading the
+    /// environment. (On Darwin the system's library prints nothing.)
     static func async(_ body: @escaping @Sendable () -> Void) {
-        queue.async {
-            _ = compatibilityLayerSilenced
-            body()
-        }
+        _ = silencedAtLoad
+        queue.async(execute: body)
     }
 
-    /// Avahi's compatibility layer prints a warning to standard error on its first call unless
-    /// `AVAHI_COMPAT_NOWARN` is set; a library must not print, so it is set before that call.
-    /// (On Darwin the system's library prints nothing and the variable means nothing.)
-    private static let compatibilityLayerSilenced: Bool = {
-        #if os(Linux)
-        setenv("AVAHI_COMPAT_NOWARN", "1", 1)
-        #endif
-        return true
-    }()
+    /// Read once; referring to the C part also keeps its load-time code in every link.
+    private static let silencedAtLoad = stk_dnssd_quiet() != 0
+
+    /// Whether Avahi's warning is silenced: `AVAHI_COMPAT_NOWARN` was set as the program loaded.
+    static var compatibilityWarningSilenced: Bool { silencedAtLoad }
 
     /// Starts a request on the queue and waits for its result. If the waiting Swift task is
     /// cancelled, the request is told so and ends with ``DNSSDError/Code/cancelled``.
