@@ -14,6 +14,7 @@ private let servicesState = ProcessInfo.processInfo.environment["STK_SERVICES_ST
 /// after the main run, naming the daemon it started in `STK_SERVICES_STATE`. Run without it,
 /// Swift Testing lists it as skipped, with this reason.
 @Suite(
+    .serialized,
     .timeLimit(.minutes(2)),
     .enabled(
         if: servicesState != nil,
@@ -63,6 +64,39 @@ struct DaemonRestartTests {
             return
         }
         again.cancel()
+    }
+
+    /// A registration kept across the restart: it reports the interruption, registers again
+    /// by itself once the daemon is back, and browsers see it again under its name and port.
+    @Test func aRegistrationIsAdvertisedAgainAfterTheDaemonRestarts() async throws {
+        try await requireDaemon()
+        let state = try #require(servicesState)
+        let type = uniqueServiceType()
+        let name = uniqueServiceName()
+        let registration = try await DNSSDRegistration.register(name: name, type: type, port: 4252)
+        #expect(registration.interruption == nil)
+
+        let sawInterruption = NIOLockedValueBox(false)
+        let watching = Task {
+            while !Task.isCancelled {
+                if registration.interruption != nil { sawInterruption.withLockedValue { $0 = true } }
+                try? await Task.sleep(for: .milliseconds(20))
+            }
+        }
+        try await restartDaemon(stateFile: state)
+        try await requireDaemon()
+
+        let event = try await DNSSDBrowser(type: type).first("the service, advertised again") { $0.service.name == name }
+        guard case .added(let service) = event else {
+            Issue.record("expected the service to be added again, got \(event)")
+            return
+        }
+        #expect(try await service.resolve().port == 4252)
+        #expect(await eventually(30) { registration.interruption == nil })
+        watching.cancel()
+        #expect(sawInterruption.withLockedValue { $0 }, "the interruption was never reported")
+        #expect(registration.name == name)
+        registration.cancel()
     }
 
     /// Stops the avahi-daemon that scripts/start-services.sh started (its PID is the last

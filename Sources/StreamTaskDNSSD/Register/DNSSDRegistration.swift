@@ -11,6 +11,11 @@
 ///
 /// Keep the registration while the service should stay advertised: releasing it withdraws the
 /// service, as ``cancel()`` does.
+///
+/// If the daemon goes away (avahi-daemon restarts, say), the service is no longer advertised:
+/// ``interruption`` says why, and the registration registers the service again, under the name
+/// it had, as soon as the daemon answers (trying after half a second, then at growing intervals
+/// up to ten seconds), until you cancel it.
 public final class DNSSDRegistration: Sendable, CustomStringConvertible {
     private let operation: RegisterOperation
 
@@ -71,6 +76,10 @@ public final class DNSSDRegistration: Sendable, CustomStringConvertible {
 
     /// Whether the service is advertised under another name than the one asked for.
     public var wasRenamed: Bool { requestedName.map { $0 != name } ?? false }
+
+    /// Why the service is not advertised right now, while the registration tries to register it
+    /// again (the daemon went away); `nil` while it is advertised.
+    public var interruption: DNSSDError? { operation.published.withLockedValue { $0.interruption } }
 
     /// The port advertised.
     public var port: Int { operation.port }

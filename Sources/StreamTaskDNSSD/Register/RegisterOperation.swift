@@ -3,7 +3,7 @@ import Foundation
 import NIOConcurrencyHelpers
 
 /// One registration's dealings with the daemon: `DNSServiceRegister`, renaming after a
-/// conflict, TXT record updates, and withdrawal.
+/// conflict, TXT record updates, registering again after the daemon went away, and withdrawal.
 final class RegisterOperation: DaemonRequest, @unchecked Sendable {
     // @unchecked Sendable: the `var`s are used only on DNSSDQueue.queue; what other threads
     // read is in `published`, behind its lock.
@@ -11,9 +11,16 @@ final class RegisterOperation: DaemonRequest, @unchecked Sendable {
     /// How many other names to try after a conflict before giving up.
     static let renameAttempts = 50
 
+    /// How long to wait before the first attempt to register again after the daemon went
+    /// away, and the longest wait between attempts (each failed one doubles it).
+    static let firstRetryDelay = 0.5
+    static let longestRetryDelay = 10.0
+
     struct Published {
         var service: DNSSDService
         var txtRecord: DNSSDTXTRecord
+        /// Why the service is not advertised now, while the operation tries again.
+        var interruption: DNSSDError?
     }
 
     let requestedName: String?
@@ -30,6 +37,7 @@ final class RegisterOperation: DaemonRequest, @unchecked Sendable {
     private var renames = 0
     private var established = false
     private var withdrawn = false
+    private var retryDelay = RegisterOperation.firstRetryDelay
 
     init(
         name: String?, type: String, domain: String?, port: Int, txtRecord: DNSSDTXTRecord,
@@ -80,7 +88,7 @@ final class RegisterOperation: DaemonRequest, @unchecked Sendable {
         while true {
             attemptName = name
             do {
-                ref = try ServiceRef.start(doing: doing(name), context: self, onFailure: fail) { ref, context in
+                ref = try ServiceRef.start(doing: doing(name), context: self, onFailure: failedLater) { ref, context in
                     txt.withUnsafeBytes { bytes in
                         DNSServiceRegister(
                             ref, 0, interface.index, name, type, domain, nil, UInt16(port).bigEndian,
@@ -108,7 +116,11 @@ final class RegisterOperation: DaemonRequest, @unchecked Sendable {
             let service = DNSSDService(
                 name: name ?? attemptName ?? "", type: type, domain: domain ?? self.domain ?? "local.",
                 interface: interface)
-            published.withLockedValue { $0.service = service }
+            published.withLockedValue {
+                $0.service = service
+                $0.interruption = nil
+            }
+            retryDelay = Self.firstRetryDelay
             if !established {
                 established = true
                 continuation?.resume()
@@ -116,7 +128,14 @@ final class RegisterOperation: DaemonRequest, @unchecked Sendable {
             }
             return
         }
-        guard !established else { return }  // the daemon keeps a registered service's name
+        if established {
+            // A conflict after registering is the daemon's to settle (it renames the service
+            // itself); any other error means the service is no longer advertised.
+            if error != DNSServiceErrorType(kDNSServiceErr_NameConflict) {
+                lose(DNSSDError.daemon(error, while: doing(attemptName)))
+            }
+            return
+        }
         ref?.cancel()
         ref = nil
         let failure = DNSSDError.daemon(error, while: doing(attemptName))
@@ -134,8 +153,14 @@ final class RegisterOperation: DaemonRequest, @unchecked Sendable {
             DNSSDQueue.async {
                 do {
                     let txt = try txtRecord.wireFormat()
-                    guard let ref = self.ref, !self.withdrawn else {
+                    guard !self.withdrawn else {
                         throw DNSSDError.cancelled("the registration of \(self.type) on port \(self.port)")
+                    }
+                    guard let ref = self.ref else {
+                        // Lost with the daemon: registering again publishes the new record.
+                        self.published.withLockedValue { $0.txtRecord = txtRecord }
+                        continuation.resume()
+                        return
                     }
                     let status = try ref.withRef { ref in
                         txt.withUnsafeBytes { bytes in
@@ -166,6 +191,39 @@ final class RegisterOperation: DaemonRequest, @unchecked Sendable {
     func cancel() {
         guard !established else { return }
         withdraw()
+    }
+
+    /// The connection to the daemon failed: before the service was registered, the
+    /// registration fails; after, it is lost until the daemon is back.
+    private func failedLater(_ error: DNSSDError) {
+        if established { lose(error) } else { fail(error) }
+    }
+
+    /// The daemon stopped advertising the service (it went away, say): tell the owner, and
+    /// register again, under the same name, until that works or the owner withdraws.
+    private func lose(_ error: DNSSDError) {
+        guard !withdrawn else { return }
+        ref?.cancel()
+        ref = nil
+        published.withLockedValue { $0.interruption = error }
+        retryLater()
+    }
+
+    private func retryLater() {
+        let delay = retryDelay
+        retryDelay = min(retryDelay * 2, Self.longestRetryDelay)
+        DNSSDQueue.queue.asyncAfter(deadline: .now() + delay) { [weak self] in self?.registerAgain() }
+    }
+
+    private func registerAgain() {
+        guard !withdrawn, ref == nil else { return }
+        do throws(DNSSDError) {
+            let (name, txtRecord) = published.withLockedValue { ($0.service.name, $0.txtRecord) }
+            try attempt(name: name, txt: try txtRecord.wireFormat())
+        } catch {
+            published.withLockedValue { $0.interruption = error }
+            retryLater()
+        }
     }
 
     private func fail(_ error: DNSSDError) {
