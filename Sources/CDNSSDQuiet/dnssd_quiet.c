@@ -11,13 +11,14 @@
 static int quiet = 0;
 
 __attribute__((constructor)) static void stk_dnssd_silence_compatibility_warning(void) {
-    if (getenv("AVAHI_COMPAT_NOWARN") == NULL) {
-        setenv("AVAHI_COMPAT_NOWARN", "1", 0);
+    if (getenv("AVAHI_COMPAT_NOWARN") != NULL) {
+        quiet = 2;
+    } else if (setenv("AVAHI_COMPAT_NOWARN", "1", 0) == 0) {
+        quiet = 1;
     }
-    quiet = getenv("AVAHI_COMPAT_NOWARN") != NULL;
 }
 
 int stk_dnssd_quiet(void) { return quiet; }
 #else
-int stk_dnssd_quiet(void) { return 1; }
+int stk_dnssd_quiet(void) { return 3; }
 #endif

@@ -18,11 +18,12 @@ enum DNSSDQueue {
         queue.async(execute: body)
     }
 
-    /// Read once; referring to the C part also keeps its load-time code in every link.
-    private static let silencedAtLoad = stk_dnssd_quiet() != 0
+    /// What the C part did as the program loaded (see `dnssd_quiet.h`). Read once; referring to
+    /// it also keeps that load-time code in every link.
+    static let silencedAtLoad = stk_dnssd_quiet()
 
     /// Whether Avahi's warning is silenced: `AVAHI_COMPAT_NOWARN` was set as the program loaded.
-    static var compatibilityWarningSilenced: Bool { silencedAtLoad }
+    static var compatibilityWarningSilenced: Bool { silencedAtLoad != 0 }
 
     /// Starts a request on the queue and waits for its result. If the waiting Swift task is
     /// cancelled, the request is told so and ends with ``DNSSDError/Code/cancelled``.
