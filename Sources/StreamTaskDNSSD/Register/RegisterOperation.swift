@@ -38,6 +38,7 @@ final class RegisterOperation: DaemonRequest, @unchecked Sendable {
     private var established = false
     private var withdrawn = false
     private var retryDelay = RegisterOperation.firstRetryDelay
+    private var retryPending = false
 
     init(
         name: String?, type: String, domain: String?, port: Int, txtRecord: DNSSDTXTRecord,
@@ -128,14 +129,17 @@ final class RegisterOperation: DaemonRequest, @unchecked Sendable {
             }
             return
         }
-        if established {
-            // A conflict after registering is the daemon's to settle (it renames the service
+        let advertised = established && published.withLockedValue { $0.interruption == nil }
+        if advertised {
+            // A conflict while advertised is the daemon's to settle (it renames the service
             // itself); any other error means the service is no longer advertised.
             if error != DNSServiceErrorType(kDNSServiceErr_NameConflict) {
                 lose(DNSSDError.daemon(error, while: doing(attemptName)))
             }
             return
         }
+        // Registering, the first time or again after the daemon went away: a taken name moves
+        // on to the next one, as it does at once in `attempt`.
         ref?.cancel()
         ref = nil
         let failure = DNSSDError.daemon(error, while: doing(attemptName))
@@ -144,7 +148,7 @@ final class RegisterOperation: DaemonRequest, @unchecked Sendable {
             let txt = try published.withLockedValue { $0.txtRecord }.wireFormat()
             try attempt(name: next, txt: txt)
         } catch {
-            fail(error)
+            if established { lose(error) } else { fail(error) }
         }
     }
 
@@ -209,10 +213,17 @@ final class RegisterOperation: DaemonRequest, @unchecked Sendable {
         retryLater()
     }
 
+    /// Schedules one attempt to register again; a loss reported twice (by the reply and by
+    /// the connection) still makes one.
     private func retryLater() {
+        guard !retryPending else { return }
+        retryPending = true
         let delay = retryDelay
         retryDelay = min(retryDelay * 2, Self.longestRetryDelay)
-        DNSSDQueue.queue.asyncAfter(deadline: .now() + delay) { [weak self] in self?.registerAgain() }
+        DNSSDQueue.queue.asyncAfter(deadline: .now() + delay) { [weak self] in
+            self?.retryPending = false
+            self?.registerAgain()
+        }
     }
 
     private func registerAgain() {
