@@ -52,8 +52,12 @@ extension StreamDataTask {
     /// Without a delegate, chunks that arrive before you iterate are kept for you, up to the
     /// task's window (``bodyWindow``); then the task stops reading until you take some. With a
     /// delegate, the delegate gets every chunk, and `body` those that arrive once you iterate
-    /// it. Either way the task reads no faster than the slower of the two takes the chunks: a
-    /// consumer that stops taking them stops the download, and should cancel the task.
+    /// it: if some went to the delegate alone, iterating throws
+    /// ``StreamTaskError/Code/invalidArgument`` rather than return part of the body. Either
+    /// way the task reads no faster than the slower of the two takes the chunks: a consumer
+    /// that stops taking them stops the download, and should cancel the task. An iterator
+    /// let go before the body ended (the loop was left, or its Swift task was cancelled)
+    /// cancels the data task, so that the connection does not wait for it for good.
     public var body: Body { Body(task: self, chunks: bodyStream) }
 
     /// The body of a data task, as an async sequence of chunks; see ``StreamDataTask/body``.
@@ -65,18 +69,40 @@ extension StreamDataTask {
 
         /// Allows the body (if nobody has decided yet) and starts iterating it.
         public func makeAsyncIterator() -> Iterator {
-            task.shared.withLockedValue { $0.bodyIterated = true }
+            let missed = task.shared.withLockedValue { shared -> Int in
+                shared.bodyIterated = true
+                return shared.bodyBytesNotInBody
+            }
             task.allow()
-            return Iterator(task: task, base: chunks.makeAsyncIterator())
+            let error = missed == 0 ? nil : StreamTaskError(
+                .invalidArgument,
+                "the first \(missed) bytes of the body went to the delegate before body was iterated; "
+                    + "iterate body (or call bodyData()) before the body arrives, or take it from the delegate")
+            return Iterator(task: task, base: chunks.makeAsyncIterator(), missed: error, consumer: Consumer(task: task))
+        }
+
+        /// Lives as long as an iterator (and its copies): when the last goes before the body
+        /// ended, nobody takes the rest, and the data task is cancelled.
+        final class Consumer: Sendable {
+            let task: StreamDataTask
+            init(task: StreamDataTask) { self.task = task }
+            deinit { task.cancel() }
         }
 
         /// Iterates the body; each chunk it returns frees its bytes in the task's window.
         public struct Iterator: AsyncIteratorProtocol {
             let task: StreamDataTask
             var base: AsyncThrowingStream<Data, any Error>.AsyncIterator
+            /// Thrown by the first ``next()`` when the body's start went to the delegate alone.
+            var missed: StreamTaskError?
+            let consumer: Consumer
 
             /// The next chunk, or `nil` once the body has ended.
             public mutating func next() async throws -> Data? {
+                if let missed {
+                    self.missed = nil
+                    throw missed
+                }
                 let chunk = try await base.next()
                 if let chunk { task.bodyConsumed(chunk.count) }
                 return chunk

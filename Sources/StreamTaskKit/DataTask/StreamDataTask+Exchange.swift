@@ -40,6 +40,7 @@ extension StreamDataTask {
         let toStream = shared.withLockedValue { shared -> Bool in
             let toStream = shared.bodyIterated || delegate == nil
             shared.bodyBytesUnconsumed += data.count * ((toStream ? 1 : 0) + (delegate == nil ? 0 : 1))
+            if !toStream { shared.bodyBytesNotInBody += data.count }
             return toStream
         }
         if toStream { bodyContinuation.yield(data) }

@@ -94,6 +94,8 @@ public final class StreamDataTask: @unchecked Sendable, CustomStringConvertible 
         var bodyReadingPaused = false
         /// Someone iterates ``body``.
         var bodyIterated = false
+        /// Body bytes that went to the delegate alone, before ``body`` was iterated.
+        var bodyBytesNotInBody = 0
     }
 
     /// How many body bytes may wait for the owner before the task stops reading from the

@@ -16,7 +16,7 @@ import FoundationNetworking
     /// The window, and what one read beyond it may bring (the decoder hands on what was read).
     static let bound = StreamDataTask.bodyWindow + 256 * 1024
 
-    private func waiting(_ dataTask: StreamDataTask) -> (bytes: Int, paused: Bool) {
+    func waiting(_ dataTask: StreamDataTask) -> (bytes: Int, paused: Bool) {
         dataTask.shared.withLockedValue { ($0.bodyBytesUnconsumed, $0.bodyReadingPaused) }
     }
 
@@ -66,6 +66,51 @@ import FoundationNetworking
             #expect(await dataTask.waitUntilCompleted() == nil)
             #expect(await eventually { delegate.received.withLockedValue { $0 } == Self.bodySize })
             #expect(delegate.largestWaiting.withLockedValue { $0 } <= Self.bound)
+        }
+    }
+}
+
+extension DataTaskBodyWindowTests {
+    /// A consumer that stops (its Swift task cancelled mid-body) lets go of the connection:
+    /// the data task is cancelled, not left waiting at the window for good.
+    @Test func cancellingTheSwiftTaskThatIteratesTheBodyCancelsTheDataTask() async throws {
+        try await DataTaskTesting.withPeer("http_peer.py", mode: "large-body") { server in
+            let session = DataTaskTesting.session()
+            let dataTask = session.dataTask(with: try DataTaskTesting.request("http://127.0.0.1:\(server.port)/"))
+            _ = try await dataTask.receiveResponse()
+            let started = NIOLockedValueBox(false)
+            let consumer = Task {
+                for try await _ in dataTask.body {
+                    started.withLockedValue { $0 = true }
+                    try await Task.sleep(for: .seconds(60))  // takes one chunk, then no more
+                }
+            }
+            #expect(await eventually { started.withLockedValue { $0 } })
+            #expect(await eventually { waiting(dataTask).paused }, "the task stops at the window first")
+            consumer.cancel()
+            #expect(await eventually { dataTask.state == .completed }, "the data task went on waiting for its consumer")
+            #expect(dataTask.error?.code == .cancelled)
+            #expect(await eventually { session.allTasks.isEmpty }, "the connection was let go")
+            dataTask.cancel()  // if the check above failed: lets the peer finish
+        }
+    }
+
+    /// With a delegate, chunks that arrived before `body` was iterated went to the delegate
+    /// alone: iterating then says so instead of returning the rest as if it were all.
+    @Test func iteratingTheBodyAfterTheDelegateTookItsStartThrowsRatherThanTruncate() async throws {
+        try await DataTaskTesting.withPeer("http_peer.py", mode: "large-body") { server in
+            let delegate = SlowBodyDelegate()
+            delegate.gate.signal()  // takes every chunk at once
+            let dataTask = DataTaskTesting.session(delegate: delegate)
+                .dataTask(with: try DataTaskTesting.request("http://127.0.0.1:\(server.port)/"))
+            dataTask.resume()
+            #expect(await eventually { delegate.received.withLockedValue { $0 } > 0 })
+            await #expect {
+                _ = try await dataTask.bodyData()
+            } throws: { error in
+                (error as? StreamTaskError)?.code == .invalidArgument
+            }
+            dataTask.cancel()
         }
     }
 }
