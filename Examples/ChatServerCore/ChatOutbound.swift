@@ -185,15 +185,20 @@ final class ChatOutbound: Sendable {
         }
         guard let waiter else { return true }
         let timer = loop.scheduleTask(in: TimeAmount(timeout)) {
+            // This wait's waiter only: a timer that fires as its wait ends must not answer the next.
             let expired = self.state.withLockedValue { state -> EventLoopPromise<Bool>? in
-                defer { state.idleWaiter = nil }
-                return state.idleWaiter
+                guard let current = state.idleWaiter, current.futureResult === waiter.futureResult else { return nil }
+                state.idleWaiter = nil
+                return current
             }
             expired?.succeed(false)
         }
         defer { timer.cancel() }
         return (try? await waiter.futureResult.get()) ?? false
     }
+
+    /// Whether a ``waitUntilIdle(timeout:)`` is waiting now (for tests).
+    var hasIdleWaiter: Bool { state.withLockedValue { $0.idleWaiter != nil } }
 
     /// Stops sending: later ``send(_:)`` calls are ignored. Returns whether it was open.
     @discardableResult

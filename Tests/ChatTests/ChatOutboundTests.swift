@@ -73,7 +73,8 @@ import Testing
             // Queued but not flushed: the outbound is busy until it writes them or closes.
             #expect(outbound.enqueue(Array("NOTICE * :queued\r\n".utf8)) == .needsFlush)
             async let idle = outbound.waitUntilIdle(timeout: .seconds(10))
-            try await Task.sleep(for: .milliseconds(50))
+            // Closed only once the wait is under way, so that the close is what ends it.
+            while !outbound.hasIdleWaiter { try await Task.sleep(for: .milliseconds(5)) }
             let unsent = outbound.takeUnsentAndClose()
             #expect(unsent.map { String(decoding: $0, as: UTF8.self) } == "NOTICE * :queued\r\n")
             #expect(await idle)
