@@ -30,9 +30,7 @@ struct HTTPRequestBuilder {
         guard var host = url.host, !host.isEmpty else {
             throw StreamTaskError.invalidArgument("the request's URL has no host: \(url.absoluteString)")
         }
-        if host.hasPrefix("[") && host.hasSuffix("]") {
-            host = String(host.dropFirst().dropLast())
-        }
+        if let inner = host.insideBrackets { host = String(inner) }
         return (host, url.port ?? (usesTLS ? 443 : 80), usesTLS)
     }
 

@@ -48,7 +48,7 @@ struct NoProxyList: Equatable {
     func matches(host: String, port: Int) -> Bool {
         if matchesEverything { return true }
         var target = host
-        if target.hasPrefix("[") && target.hasSuffix("]") { target = String(target.dropFirst().dropLast()) }
+        if let inner = target.insideBrackets { target = String(inner) }
         let address = IPAddressBytes.parse(target)
         if address == nil {
             target = target.lowercased()

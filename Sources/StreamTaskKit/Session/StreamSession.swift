@@ -74,9 +74,8 @@ public final class StreamSession: Sendable {
     /// `hostname` without the brackets around an IPv6 address: what the resolver, a CONNECT
     /// request (which adds its own), SOCKS and the no-proxy list expect.
     static func unbracketed(_ hostname: String) -> String {
-        guard hostname.hasPrefix("["), hostname.hasSuffix("]"), hostname.count > 2 else { return hostname }
-        let inner = hostname.dropFirst().dropLast()
-        return inner.contains(":") ? String(inner) : hostname
+        guard let inner = hostname.insideBrackets, inner.contains(":") else { return hostname }
+        return String(inner)
     }
 
     /// A task whose proxy setting differs from the session's: the DNS-SD module connects to
