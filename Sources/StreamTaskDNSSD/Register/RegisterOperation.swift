@@ -89,7 +89,7 @@ final class RegisterOperation: DaemonRequest, @unchecked Sendable {
         while true {
             attemptName = name
             do {
-                ref = try ServiceRef.start(doing: doing(name), context: self, onFailure: failedLater) { ref, context in
+                ref = try ServiceRef.start(doing: doing(name), context: self, onFailure: failedOrLost) { ref, context in
                     txt.withUnsafeBytes { bytes in
                         DNSServiceRegister(
                             ref, 0, interface.index, name, type, domain, nil, UInt16(port).bigEndian,
@@ -148,7 +148,7 @@ final class RegisterOperation: DaemonRequest, @unchecked Sendable {
             let txt = try published.withLockedValue { $0.txtRecord }.wireFormat()
             try attempt(name: next, txt: txt)
         } catch {
-            if established { lose(error) } else { fail(error) }
+            failedOrLost(error)
         }
     }
 
@@ -197,9 +197,9 @@ final class RegisterOperation: DaemonRequest, @unchecked Sendable {
         withdraw()
     }
 
-    /// The connection to the daemon failed: before the service was registered, the
-    /// registration fails; after, it is lost until the daemon is back.
-    private func failedLater(_ error: DNSSDError) {
+    /// Registering failed, or the connection to the daemon did: before the service was
+    /// registered, the registration fails; after, the service is lost until it registers again.
+    private func failedOrLost(_ error: DNSSDError) {
         if established { lose(error) } else { fail(error) }
     }
 
@@ -232,8 +232,7 @@ final class RegisterOperation: DaemonRequest, @unchecked Sendable {
             let (name, txtRecord) = published.withLockedValue { ($0.service.name, $0.txtRecord) }
             try attempt(name: name, txt: try txtRecord.wireFormat())
         } catch {
-            published.withLockedValue { $0.interruption = error }
-            retryLater()
+            lose(error)
         }
     }
 
