@@ -22,9 +22,6 @@ enum DNSSDQueue {
     /// it also keeps that load-time code in every link.
     static let silencedAtLoad = stk_dnssd_quiet()
 
-    /// Whether Avahi's warning is silenced: `AVAHI_COMPAT_NOWARN` was set as the program loaded.
-    static var compatibilityWarningSilenced: Bool { silencedAtLoad != 0 }
-
     /// Starts a request on the queue and waits for its result. If the waiting Swift task is
     /// cancelled, the request is told so and ends with ``DNSSDError/Code/cancelled``.
     static func perform<Request: DaemonRequest>(_ request: Request) async throws -> Request.Value {
