@@ -8,7 +8,7 @@ import NIOCore
 /// read; so this one is written out. A reply head is only a status line and header lines, whose
 /// content a successful `CONNECT` ignores, so it is read up to its empty line, within
 /// ``maximumHeadLength`` bytes: a proxy that sends an endless header fails the handshake instead of
-/// growing memory. Whatever follows the blank line is the target's.
+/// growing memory. Whatever follows the empty line is the target's.
 struct HTTPConnectHandshake: ProxyHandshake {
     /// Bytes of reply heads consumed so far (1xx heads and the final one).
     var headBytes = 0
