@@ -206,11 +206,13 @@ start_ngircd() {
     pids+=("$ngircd_pid")
     wait_listening "$port"
 }
-stop_ngircd() {
-    kill "$ngircd_pid" 2>/dev/null || true
-    wait "$ngircd_pid" 2>/dev/null || true
+# stop_started PID: stops a program this script started last (the last entry of pids).
+stop_started() {
+    kill "$1" 2>/dev/null || true
+    wait "$1" 2>/dev/null || true
     unset 'pids[-1]'
 }
+stop_ngircd() { stop_started "$ngircd_pid"; }
 # chat_run NAME MODE...: one chatload run against the server whose PID and port are set.
 chat_run() {
     local name="$1" pid="$2" port="$3"
@@ -250,10 +252,7 @@ if wants chat; then
             case "$server" in
             stk) stop_server ;;
             ngircd) stop_ngircd ;;
-            floor)
-                kill "$pid" 2>/dev/null || true
-                wait "$pid" 2>/dev/null || true
-                unset 'pids[-1]' ;;
+            floor) stop_started "$pid" ;;
             esac
         done
     done
