@@ -26,41 +26,6 @@ enum BuiltProducts {
     }
 }
 
-/// A program run by a test with its output in a file, read back while it runs.
-final class ObservedProcess: Sendable {
-    let child: ChildProcess
-    let directory: URL
-    var outputFile: URL { directory.appendingPathComponent("output.txt") }
-
-    /// Starts `path` with `arguments` in a fresh directory (also its working directory's stand-in
-    /// for files it writes), standard input a pipe when `pipeInput`.
-    init(_ path: String, _ arguments: [String], pipeInput: Bool = false, environment: [String: String] = [:]) throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("chat-test-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        child = try ChildProcess(path, arguments, output: directory.appendingPathComponent("output.txt").path, pipeInput: pipeInput, environment: environment)
-    }
-
-    /// Everything the program wrote so far.
-    var output: String { (try? String(contentsOf: outputFile, encoding: .utf8)) ?? "" }
-
-    /// Waits until the output contains `text` (or the program exits); returns whether it does.
-    func waitForOutput(containing text: String, seconds: Double = 20) async -> Bool {
-        _ = await eventually(seconds) { output.contains(text) || !child.isRunning() }
-        return output.contains(text)
-    }
-
-    /// Sends one line to the program's standard input.
-    func send(_ line: String) { child.send(line) }
-
-    /// Stops the program (by its process group) and removes its files.
-    func stop() async {
-        let child = child
-        child.closeInput()
-        await offCooperativePool { child.stop(grace: 2) }
-        try? FileManager.default.removeItem(at: directory)
-    }
-}
-
 /// ngIRCd, the IRC server from Debian's `ngircd` package, on 127.0.0.1 and a port of its own.
 struct NgircdServer {
     let process: ObservedProcess

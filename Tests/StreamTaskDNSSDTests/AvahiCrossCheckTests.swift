@@ -1,4 +1,5 @@
 import Foundation
+import StreamTaskTestSupport
 import Testing
 
 @testable import StreamTaskDNSSD
@@ -15,9 +16,11 @@ import Testing
             name: name, type: type, port: 5151, txtRecord: ["k": "v", "empty": .data(Data()), "flag": .keyOnly])
 
         // `-r` resolves, `-p` prints one parsable line per service, `-t` ends at "all for now".
-        let browse = try ChildProcess("avahi-browse", ["-rpt", type])
-        defer { browse.stop() }
-        let lines = try await within(30, "avahi-browse to list the services and exit") { await browse.allLines() }
+        let browse = try ObservedProcess(try avahiTool("avahi-browse"), ["-rpt", type])
+        let exited = await browse.waitForExit(seconds: 30)
+        let lines = browse.output.split(separator: "\n").map(String.init)
+        await browse.stop()
+        try #require(exited, "avahi-browse did not list the services and exit within 30 s: \(lines)")
         let resolved = lines.filter { $0.hasPrefix("=") }.map { $0.split(separator: ";", omittingEmptySubsequences: false) }
         let ours = try #require(resolved.first { $0.count >= 10 && avahiUnescape($0[3]) == name }, "\(lines)")
         #expect(ours[1] == "lo")
@@ -35,10 +38,20 @@ import Testing
         try await requireDaemon()
         let type = uniqueServiceType()
         let name = uniqueServiceName()
-        let publish = try ChildProcess("avahi-publish", ["-s", name, type, "5252", "k=v", "flag", "empty="])
-        defer { publish.stop() }
-        _ = try await publish.waitForLine(containing: "Established")
+        let publish = try ObservedProcess(try avahiTool("avahi-publish"), ["-s", name, type, "5252", "k=v", "flag", "empty="])
+        do {
+            try #require(await publish.waitForOutput(containing: "Established"), "avahi-publish said: \(publish.output)")
+            try await seeAppearResolveAndGo(published: publish, name: name, type: type)
+            await publish.stop()
+        } catch {
+            await publish.stop()
+            throw error
+        }
+    }
 
+    /// Browses `type` for avahi-publish's service `name` (port 5252, TXT k=v, flag, empty=),
+    /// resolves it, then stops avahi-publish and sees the service go.
+    private func seeAppearResolveAndGo(published publish: ObservedProcess, name: String, type: String) async throws {
         try await within(30, "avahi-publish's service to appear, resolve, and go away") {
             var events = DNSSDBrowser(type: type).makeAsyncIterator()
             let added = try await events.next()
@@ -53,7 +66,7 @@ import Testing
             // over IPv4 mDNS).
             #expect(resolved.addresses.contains { $0.ipAddress == "127.0.0.1" }, "\(resolved.addresses)")
 
-            publish.stop()
+            await publish.stop()
             let removed = try await events.next()
             #expect(removed == .removed(service))
         }
@@ -63,15 +76,19 @@ import Testing
         try await requireDaemon()
         let type = uniqueServiceType()
         let name = uniqueServiceName()
-        let publish = try ChildProcess("avahi-publish", ["-s", name, type, "5353"])
-        defer { publish.stop() }
-        _ = try await publish.waitForLine(containing: "Established")
-
-        let registration = try await DNSSDRegistration.register(name: name, type: type, port: 5354)
-        #expect(registration.wasRenamed)
-        #expect(registration.name == "\(name) (2)")
-        #expect(try await registration.service.resolve().port == 5354)
-        registration.cancel()
+        let publish = try ObservedProcess(try avahiTool("avahi-publish"), ["-s", name, type, "5353"])
+        do {
+            try #require(await publish.waitForOutput(containing: "Established"), "avahi-publish said: \(publish.output)")
+            let registration = try await DNSSDRegistration.register(name: name, type: type, port: 5354)
+            #expect(registration.wasRenamed)
+            #expect(registration.name == "\(name) (2)")
+            #expect(try await registration.service.resolve().port == 5354)
+            registration.cancel()
+            await publish.stop()
+        } catch {
+            await publish.stop()
+            throw error
+        }
     }
 
     @Test func binaryEmptyAndKeyOnlyTXTValuesSurviveTheDaemon() async throws {

@@ -1,5 +1,6 @@
 import Foundation
 import NIOConcurrencyHelpers
+import StreamTaskTestSupport
 import Testing
 
 @testable import StreamTaskDNSSD
@@ -97,80 +98,10 @@ func appearThenVanish(
     }
 }
 
-/// A program we run for a test (avahi-publish, avahi-browse), stopped by its PID when done.
-final class ChildProcess: @unchecked Sendable {
-    // @unchecked Sendable: Process and Pipe are used by one test at a time, and the output
-    // is read from one task only.
-    private let process = Process()
-    private let output = Pipe()
-    private var buffered = Data()
-    /// Each line is read on a thread of its own; this orders those threads' use of `buffered`
-    /// in a way ThreadSanitizer can see (the continuation that chains them is not instrumented).
-    private let readLock = NSLock()
-
-    /// Starts `program` (looked up on PATH) with `arguments`; standard output and error both
-    /// go to the pipe this object reads.
-    init(_ program: String, _ arguments: [String]) throws {
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [program] + arguments
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-    }
-
-    /// Reads output lines until one contains `text` (at most `seconds`); returns that line.
-    func waitForLine(containing text: String, within seconds: Double = 20) async throws -> String {
-        try await StreamTaskDNSSDTests.within(seconds, "a line with \"\(text)\" from the child process") {
-            while let line = await self.readLine() {
-                if line.contains(text) { return line }
-            }
-            throw TestTimeout(what: "\"\(text)\" (the process ended first)", seconds: seconds)
-        }
-    }
-
-    /// Every line of output until the process exits.
-    func allLines() async -> [String] {
-        var lines: [String] = []
-        while let line = await readLine() { lines.append(line) }
-        return lines
-    }
-
-    private func readLine() async -> String? {
-        // A thread of its own: Dispatch's global queue on Linux adds threads only slowly while
-        // others block, and these reads block until the child writes.
-        await withCheckedContinuation { continuation in
-            Thread { continuation.resume(returning: self.blockingReadLine()) }.start()
-        }
-    }
-
-    private func blockingReadLine() -> String? {
-        readLock.lock()
-        defer { readLock.unlock() }
-        while true {
-            if let newline = buffered.firstIndex(of: UInt8(ascii: "\n")) {
-                let line = String(decoding: buffered[buffered.startIndex..<newline], as: UTF8.self)
-                buffered = Data(buffered[(newline + 1)...])
-                return line
-            }
-            let chunk = output.fileHandleForReading.availableData
-            if chunk.isEmpty {
-                guard !buffered.isEmpty else { return nil }
-                defer { buffered = Data() }
-                return String(decoding: buffered, as: UTF8.self)
-            }
-            buffered.append(chunk)
-        }
-    }
-
-    /// Stops the process (SIGKILL to its PID) and waits for it to exit.
-    ///
-    /// Not SIGTERM: a process started from a dispatch worker thread inherits that thread's
-    /// signal mask, in which SIGTERM is blocked. (avahi-publish's service is withdrawn all the
-    /// same: the daemon drops a client's services when its D-Bus connection closes.)
-    func stop() {
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
-    }
-
-    deinit { stop() }
+/// The path of one of Avahi's command-line tools (avahi-browse, avahi-publish), or an error
+/// naming the package that has them.
+func avahiTool(_ name: String) throws -> String {
+    if let path = programPath(name) { return path }
+    throw ChildProcessError(
+        description: "\(name) is not installed and the Avahi cross-checks need it: run scripts/install-deps.sh (it installs avahi-utils); scripts/test.sh does this for you")
 }
