@@ -114,8 +114,9 @@ public actor ChatClient {
         try await send(IRCMessage(command: "CAP", parameters: ["LS", "302"]))
         if options.security != .startTLS { try await sendRegistration() }
 
+        let capabilityDeadline = ContinuousClock.now + options.capabilityTimeout
         while true {
-            let (data, atEOF) = try await task.readData(ofMinLength: 1, maxLength: 16 * 1024, timeout: 0)
+            let (data, atEOF) = try await read(from: task, capabilityDeadline: capabilityDeadline)
             if let data, !data.isEmpty {
                 lastTraffic = .now
                 framer.append(data)
@@ -128,6 +129,20 @@ public actor ChatClient {
                 if !quitting && !movingToBetterRoute { show(.error, "the server closed the connection") }
                 return
             }
+        }
+    }
+
+    /// The next bytes from the server. While the answer to `CAP LS` is awaited for STARTTLS,
+    /// a read that outlasts `capabilityDeadline` ends the attempt: no STARTTLS is on offer.
+    private func read(from task: StreamTask, capabilityDeadline: ContinuousClock.Instant) async throws -> (Data?, Bool) {
+        guard awaitingCapabilities else { return try await task.readData(ofMinLength: 1, maxLength: 16 * 1024, timeout: 0) }
+        let left = capabilityDeadline - .now
+        do {
+            let seconds = Double(left.components.seconds) + Double(left.components.attoseconds) / 1e18
+            return try await task.readData(ofMinLength: 1, maxLength: 16 * 1024, timeout: max(0.001, seconds))
+        } catch let error as StreamTaskError where error.code == .timedOut {
+            throw FatalError(description:
+                "\(options.targetDescription) did not answer CAP LS within \(options.capabilityTimeout): it seems to have no capability negotiation, so no STARTTLS; not going on in plaintext")
         }
     }
 
@@ -256,11 +271,11 @@ public actor ChatClient {
     }
 
     private func handle(_ line: String) async {
-        // What is typed (or piped in by a script) before the session is ready waits for it.
-        if !line.hasPrefix("/quit") && !line.hasPrefix("/help") && !line.hasPrefix("/servers") {
-            await waitUntilReady()
-        }
-        let command = ChatInputCommand(parsing: line, currentChannel: state.currentChannel)
+        // What is typed (or piped in by a script) before the session is ready waits for it;
+        // `/nick` and `/quote` need not, so a nickname refused while registering can be fixed.
+        let early = ChatInputCommand.worksBeforeRegistration(line)
+        if !early { await waitUntilReady() }
+        let command = ChatInputCommand(parsing: line, currentChannel: state.currentChannel, channelTypes: state.channelTypes)
         switch command {
         case .none: break
         case .help: for text in ChatInputCommand.helpText { show(.info, text) }
@@ -271,7 +286,7 @@ public actor ChatClient {
             updatePrompt()
         case .listServers: await listServers()
         case .send(let messages):
-            guard task != nil, state.isRegistered else {
+            guard task != nil, state.isRegistered || early else {
                 show(.error, "not connected yet; try again in a moment")
                 return
             }
@@ -282,6 +297,7 @@ public actor ChatClient {
                     continue
                 }
                 message = message.fitted()
+                if message.command == "NICK", let nickname = message.parameters.first { state.nicknameRequested(nickname) }
                 do {
                     try await send(message)
                 } catch {
@@ -307,7 +323,7 @@ public actor ChatClient {
         guard message.command == "PRIVMSG", message.parameters.count == 2 else { return }
         let target = message.parameters[0]
         var text = message.parameters[1]
-        let channel = IRCName.isChannel(target) ? target : nil
+        let channel = IRCName.isChannel(target, types: state.channelTypes) ? target : nil
         if text.hasPrefix("\u{1}ACTION ") {
             text = String(text.dropFirst(8).prefix { $0 != "\u{1}" })
             ui.show(formatter.render(ChatDisplayLine(.action, channel: channel, nick: state.nick, text), currentChannel: state.currentChannel))

@@ -39,6 +39,11 @@ public struct ChatClientState: Sendable {
     public private(set) var caseMapping = IRCCaseMapping.rfc1459
     /// The network name from `005`, or the server's name.
     public private(set) var networkName: String?
+    /// The first characters of channel names: the server's `CHANTYPES` once it sent `005`.
+    public private(set) var channelTypes = IRCName.defaultChannelTypes
+    /// The longest nickname the server takes: its `NICKLEN`, or less when it cut a nickname
+    /// we tried while registering.
+    public private(set) var nicknameLimit = IRCLimits.nicknameLength
     private var nickAttempts = 0
     private let wantedNick: String
 
@@ -67,6 +72,20 @@ public struct ChatClientState: Sendable {
     /// Whether `channel` is joined.
     public func isJoined(_ channel: String) -> Bool {
         channels.contains { caseMapping.equals($0, channel) }
+    }
+
+    /// The user asked for `nickname` with `/nick` before registration completed: it is the
+    /// nickname being tried now.
+    public mutating func nicknameRequested(_ nickname: String) {
+        guard !isRegistered else { return }
+        nick = nickname
+    }
+
+    /// We are no longer in `channel` (parted or kicked): the current channel moves to the one
+    /// joined last.
+    private mutating func left(_ channel: String) {
+        channels.removeAll { caseMapping.equals($0, channel) }
+        if let current = currentChannel, caseMapping.equals(current, channel) { currentChannel = channels.last }
     }
 
     /// What `message` from the server means.
@@ -102,21 +121,29 @@ public struct ChatClientState: Sendable {
         case "005":
             for token in parameters.dropFirst().dropLast() {
                 let (key, value) = token.splitKeyValue()
-                if key == "CASEMAPPING" { caseMapping = IRCCaseMapping(isupportValue: value) }
-                if key == "NETWORK", let value { networkName = value.replacingHexEscapes() }
+                switch key {
+                case "CASEMAPPING": caseMapping = IRCCaseMapping(isupportValue: value)
+                case "NETWORK": if let value { networkName = value.replacingHexEscapes() }
+                case "CHANTYPES": channelTypes = value?.replacingHexEscapes() ?? ""
+                case "NICKLEN": if let length = value.flatMap({ Int($0) }), length > 0 { nicknameLimit = length }
+                default: break
+                }
             }
             return []
         case "372", "422":
             return [.show(ChatDisplayLine(.info, last))]
         case "433" where !isRegistered, "432" where !isRegistered:
+            let refused = parameters.count > 1 ? parameters[1] : nick
+            // A server that cuts long nicknames names the cut one: that length is its limit.
+            if refused.count < nick.count, nick.hasPrefix(refused), !refused.isEmpty { nicknameLimit = refused.count }
             nickAttempts += 1
             guard nickAttempts <= 5 else {
                 return [.show(ChatDisplayLine(.error, "no free nickname after \(nickAttempts) tries: use /nick"))]
             }
-            let base = message.command == "432" ? "guest" : String(wantedNick.prefix(IRCLimits.nicknameLength - nickAttempts))
-            nick = base + String(repeating: "_", count: nickAttempts)
+            let base = message.command == "432" ? "guest" : wantedNick
+            nick = String(base.prefix(max(1, nicknameLimit - nickAttempts))) + String(repeating: "_", count: nickAttempts)
             return [
-                .show(ChatDisplayLine(.info, "\(parameters.count > 1 ? parameters[1] : wantedNick) is taken or not allowed; trying \(nick)")),
+                .show(ChatDisplayLine(.info, "\(refused) is taken or not allowed; trying \(nick)")),
                 .send(IRCMessage(command: "NICK", parameters: [nick])),
             ]
         case "JOIN":
@@ -131,11 +158,26 @@ public struct ChatClientState: Sendable {
             guard let channel = parameters.first else { return [] }
             let reason = parameters.count > 1 ? " (\(last))" : ""
             if fromMe {
-                channels.removeAll { caseMapping.equals($0, channel) }
-                if let current = currentChannel, caseMapping.equals(current, channel) { currentChannel = channels.last }
+                left(channel)
                 return [.show(ChatDisplayLine(.presence, channel: channel, nick: sender, "you left \(channel)\(reason)"))]
             }
             return [.show(ChatDisplayLine(.presence, channel: channel, nick: sender, "\(sender) left \(channel)\(reason)"))]
+        case "KICK":
+            guard parameters.count >= 2 else { return [] }
+            let (channel, kicked) = (parameters[0], parameters[1])
+            let reason = parameters.count > 2 ? " (\(last))" : ""
+            if caseMapping.equals(kicked, nick) {
+                left(channel)
+                return [.show(ChatDisplayLine(.presence, channel: channel, nick: sender, "\(sender) kicked you from \(channel)\(reason)"))]
+            }
+            return [.show(ChatDisplayLine(.presence, channel: channel, nick: sender, "\(sender) kicked \(kicked) from \(channel)\(reason)"))]
+        case "MODE":
+            guard parameters.count >= 2 else { return [] }
+            let (target, change) = (parameters[0], parameters.dropFirst().joined(separator: " "))
+            if IRCName.isChannel(target, types: channelTypes) {
+                return [.show(ChatDisplayLine(.presence, channel: target, nick: sender, "\(sender) set mode \(change) on \(target)"))]
+            }
+            return [.show(ChatDisplayLine(.info, caseMapping.equals(target, nick) ? "your user mode: \(change)" : "mode of \(target): \(change)"))]
         case "QUIT":
             return [.show(ChatDisplayLine(.presence, nick: sender, "\(sender) quit (\(last))"))]
         case "NICK":
@@ -182,20 +224,38 @@ public struct ChatClientState: Sendable {
         }
     }
 
-    /// A `PRIVMSG` or `NOTICE`, with CTCP `ACTION` shown as an action.
+    /// A `PRIVMSG` or `NOTICE`: to a channel or to us alone, with CTCP `ACTION` shown as an
+    /// action and other CTCP requests and replies described (never answered).
     private func displayLine(forMessage message: IRCMessage, sender: String) -> ChatDisplayLine {
         let target = message.parameters.first ?? ""
-        var text = message.parameters.count > 1 ? message.parameters[1] : ""
-        let channel = IRCName.isChannel(target) ? target : nil
-        if message.command == "NOTICE" {
+        let text = message.parameters.count > 1 ? message.parameters[1] : ""
+        let channel = IRCName.isChannel(target, types: channelTypes) ? target : nil
+        let isNotice = message.command == "NOTICE"
+        if let (command, argument) = Self.ctcp(text) {
+            if command == "ACTION", !isNotice {
+                return ChatDisplayLine(.action, channel: channel, nick: sender, channel == nil ? "\(argument) (to you)" : argument)
+            }
+            let detail = argument.isEmpty ? "" : ": \(argument)"
+            let to = channel.map { " to \($0)" } ?? ""
+            return ChatDisplayLine(.info, channel: channel, isNotice
+                ? "CTCP \(command) reply from \(sender)\(detail)"
+                : "\(sender) sent a CTCP \(command) request\(to)\(detail) (not answered)")
+        }
+        if isNotice {
             return ChatDisplayLine(.notice, channel: channel, nick: sender.isEmpty ? nil : sender, text)
         }
-        if text.hasPrefix("\u{1}ACTION ") {
-            text = String(text.dropFirst(8))
-            if text.hasSuffix("\u{1}") { text.removeLast() }
-            return ChatDisplayLine(.action, channel: channel, nick: sender, text)
-        }
-        return ChatDisplayLine(.message, channel: channel, nick: sender, text)
+        return ChatDisplayLine(channel == nil ? .privateMessage : .message, channel: channel, nick: sender, text)
+    }
+
+    /// The command and argument of a CTCP message (`\u{1}VERSION\u{1}`), or `nil` for plain
+    /// text. The closing `\u{1}` is optional, as some clients leave it out.
+    static func ctcp(_ text: String) -> (command: String, argument: String)? {
+        guard text.hasPrefix("\u{1}") else { return nil }
+        var body = text.dropFirst()
+        if body.hasSuffix("\u{1}") { body = body.dropLast() }
+        guard !body.isEmpty else { return nil }
+        let command = body.prefix { $0 != " " }
+        return (command.uppercased(), String(body.dropFirst(command.count).drop { $0 == " " }))
     }
 }
 

@@ -2,8 +2,10 @@
 public struct ChatDisplayLine: Sendable, Hashable {
     /// What kind of line this is; it picks the layout and the colour.
     public enum Kind: Sendable, Hashable {
-        /// A message from `nick`, to a channel or to us.
+        /// A message from `nick` to a channel.
         case message
+        /// A message from `nick` to us alone.
+        case privateMessage
         /// A `/me` action by `nick`.
         case action
         /// A notice from `nick` or the server.

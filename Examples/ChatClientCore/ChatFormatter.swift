@@ -28,6 +28,8 @@ public struct ChatFormatter: Sendable {
         switch line.kind {
         case .message:
             out += channelPrefix + paint("<\(nick)>", nickColor(nick)) + " " + line.text
+        case .privateMessage:
+            out += paint("*\(nick)*", nickColor(nick)) + " " + line.text
         case .own:
             out += channelPrefix + paint("<\(nick)>", .bold) + " " + line.text
         case .action:

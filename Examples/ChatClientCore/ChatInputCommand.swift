@@ -38,8 +38,9 @@ public enum ChatInputCommand: Sendable, Hashable {
         "anything else             a message to the current channel",
     ]
 
-    /// Parses one typed line. `currentChannel` is where plain text and `/me` go.
-    public init(parsing line: String, currentChannel: String?) {
+    /// Parses one typed line. `currentChannel` is where plain text and `/me` go;
+    /// `channelTypes` are the first characters of the server's channel names (its `CHANTYPES`).
+    public init(parsing line: String, currentChannel: String?, channelTypes: String = IRCName.defaultChannelTypes) {
         let trimmed = line.trimmingSpaces
         guard !trimmed.isEmpty else {
             self = .none
@@ -59,14 +60,14 @@ public enum ChatInputCommand: Sendable, Hashable {
                 return
             }
             let (channels, key) = rest.splitOnce()
-            let names = IRCName.items(of: channels).map { $0.hasPrefix("#") ? $0 : "#" + $0 }
+            let names = IRCName.items(of: channels).map { IRCName.channelName($0, types: channelTypes) }
             var parameters = [names.joined(separator: ",")]
             if !key.isEmpty { parameters.append(key) }
             self = .send([IRCMessage(command: "JOIN", parameters: parameters)])
         case "part", "leave":
             var (first, reason) = rest.splitOnce()
             var channel = first
-            if !first.hasPrefix("#") {
+            if !IRCName.isChannel(first, types: channelTypes) {
                 channel = currentChannel ?? ""
                 reason = rest
             }
@@ -127,6 +128,16 @@ public enum ChatInputCommand: Sendable, Hashable {
         default:
             self = .error("unknown command /\(command); /help lists them")
         }
+    }
+
+    /// Whether the typed `line` makes sense before the server has welcomed us, so it need not
+    /// wait for registration: `/nick` (the way out when every nickname tried is taken),
+    /// `/quote`, `/quit`, `/help` and `/servers`.
+    public static func worksBeforeRegistration(_ line: String) -> Bool {
+        let trimmed = line.trimmingSpaces
+        guard trimmed.hasPrefix("/"), !trimmed.hasPrefix("//") else { return false }
+        let command = trimmed.dropFirst().splitOnce().0.lowercased()
+        return ["nick", "quote", "raw", "quit", "exit", "q", "help", "?", "servers"].contains(command)
     }
 
     private static func message(_ text: String, to channel: String?) -> ChatInputCommand {

@@ -16,9 +16,22 @@ public enum IRCName {
         return !bytes.contains { [0x00, 0x07, 0x0D, 0x0A, 0x20, 0x2C, 0x3A].contains($0) }
     }
 
-    /// Whether `target` names a channel rather than a nickname (it starts with `#`).
-    public static func isChannel(_ target: String) -> Bool {
-        target.utf8.first == UInt8(ascii: "#")
+    /// Whether `target` names a channel rather than a nickname: it starts with one of
+    /// `types`, the server's `CHANTYPES` (this protocol's only type is `#`).
+    public static func isChannel(_ target: String, types: String = "#") -> Bool {
+        guard let first = target.unicodeScalars.first else { return false }
+        return types.unicodeScalars.contains(first)
+    }
+
+    /// The channel types a client assumes until the server's `005` names its own: `#` and `&`,
+    /// as the modern IRC client protocol advises for a server that does not advertise
+    /// `CHANTYPES`.
+    public static let defaultChannelTypes = "#&"
+
+    /// `name` as a channel name: unchanged when it starts with one of `types`, else with `#`
+    /// in front (`chat` becomes `#chat`).
+    public static func channelName(_ name: String, types: String = defaultChannelTypes) -> String {
+        isChannel(name, types: types) ? name : "#" + name
     }
 
     /// The user name the server uses for `USER <user> …`: ASCII letters, digits, `-`, `_` and

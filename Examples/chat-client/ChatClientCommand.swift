@@ -89,7 +89,7 @@ struct ChatClientCommand: AsyncParsableCommand {
 
     private func makeOptions(ui: any ChatUserInterface) async throws -> ChatClientOptions? {
         let nickname = nick ?? Self.defaultNick()
-        let channels = channel.map { $0.hasPrefix("#") ? $0 : "#" + $0 }
+        let channels = channel.map { IRCName.channelName($0) }
         guard let host else {
             return try await discover(ui: ui, nick: nickname, channels: channels)
         }

@@ -60,6 +60,90 @@ import Testing
         #expect(state.autojoin == ["#Chat"], "a reconnection rejoins the channels it was in")
     }
 
+    @Test func aKickRemovesTheChannelAndModeChangesShow() throws {
+        var state = ChatClientState(nick: "alice")
+        func handle(_ line: String) throws -> [ChatClientState.Effect] { state.handle(try IRCMessage(parsing: line)) }
+        _ = try handle(":srv 001 alice :Welcome")
+        _ = try handle(":alice!a@h JOIN #one")
+        _ = try handle(":alice!a@h JOIN #two")
+        #expect(try handle(":op!o@h KICK #two bob :spam") == [
+            .show(ChatDisplayLine(.presence, channel: "#two", nick: "op", "op kicked bob from #two (spam)"))
+        ])
+        #expect(state.channels == ["#one", "#two"], "someone else's kick leaves us in")
+        #expect(try handle(":op!o@h KICK #TWO ALICE :out you go") == [
+            .show(ChatDisplayLine(.presence, channel: "#TWO", nick: "op", "op kicked you from #TWO (out you go)"))
+        ])
+        #expect(state.channels == ["#one"])
+        #expect(state.currentChannel == "#one", "plain text no longer goes to the channel we were kicked from")
+        #expect(try handle(":op!o@h MODE #one +o bob") == [
+            .show(ChatDisplayLine(.presence, channel: "#one", nick: "op", "op set mode +o bob on #one"))
+        ])
+        #expect(try handle(":alice MODE alice :+i") == [.show(ChatDisplayLine(.info, "your user mode: +i"))])
+    }
+
+    @Test func privateMessagesAndCTCPAreToldApart() throws {
+        var state = ChatClientState(nick: "alice")
+        func handle(_ line: String) throws -> [ChatClientState.Effect] { state.handle(try IRCMessage(parsing: line)) }
+        #expect(try handle(":bob!b@h PRIVMSG #chat :hello") == [.show(ChatDisplayLine(.message, channel: "#chat", nick: "bob", "hello"))])
+        #expect(try handle(":bob!b@h PRIVMSG alice :psst") == [.show(ChatDisplayLine(.privateMessage, nick: "bob", "psst"))])
+        #expect(try handle(":bob!b@h PRIVMSG alice :\u{1}VERSION\u{1}") == [
+            .show(ChatDisplayLine(.info, "bob sent a CTCP VERSION request (not answered)"))
+        ])
+        #expect(try handle(":bob!b@h NOTICE alice :\u{1}VERSION irssi 1.4\u{1}") == [
+            .show(ChatDisplayLine(.info, "CTCP VERSION reply from bob: irssi 1.4"))
+        ])
+        #expect(try handle(":bob!b@h PRIVMSG alice :\u{1}ACTION waves") == [
+            .show(ChatDisplayLine(.action, nick: "bob", "waves (to you)"))
+        ], "the closing \\x01 is optional")
+        let rendered = ChatFormatter(colors: false, timestamps: false).render(ChatDisplayLine(.privateMessage, nick: "bob", "psst"))
+        #expect(rendered == "*bob* psst")
+    }
+
+    @Test func theServersChannelTypesAreUsed() throws {
+        var state = ChatClientState(nick: "alice")
+        func handle(_ line: String) throws -> [ChatClientState.Effect] { state.handle(try IRCMessage(parsing: line)) }
+        func parse(_ line: String) -> ChatInputCommand {
+            ChatInputCommand(parsing: line, currentChannel: state.currentChannel, channelTypes: state.channelTypes)
+        }
+        #expect(parse("/join &local") == .send([IRCMessage(command: "JOIN", parameters: ["&local"])]), "# and & until 005 says")
+        _ = try handle(":srv 005 alice CHANTYPES=#&!+ :are supported")
+        #expect(parse("/join !net,+modeless,plain") == .send([IRCMessage(command: "JOIN", parameters: ["!net,+modeless,#plain"])]))
+        #expect(parse("/part &local bye") == .send([IRCMessage(command: "PART", parameters: ["&local", "bye"])]))
+        #expect(try handle(":bob!b@h PRIVMSG &local :hi") == [.show(ChatDisplayLine(.message, channel: "&local", nick: "bob", "hi"))])
+        _ = try handle(":srv 005 alice CHANTYPES=# :are supported")
+        #expect(parse("/join &local") == .send([IRCMessage(command: "JOIN", parameters: ["#&local"])]))
+        #expect(IRCName.channelName("chat") == "#chat")
+        #expect(IRCName.channelName("&chat") == "&chat")
+    }
+
+    @Test func nicknameRetriesFitTheServersLimit() throws {
+        var state = ChatClientState(nick: "abcdefghijklmno")
+        func handle(_ line: String) throws -> [ChatClientState.Effect] { state.handle(try IRCMessage(parsing: line)) }
+        // ircd-hybrid with NICKLEN=15 cuts the retry `abcdefghijklmno_` and refuses the cut name,
+        // as it saw it: the retries after that fit 15 characters.
+        _ = try handle(":srv 433 * abcdefghijklmno :Nickname is already in use.")
+        #expect(state.nick == "abcdefghijklmno_")
+        _ = try handle(":srv 433 * abcdefghijklmno :Nickname is already in use.")
+        #expect(state.nicknameLimit == 15)
+        #expect(state.nick == "abcdefghijklm__")
+        _ = try handle(":srv 433 * abcdefghijklm__ :Nickname is already in use.")
+        #expect(state.nick == "abcdefghijkl___")
+
+        var cut = ChatClientState(nick: "averyveryverylongnickname")
+        _ = cut.handle(try IRCMessage(parsing: ":srv 433 * averyveryverylon :Nickname is already in use."))
+        #expect(cut.nicknameLimit == 16, "the server named the nickname it cut")
+        #expect(cut.nick == "averyveryverylo_")
+        _ = cut.handle(try IRCMessage(parsing: ":srv 005 x NICKLEN=9 :are supported"))
+        #expect(cut.nicknameLimit == 9)
+
+        #expect(ChatInputCommand.worksBeforeRegistration("/nick other"))
+        #expect(ChatInputCommand.worksBeforeRegistration(" /QUOTE PASS x"))
+        #expect(!ChatInputCommand.worksBeforeRegistration("/join #chat"))
+        #expect(!ChatInputCommand.worksBeforeRegistration("//nick is plain text"))
+        state.nicknameRequested("other")
+        #expect(state.nick == "other")
+    }
+
     @Test func theLineEditorEditsAndSubmits() {
         var editor = ChatLineEditor()
         #expect(editor.feed(Array("helo".utf8)) == [.edited, .edited, .edited, .edited])

@@ -1,0 +1,116 @@
+import ChatProtocol
+import Foundation
+import NIOConcurrencyHelpers
+import StreamTaskKit
+import StreamTaskTestSupport
+import Testing
+
+@testable import ChatClientCore
+
+/// The chat client, in this process, against a scripted server on loopback: what it does when
+/// a server behaves as some real ones do and ours does not.
+@Suite(.timeLimit(.minutes(1)))
+struct ChatClientSessionTests {
+    /// ircd 2.11 says nothing at all to `CAP LS` before `NICK` and `USER`: with STARTTLS asked
+    /// for, the client gives up after its timeout, says why, and never registers in plaintext.
+    @Test func aServerSilentOnCAPEndsASTARTTLSAttemptWithAReason() async throws {
+        try await ScriptedIRCServer.with(replies: { _ in [] }) { server in
+            var options = ChatClientOptions(target: .host("127.0.0.1", port: server.port), security: .startTLS, nick: "alice", proxy: .direct)
+            options.reconnects = false
+            options.capabilityTimeout = .milliseconds(500)
+            let ui = RecordingUserInterface()
+            let status = await ChatClient(options: options, ui: ui).run()
+            #expect(status == 1)
+            #expect(ui.lines.contains { $0.contains("did not answer CAP LS") }, "\(ui.lines)")
+            #expect(server.received == ["CAP LS 302"], "nothing after CAP LS, above all no NICK or USER in plaintext")
+        }
+    }
+
+    /// When every nickname the client tries is taken, `/nick` typed before registration is sent
+    /// at once (it used to wait for a registration that could not happen).
+    @Test func nickTypedBeforeRegistrationIsSent() async throws {
+        try await ScriptedIRCServer.with(replies: { line in
+            guard line.hasPrefix("NICK ") else { return [] }
+            let nick = String(line.dropFirst(5))
+            return nick == "freeone" ? [":srv 001 freeone :Welcome"] : [":srv 433 * \(nick) :Nickname is already in use"]
+        }) { server in
+            var options = ChatClientOptions(target: .host("127.0.0.1", port: server.port), security: .none, nick: "taken", proxy: .direct)
+            options.reconnects = false
+            let ui = RecordingUserInterface()
+            let client = ChatClient(options: options, ui: ui)
+            let run = Task { await client.run() }
+            #expect(await eventually { ui.lines.contains { $0.contains("no free nickname") } }, "\(ui.lines)")
+            ui.type("/nick freeone")
+            #expect(await eventually { ui.lines.contains { $0.contains("registered as freeone") } }, "\(ui.lines)")
+            ui.type("/quit")
+            ui.end()
+            _ = await run.value
+            #expect(server.received.filter { $0.hasPrefix("NICK ") }.last == "NICK freeone")
+        }
+    }
+}
+
+/// Collects what the client shows; lines are typed with ``type(_:)``.
+final class RecordingUserInterface: ChatUserInterface {
+    let inputs: AsyncStream<ChatUserInput>
+    private let continuation: AsyncStream<ChatUserInput>.Continuation
+    private let shown = NIOLockedValueBox<[String]>([])
+    var isTerminal: Bool { false }
+
+    init() {
+        (inputs, continuation) = AsyncStream.makeStream(of: ChatUserInput.self)
+    }
+
+    /// Every line shown so far.
+    var lines: [String] { shown.withLockedValue { $0 } }
+
+    func type(_ line: String) { continuation.yield(.line(line)) }
+    func end() { continuation.yield(.end) }
+    func show(_ line: String) { shown.withLockedValue { $0.append(line) } }
+    func setPrompt(_ prompt: String) {}
+    func restore() {}
+}
+
+/// One IRC connection on loopback answered line by line by a script.
+final class ScriptedIRCServer: Sendable {
+    let listener = StreamListener(host: "127.0.0.1", port: 0, session: StreamSession(configuration: .init(proxy: .direct)))
+    private let lines = NIOLockedValueBox<[String]>([])
+    var port: Int { listener.port ?? 0 }
+    /// The lines received so far, without their line ends.
+    var received: [String] { lines.withLockedValue { $0 } }
+
+    /// Runs `body` with a server that answers each line with the lines `replies` returns.
+    static func with(replies: @escaping @Sendable (String) -> [String], _ body: (ScriptedIRCServer) async throws -> Void) async throws {
+        let server = ScriptedIRCServer()
+        try await server.listener.start()
+        let serving = Task { await server.serve(replies) }
+        do {
+            try await body(server)
+        } catch {
+            serving.cancel()
+            await server.listener.shutdown()
+            throw error
+        }
+        serving.cancel()
+        await server.listener.shutdown()
+    }
+
+    private func serve(_ replies: @Sendable (String) -> [String]) async {
+        for await task in listener.connections {
+            var framer = IRCLineFramer(maxLineLength: 8192)
+            while let (data, atEOF) = try? await task.readData(ofMinLength: 1, maxLength: 4096, timeout: 0) {
+                if let data { framer.append(data) }
+                while let event = framer.next() {
+                    guard case .line(let bytes) = event else { continue }
+                    let line = String(decoding: bytes, as: UTF8.self)
+                    lines.withLockedValue { $0.append(line) }
+                    for reply in replies(line) {
+                        _ = try? await task.write(Data((reply + "\r\n").utf8), timeout: 5)
+                    }
+                }
+                if atEOF { break }
+            }
+            task.cancel()
+        }
+    }
+}
