@@ -111,8 +111,10 @@ public actor ChatClient {
         }
 
         awaitingCapabilities = options.security == .startTLS
-        try await send(IRCMessage(command: "CAP", parameters: ["LS", "302"]))
-        if options.security != .startTLS { try await sendRegistration() }
+        try await unlessClosedByServer {
+            try await send(IRCMessage(command: "CAP", parameters: ["LS", "302"]))
+            if options.security != .startTLS { try await sendRegistration() }
+        }
 
         let capabilityDeadline = ContinuousClock.now + options.capabilityTimeout
         while true {
@@ -122,13 +124,25 @@ public actor ChatClient {
                 framer.append(data)
                 while let event = framer.next() {
                     guard case .line(let bytes) = event, let message = try? IRCMessage(parsing: bytes, maxLength: 8190) else { continue }
-                    try await apply(state.handle(message))
+                    try await unlessClosedByServer { try await apply(state.handle(message)) }
                 }
             }
             if atEOF {
                 if !quitting && !movingToBetterRoute { show(.error, "the server closed the connection") }
                 return
             }
+        }
+    }
+
+    /// Runs `body`, but a write that failed because the server closed the connection is not
+    /// thrown: what the server sent before it closed (often an `ERROR` line saying why) is
+    /// still to be read, and the read loop shows it and then ends at the close. Any other
+    /// failure is thrown.
+    private func unlessClosedByServer(_ body: () async throws -> Void) async throws {
+        do {
+            try await body()
+        } catch let error as StreamTaskError where [.connectionClosed, .connectionReset].contains(error.code) {
+            return
         }
     }
 
@@ -337,12 +351,14 @@ public actor ChatClient {
         guard !quitting else { return }
         quitting = true
         guard let task else { return }
-        try? await send(IRCMessage(command: "QUIT", parameters: [reason ?? "Leaving"]))
-        // The server answers with ERROR and closes; the read loop then ends. Don't wait forever.
+        // The server answers with ERROR and closes; the read loop then ends. Don't wait forever,
+        // not even for the QUIT to go out: a connection still opening (a proxy that does not
+        // answer) holds it back.
         Task {
             try? await Task.sleep(for: .seconds(3))
             task.cancel()
         }
+        try? await send(IRCMessage(command: "QUIT", parameters: [reason ?? "Leaving"]))
     }
 
     private func listServers() async {

@@ -78,7 +78,7 @@ public struct ChatClientOptions: Sendable {
     /// `host:port` or the service name, for messages.
     var targetDescription: String {
         switch target {
-        case .host(let host, let port): host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
+        case .host(let host, let port): host.contains(":") && !host.hasPrefix("[") ? "[\(host)]:\(port)" : "\(host):\(port)"
         case .discovered(let server): "\"\(server.name)\""
         }
     }

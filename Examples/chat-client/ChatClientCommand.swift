@@ -38,7 +38,7 @@ struct ChatClientCommand: AsyncParsableCommand {
     @Flag(help: "Accept any server certificate (testing only).")
     var insecure = false
 
-    @Option(help: "Connect through this proxy (http://host:port or socks5://host:port); the environment's proxy variables apply otherwise.")
+    @Option(help: "Connect through this proxy: http://host:port, https://… (TLS to the proxy), socks5://… (names resolved here) or socks5h://… (names resolved by the proxy), with user:password@ before the host when it asks for them. The environment's proxy variables apply otherwise.")
     var proxy: String?
 
     @Option(help: "Your nickname (default: your user name).")

@@ -26,6 +26,22 @@ struct ChatClientSessionTests {
         }
     }
 
+    /// A server that says why and closes at once (a K-line, a throttle): the client shows the
+    /// reason, though its own first lines could not be written to the closed connection. Many
+    /// times, since whether a write fails first depends on timing.
+    @Test func theReasonAServerGivesAsItClosesIsShown() async throws {
+        for attempt in 1...10 {
+            try await ScriptedIRCServer.with(greeting: ["ERROR :Closing Link: 127.0.0.1 (throttled)"], closeAfterGreeting: true, replies: { _ in [] }) { server in
+                var options = ChatClientOptions(target: .host("127.0.0.1", port: server.port), security: .none, nick: "alice", proxy: .direct)
+                options.reconnects = false
+                let ui = RecordingUserInterface()
+                let status = await ChatClient(options: options, ui: ui).run()
+                #expect(status == 1)
+                #expect(ui.lines.contains { $0.contains("server closing the link: Closing Link: 127.0.0.1 (throttled)") }, "attempt \(attempt): \(ui.lines)")
+            }
+        }
+    }
+
     /// When every nickname the client tries is taken, `/nick` typed before registration is sent
     /// at once (it used to wait for a registration that could not happen).
     @Test func nickTypedBeforeRegistrationIsSent() async throws {
@@ -79,11 +95,17 @@ final class ScriptedIRCServer: Sendable {
     /// The lines received so far, without their line ends.
     var received: [String] { lines.withLockedValue { $0 } }
 
-    /// Runs `body` with a server that answers each line with the lines `replies` returns.
-    static func with(replies: @escaping @Sendable (String) -> [String], _ body: (ScriptedIRCServer) async throws -> Void) async throws {
+    /// Runs `body` with a server that sends `greeting` as a client connects (and then closes,
+    /// with `closeAfterGreeting`), and answers each line with the lines `replies` returns.
+    static func with(
+        greeting: [String] = [],
+        closeAfterGreeting: Bool = false,
+        replies: @escaping @Sendable (String) -> [String],
+        _ body: (ScriptedIRCServer) async throws -> Void
+    ) async throws {
         let server = ScriptedIRCServer()
         try await server.listener.start()
-        let serving = Task { await server.serve(replies) }
+        let serving = Task { await server.serve(greeting: greeting, thenClose: closeAfterGreeting, replies) }
         do {
             try await body(server)
         } catch {
@@ -95,8 +117,15 @@ final class ScriptedIRCServer: Sendable {
         await server.listener.shutdown()
     }
 
-    private func serve(_ replies: @Sendable (String) -> [String]) async {
+    private func serve(greeting: [String], thenClose: Bool, _ replies: @Sendable (String) -> [String]) async {
         for await task in listener.connections {
+            for line in greeting {
+                _ = try? await task.write(Data((line + "\r\n").utf8), timeout: 5)
+            }
+            if thenClose {
+                task.cancel()
+                continue
+            }
             var framer = IRCLineFramer(maxLineLength: 8192)
             while let (data, atEOF) = try? await task.readData(ofMinLength: 1, maxLength: 4096, timeout: 0) {
                 if let data { framer.append(data) }
