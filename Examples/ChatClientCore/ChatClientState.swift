@@ -207,6 +207,21 @@ public struct ChatClientState: Sendable {
         case "352":
             guard parameters.count >= 8 else { return [] }
             return [.show(ChatDisplayLine(.info, channel: parameters[1], "\(parameters[5]) (\(parameters[2])@\(parameters[3])) in \(parameters[1])"))]
+        case "311", "314":
+            // RPL_WHOISUSER (and WHOWAS's 314): <client> <nick> <user> <host> * :<realname>
+            guard parameters.count >= 6 else { return [] }
+            return [.show(ChatDisplayLine(.info, "\(parameters[1]) is \(parameters[2])@\(parameters[3]) (\(last))"))]
+        case "312":
+            guard parameters.count >= 4 else { return [] }
+            return [.show(ChatDisplayLine(.info, "\(parameters[1]) is on \(parameters[2]) (\(last))"))]
+        case "319":
+            guard parameters.count >= 3 else { return [] }
+            return [.show(ChatDisplayLine(.info, "\(parameters[1]) is in \(last)"))]
+        case "301":
+            guard parameters.count >= 3 else { return [] }
+            return [.show(ChatDisplayLine(.info, "\(parameters[1]) is away: \(last)"))]
+        case "318":
+            return []
         case "ERROR":
             return [.closing(last)]
         case "421" where !isRegistered && parameters.count > 1 && parameters[1].uppercased() == "CAP",

@@ -32,6 +32,8 @@ public enum ChatInputCommand: Sendable, Hashable {
         "/names [#channel]         who is in the current or the given channel",
         "/list                     the channels on the server",
         "/topic [text]             show or set the current channel's topic",
+        "/whois <nick>             who someone is, and where",
+        "/away [message]           mark yourself away (no message: back again)",
         "/servers                  the chat servers found on the LAN",
         "/quote <raw line>         send a raw IRC line",
         "/quit [reason]            leave and exit",
@@ -113,6 +115,16 @@ public enum ChatInputCommand: Sendable, Hashable {
                 return
             }
             self = .send([IRCMessage(command: "WHO", parameters: [mask])])
+        case "whois", "wi":
+            guard !rest.isEmpty, !rest.contains(" ") else {
+                self = .error("usage: /whois <nick>")
+                return
+            }
+            self = .send([IRCMessage(command: "WHOIS", parameters: [rest])])
+        case "away":
+            self = .send([IRCMessage(command: "AWAY", parameters: rest.isEmpty ? [] : [rest])])
+        case "back":
+            self = .send([IRCMessage(command: "AWAY")])
         case "quote", "raw":
             guard let message = try? IRCMessage(parsing: rest) else {
                 self = .error("/quote: not a valid IRC line: \(rest)")

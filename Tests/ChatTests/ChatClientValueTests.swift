@@ -21,6 +21,9 @@ import Testing
         #expect(parse("/list") == .send([IRCMessage(command: "LIST")]))
         #expect(parse("/quit see you") == .quit("see you"))
         #expect(parse("/servers") == .listServers)
+        #expect(parse("/whois bob") == .send([IRCMessage(command: "WHOIS", parameters: ["bob"])]))
+        #expect(parse("/away gone fishing") == .send([IRCMessage(command: "AWAY", parameters: ["gone fishing"])]))
+        #expect(parse("/away") == .send([IRCMessage(command: "AWAY")]))
         #expect(parse("   ") == .none)
         if case .error = parse("hello", in: nil) {} else { Issue.record("plain text without a channel must be an error") }
         if case .error = parse("/frobnicate") {} else { Issue.record("an unknown command must be an error") }
@@ -95,6 +98,10 @@ import Testing
         #expect(try handle(":bob!b@h PRIVMSG alice :\u{1}ACTION waves") == [
             .show(ChatDisplayLine(.action, nick: "bob", "waves (to you)"))
         ], "the closing \\x01 is optional")
+        #expect(try handle(":srv 311 alice bob b host.example * :Bob Smith") == [.show(ChatDisplayLine(.info, "bob is b@host.example (Bob Smith)"))])
+        #expect(try handle(":srv 319 alice bob :#a #b") == [.show(ChatDisplayLine(.info, "bob is in #a #b"))])
+        #expect(try handle(":srv 301 alice bob :gone fishing") == [.show(ChatDisplayLine(.info, "bob is away: gone fishing"))])
+        #expect(try handle(":srv 318 alice bob :End of /WHOIS list").isEmpty)
         let rendered = ChatFormatter(colors: false, timestamps: false).render(ChatDisplayLine(.privateMessage, nick: "bob", "psst"))
         #expect(rendered == "*bob* psst")
     }
