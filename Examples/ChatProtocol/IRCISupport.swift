@@ -4,6 +4,7 @@ public enum IRCISupport {
     /// backslashes escaped as ISUPPORT requires.
     public static func tokens(network: String) -> [String] {
         [
+            "AWAYLEN=\(IRCLimits.awayLength)",
             "CASEMAPPING=\(IRCCaseMapping.ascii.rawValue)",
             "CHANLIMIT=#:\(IRCLimits.channelsPerClient)",
             "CHANMODES=,,,n",

@@ -17,6 +17,8 @@ public enum IRCLimits {
     public static let userNameLength = 18
     /// Bytes in a topic (`TOPICLEN`).
     public static let topicLength = 390
+    /// Bytes in an away message (`AWAYLEN`).
+    public static let awayLength = 200
     /// Channels one client may be a member of (`CHANLIMIT`).
     public static let channelsPerClient = 20
     /// Targets in one `PRIVMSG` or `NOTICE` (`TARGMAX`).

@@ -35,6 +35,12 @@ public struct IRCNumeric: Sendable, Hashable, CustomStringConvertible {
     public static let isupport = IRCNumeric("005", "RPL_ISUPPORT", "are supported by this server")
     /// `221` `RPL_UMODEIS`.
     public static let userModeIs = IRCNumeric("221", "RPL_UMODEIS")
+    /// `301` `RPL_AWAY`.
+    public static let away = IRCNumeric("301", "RPL_AWAY")
+    /// `305` `RPL_UNAWAY`.
+    public static let unaway = IRCNumeric("305", "RPL_UNAWAY", "You are no longer marked as being away")
+    /// `306` `RPL_NOWAWAY`.
+    public static let nowAway = IRCNumeric("306", "RPL_NOWAWAY", "You have been marked as being away")
     /// `315` `RPL_ENDOFWHO`.
     public static let endOfWho = IRCNumeric("315", "RPL_ENDOFWHO", "End of WHO list")
     /// `321` `RPL_LISTSTART`.
@@ -124,6 +130,9 @@ public struct IRCNumeric: Sendable, Hashable, CustomStringConvertible {
         myInfo,
         isupport,
         userModeIs,
+        away,
+        unaway,
+        nowAway,
         endOfWho,
         listStart,
         list,

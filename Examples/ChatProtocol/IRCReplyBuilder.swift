@@ -66,9 +66,11 @@ public struct IRCReplyBuilder: Sendable, Hashable {
         reply(.startTLSFailed, "STARTTLS failed (\(reason))")
     }
 
-    /// `352` for one member: hop count 0, always here (`H`).
-    public func whoReply(channel: String, user: String, host: String, nickname: String, realName: String) -> IRCMessage {
-        reply(.whoReply, channel, user, host, server, nickname, "H", "0 \(realName)").fitted()
+    /// `352` for one member: hop count 0, and `H` (here) or `G` (gone: away) as its flags.
+    public func whoReply(
+        channel: String, user: String, host: String, nickname: String, realName: String, isAway: Bool = false
+    ) -> IRCMessage {
+        reply(.whoReply, channel, user, host, server, nickname, isAway ? "G" : "H", "0 \(realName)").fitted()
     }
 
     /// `322` for one channel.

@@ -22,6 +22,8 @@ public struct ChatServerClient: Sendable, Hashable {
     public var isSecure: Bool
     /// The `+i` user mode.
     public var isInvisible = false
+    /// The away message set with `AWAY`, or `nil` while the client is here.
+    public var awayMessage: String?
     /// The folded names of the channels the client is a member of, in the order joined.
     public var channels: [String] = []
 

@@ -1,6 +1,7 @@
 import ChatProtocol
 
-/// `PRIVMSG` and `NOTICE` to channels and nicknames (Protocol.md, section 8).
+/// `PRIVMSG` and `NOTICE` to channels and nicknames (Protocol.md, section 8). A `PRIVMSG` to
+/// a nickname that is away is answered with `301` and the away message.
 extension ChatServerState {
     mutating func privateMessage(_ context: inout CommandContext) {
         let command = context.message.command
@@ -33,6 +34,9 @@ extension ChatServerState {
                 context.broadcast(channel.members.filter { $0 != context.id }, relayed)
             } else if let recipient = self.client(named: target), recipient.isRegistered {
                 context.actions.append(.send(recipient.id, relayed))
+                if !isNotice, let awayMessage = recipient.awayMessage {
+                    context.send(context.replies.away(nickname: recipient.nickname ?? target, text: awayMessage))
+                }
             } else if !isNotice {
                 context.send(context.replies.reply(.noSuchNick, target))
             }

@@ -31,7 +31,7 @@ extension ChatServerState {
         for (channel, member) in members {
             context.send(context.replies.whoReply(
                 channel: channel, user: member.userName ?? "*", host: member.host,
-                nickname: member.nickname ?? "*", realName: member.realName))
+                nickname: member.nickname ?? "*", realName: member.realName, isAway: member.awayMessage != nil))
         }
         context.send(context.replies.reply(.endOfWho, mask))
     }

@@ -100,6 +100,7 @@ public struct ChatServerState: Sendable {
         case "MOTD": context.send(motd(context.replies))
         case "WHO": who(&context)
         case "MODE": mode(&context)
+        case "AWAY": away(&context)
         default: context.send(context.replies.reply(.unknownCommand, command))
         }
         return context.actions

@@ -7,8 +7,8 @@ import Testing
 @Suite struct ChatServerStateTests {
     private var state = ChatServerState(identity: ChatServerFixture.identity(tls: true), maximumClients: 3)
 
-    private mutating func say(_ line: String, from id: ChatClientID) throws -> [ChatServerAction] {
-        try state.receive(IRCMessage(parsing: line), from: id, now: 1_000)
+    private mutating func say(_ line: String, from id: ChatClientID, now: Int = 1_000) throws -> [ChatServerAction] {
+        try state.receive(IRCMessage(parsing: line), from: id, now: now)
     }
 
     /// The lines that went to `id`, serialized.
@@ -123,6 +123,49 @@ import Testing
         #expect(sent(try say("WHO alice", from: 1), to: 1).first == ":chat.test 352 alice * alice 127.0.0.1 chat.test alice H :0 alice")
         #expect(sent(try say("LIST", from: 1), to: 1).count == 3)
         #expect(sent(try say("FROB", from: 1), to: 1) == [":chat.test 421 alice FROB :Unknown command"])
+    }
+
+    @Test mutating func awaySetsTheAwayMessageCutToAwayLenAndClearsIt() throws {
+        try register(1, "alice")
+        #expect(sent(try say("AWAY :at the tea shop", from: 1), to: 1) == [":chat.test 306 alice :You have been marked as being away"])
+        #expect(state.clients[1]?.awayMessage == "at the tea shop")
+        // 301 bytes: cut to the 200 of AWAYLEN, at a character boundary (199).
+        _ = try say("AWAY :x" + String(repeating: "é", count: 150), from: 1)
+        #expect(state.clients[1]?.awayMessage == "x" + String(repeating: "é", count: 99))
+        #expect(sent(try say("AWAY", from: 1), to: 1) == [":chat.test 305 alice :You are no longer marked as being away"])
+        #expect(state.clients[1]?.awayMessage == nil)
+        _ = try say("AWAY :back soon", from: 1)
+        #expect(sent(try say("AWAY :", from: 1), to: 1) == [":chat.test 305 alice :You are no longer marked as being away"])
+        #expect(state.clients[1]?.awayMessage == nil, "an empty text marks the client back too")
+    }
+
+    @Test mutating func aPrivmsgToAnAwayNickIsAnsweredWith301ButANoticeOrAChannelMessageIsNot() throws {
+        try register(1, "alice")
+        try register(2, "bob")
+        _ = try say("JOIN #c", from: 1)
+        _ = try say("JOIN #c", from: 2)
+        #expect(sent(try say("PRIVMSG bob :tea?", from: 1), to: 1).isEmpty, "bob is not away yet")
+        _ = try say("AWAY :at the tea shop", from: 2)
+        let privmsg = try say("PRIVMSG BOB :tea?", from: 1)
+        #expect(sent(privmsg, to: 2) == [":alice!alice@127.0.0.1 PRIVMSG BOB tea?"], "still delivered")
+        #expect(sent(privmsg, to: 1) == [":chat.test 301 alice bob :at the tea shop"])
+        #expect(sent(try say("NOTICE bob :tea?", from: 1), to: 1).isEmpty)
+        #expect(sent(try say("PRIVMSG #c :tea?", from: 1), to: 1).isEmpty)
+    }
+
+    @Test mutating func whoFlagsAnAwayClientGoneAndAClientBackHere() throws {
+        try register(1, "alice")
+        try register(2, "bob")
+        _ = try say("JOIN #c", from: 1)
+        _ = try say("JOIN #c", from: 2)
+        _ = try say("AWAY :out", from: 2)
+        #expect(sent(try say("WHO #c", from: 1), to: 1) == [
+            ":chat.test 352 alice #c alice 127.0.0.1 chat.test alice H :0 alice",
+            ":chat.test 352 alice #c bob 127.0.0.1 chat.test bob G :0 bob",
+            ":chat.test 315 alice #c :End of WHO list",
+        ])
+        _ = try say("AWAY", from: 2)
+        #expect(sent(try say("WHO bob", from: 1), to: 1).first == ":chat.test 352 alice * bob 127.0.0.1 chat.test bob H :0 bob")
     }
 
     /// Lists split at the comma byte: a comma followed by a combining mark (one Swift
