@@ -37,6 +37,10 @@ public struct IRCNumeric: Sendable, Hashable, CustomStringConvertible {
     public static let userModeIs = IRCNumeric("221", "RPL_UMODEIS")
     /// `301` `RPL_AWAY`.
     public static let away = IRCNumeric("301", "RPL_AWAY")
+    /// `302` `RPL_USERHOST`.
+    public static let userHost = IRCNumeric("302", "RPL_USERHOST")
+    /// `303` `RPL_ISON`.
+    public static let isOn = IRCNumeric("303", "RPL_ISON")
     /// `305` `RPL_UNAWAY`.
     public static let unaway = IRCNumeric("305", "RPL_UNAWAY", "You are no longer marked as being away")
     /// `306` `RPL_NOWAWAY`.
@@ -131,6 +135,8 @@ public struct IRCNumeric: Sendable, Hashable, CustomStringConvertible {
         isupport,
         userModeIs,
         away,
+        userHost,
+        isOn,
         unaway,
         nowAway,
         endOfWho,

@@ -1,7 +1,29 @@
-/// Replies about users: away messages, `USERHOST`, `ISON` and `WHOIS` (Protocol.md, section 8).
+/// Replies about users: away messages, `USERHOST` and `ISON` (Protocol.md, section 8).
 extension IRCReplyBuilder {
     /// `301`: `<nick>` is away, with its away message (cut to fit the line).
     public func away(nickname: String, text: String) -> IRCMessage {
         reply(.away, nickname, text).fitted()
+    }
+
+    /// One entry of a `302`: `<nick>=+<user>@<host>`, with `-` in place of `+` when away.
+    public static func userHostEntry(nickname: String, user: String, host: String, isAway: Bool) -> String {
+        "\(nickname)=\(isAway ? "-" : "+")\(user)@\(host)"
+    }
+
+    /// `302` with the `entries` (see ``userHostEntry(nickname:user:host:isAway:)``) that fit in
+    /// one line, in order; an empty list for none.
+    public func userHost(_ entries: [String]) -> IRCMessage {
+        oneLine(entries) { reply(.userHost, $0.joined(separator: " ")) }
+    }
+
+    /// `303` with the `nicknames` that fit in one line, in order; an empty list for none.
+    public func isOn(_ nicknames: [String]) -> IRCMessage {
+        oneLine(nicknames) { reply(.isOn, $0.joined(separator: " ")) }
+    }
+
+    /// The line `line` makes of as many of `items` as fit in 512 bytes (which clients that
+    /// expect one reply line per query need), or of none.
+    private func oneLine(_ items: [String], _ line: ([String]) -> IRCMessage) -> IRCMessage {
+        packed(items, into: line).first ?? line([])
     }
 }

@@ -80,17 +80,20 @@ public struct IRCReplyBuilder: Sendable, Hashable {
 
     /// `353` lines listing `nicknames`, as many per line as fit in 512 bytes.
     public func names(channel: String, nicknames: [String]) -> [IRCMessage] {
+        packed(nicknames) { reply(.namReply, "=", channel, $0.joined(separator: " ")) }
+    }
+
+    /// `items` spread over as few lines as they need: `line` makes a line of some items, and
+    /// each line gets as many, in order, as fit in 512 bytes (at least one).
+    func packed(_ items: [String], into line: ([String]) -> IRCMessage) -> [IRCMessage] {
         var lines: [IRCMessage] = []
         var current: [String] = []
-        func line(_ names: [String]) -> IRCMessage {
-            reply(.namReply, "=", channel, names.joined(separator: " "))
-        }
-        for nickname in nicknames {
-            if !current.isEmpty && line(current + [nickname]).messageLength > IRCLimits.messageLength {
+        for item in items {
+            if !current.isEmpty && line(current + [item]).messageLength > IRCLimits.messageLength {
                 lines.append(line(current))
                 current = []
             }
-            current.append(nickname)
+            current.append(item)
         }
         if !current.isEmpty { lines.append(line(current)) }
         return lines

@@ -1,6 +1,6 @@
 import ChatProtocol
 
-/// `AWAY` (Protocol.md, section 8).
+/// `AWAY`, `USERHOST` and `ISON` (Protocol.md, section 8).
 extension ChatServerState {
     /// With a non-empty text, marks the client away (`306`), the text cut to `AWAYLEN` bytes;
     /// without one, or with an empty one, marks it back (`305`).
@@ -12,5 +12,39 @@ extension ChatServerState {
         }
         clients[context.id]?.awayMessage = IRCLimits.truncated(text, toBytes: IRCLimits.awayLength)
         context.send(context.replies.reply(.nowAway))
+    }
+
+    /// `302` for the first five nicks, each that is here as `nick=+user@host` (`-` when away),
+    /// in one line; `461` without a nick.
+    func userHost(_ context: inout CommandContext) {
+        let nicknames = Self.nicknames(in: context.parameters)
+        guard !nicknames.isEmpty else {
+            context.send(context.replies.reply(.needMoreParameters, "USERHOST"))
+            return
+        }
+        let entries = nicknames.prefix(IRCLimits.nicknamesPerUserHost).compactMap(registeredClient(named:)).map {
+            IRCReplyBuilder.userHostEntry(
+                nickname: $0.nickname ?? "*", user: $0.userName ?? "*", host: $0.host, isAway: $0.awayMessage != nil)
+        }
+        context.send(context.replies.userHost(entries))
+    }
+
+    /// `303` with the nicks that are here, each once and as its owner writes it, in one line;
+    /// `461` without a nick.
+    func isOn(_ context: inout CommandContext) {
+        let nicknames = Self.nicknames(in: context.parameters)
+        guard !nicknames.isEmpty else {
+            context.send(context.replies.reply(.needMoreParameters, "ISON"))
+            return
+        }
+        var seen: Set<ChatClientID> = []
+        let present = nicknames.compactMap(registeredClient(named:)).filter { seen.insert($0.id).inserted }
+        context.send(context.replies.isOn(present.compactMap(\.nickname)))
+    }
+
+    /// The nicknames of a `USERHOST` or `ISON`, which clients send as separate parameters
+    /// (`ISON alice bob`) or as one with spaces (`ISON :alice bob`).
+    static func nicknames(in parameters: [String]) -> [String] {
+        parameters.flatMap { IRCName.items(of: $0, separatedBy: " ") }
     }
 }

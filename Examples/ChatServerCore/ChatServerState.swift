@@ -56,6 +56,12 @@ public struct ChatServerState: Sendable {
         nicknames[caseMapping.folded(nickname)].flatMap { clients[$0] }
     }
 
+    /// The client with `nickname` if it has registered: the only kind `USERHOST`, `ISON` and
+    /// `WHOIS` report (a connection still registering is not on the server yet).
+    func registeredClient(named nickname: String) -> ChatServerClient? {
+        client(named: nickname).flatMap { $0.isRegistered ? $0 : nil }
+    }
+
     /// The client is gone, or the server is dropping it for `reason` (`Ping timeout: 180
     /// seconds`, `SendQ exceeded`, …). The members of its channels see it quit; the client is
     /// sent the closing `ERROR` line. Does nothing for a client already gone.
@@ -101,6 +107,8 @@ public struct ChatServerState: Sendable {
         case "WHO": who(&context)
         case "MODE": mode(&context)
         case "AWAY": away(&context)
+        case "USERHOST": userHost(&context)
+        case "ISON": isOn(&context)
         default: context.send(context.replies.reply(.unknownCommand, command))
         }
         return context.actions

@@ -22,8 +22,8 @@ import Testing
         }
     }
 
-    private mutating func register(_ id: ChatClientID, _ nick: String) throws {
-        _ = state.connect(id, host: "127.0.0.1")
+    private mutating func register(_ id: ChatClientID, _ nick: String, host: String = "127.0.0.1") throws {
+        _ = state.connect(id, host: host)
         _ = try say("NICK \(nick)", from: id)
         _ = try say("USER \(nick) 0 * :\(nick)", from: id)
         #expect(state.isRegistered(id))
@@ -166,6 +166,53 @@ import Testing
         ])
         _ = try say("AWAY", from: 2)
         #expect(sent(try say("WHO bob", from: 1), to: 1).first == ":chat.test 352 alice * bob 127.0.0.1 chat.test bob H :0 bob")
+    }
+
+    @Test mutating func userhostGivesUserAndHostAndAnAwayFlagForTheFirstFiveNicks() throws {
+        try register(1, "alice")
+        try register(2, "bob")
+        _ = state.connect(3, host: "127.0.0.1")
+        _ = try say("NICK carol", from: 3)  // not registered yet: not on the server
+        _ = try say("AWAY :out", from: 2)
+        #expect(sent(try say("USERHOST ALICE bob carol dave", from: 1), to: 1) == [":chat.test 302 alice :alice=+alice@127.0.0.1 bob=-bob@127.0.0.1"])
+        #expect(sent(try say("USERHOST a b c d e alice", from: 1), to: 1) == [":chat.test 302 alice :"], "a sixth nick is ignored")
+        #expect(sent(try say("USERHOST", from: 1), to: 1) == [":chat.test 461 alice USERHOST :Not enough parameters"])
+    }
+
+    @Test mutating func isonListsThePresentNicksOnceAsTheirOwnersWriteThem() throws {
+        try register(1, "alice")
+        try register(2, "Bob")
+        _ = state.connect(3, host: "127.0.0.1")
+        _ = try say("NICK carol", from: 3)  // not registered yet: not on the server
+        #expect(sent(try say("ISON BOB dave carol ALICE bob", from: 1), to: 1) == [":chat.test 303 alice :Bob alice"])
+        #expect(sent(try say("ISON :bob  alice", from: 1), to: 1) == [":chat.test 303 alice :Bob alice"], "one parameter with spaces")
+        #expect(sent(try say("ISON dave", from: 1), to: 1) == [":chat.test 303 alice :"])
+        #expect(sent(try say("ISON", from: 1), to: 1) == [":chat.test 461 alice ISON :Not enough parameters"])
+        #expect(sent(try say("ISON :", from: 1), to: 1) == [":chat.test 461 alice ISON :Not enough parameters"])
+    }
+
+    /// Clients read one `303` or `302` per query, so the reply stays one line even when a
+    /// full-length request names more present nicks than the reply's longer prefix leaves room for.
+    @Test mutating func isonAndUserhostRepliesFitInOneLine() throws {
+        state = ChatServerState(identity: ChatServerFixture.identity(tls: true), maximumClients: 30)
+        try register(100, String(repeating: "q", count: 30))
+        let nicks = (0..<16).map { "n" + String(repeating: "x", count: 27) + ($0 < 10 ? "0\($0)" : "\($0)") }
+        for (index, nick) in nicks.enumerated() { try register(index + 1, nick) }
+        let ison = sent(try say("ISON :" + nicks.joined(separator: " "), from: 100), to: 100)
+        try #require(ison.count == 1)
+        let listed = ison[0].split(separator: ":").last?.split(separator: " ").map(String.init) ?? []
+        #expect(ison[0].utf8.count <= IRCLimits.messageLength, "\(ison[0])")
+        #expect(listed == Array(nicks.prefix(listed.count)))
+        #expect(ison[0].utf8.count + 31 > IRCLimits.messageLength, "one more nick would have fitted")
+
+        // Five of the longest entries: 30-byte nicks, 18-byte users, 45-byte IPv6 hosts.
+        let host = "0000:0000:0000:0000:0000:ffff:255.255.255.255"
+        let long = (0..<5).map { "u" + String(repeating: "y", count: 28) + "\($0)" }
+        for (index, nick) in long.enumerated() { try register(index + 21, nick, host: host) }
+        let userhost = sent(try say("USERHOST " + long.joined(separator: " "), from: 100), to: 100)
+        try #require(userhost.count == 1)
+        #expect(userhost[0].utf8.count <= IRCLimits.messageLength, "\(userhost[0])")
+        #expect(userhost[0].hasSuffix(" :" + long.prefix(4).map { "\($0)=+\($0.prefix(18))@\(host)" }.joined(separator: " ")))
     }
 
     /// Lists split at the comma byte: a comma followed by a combining mark (one Swift
