@@ -13,7 +13,7 @@ public enum IRCISupport {
             "NETWORK=\(escape(network))",
             "NICKLEN=\(IRCLimits.nicknameLength)",
             "PREFIX=",
-            "TARGMAX=PRIVMSG:\(IRCLimits.targetsPerMessage),NOTICE:\(IRCLimits.targetsPerMessage)",
+            "TARGMAX=PRIVMSG:\(IRCLimits.targetsPerMessage),NOTICE:\(IRCLimits.targetsPerMessage),WHOIS:\(IRCLimits.nicknamesPerWhois)",
             "TOPICLEN=\(IRCLimits.topicLength)",
             "USERLEN=\(IRCLimits.userNameLength)",
         ]

@@ -23,6 +23,8 @@ public enum IRCLimits {
     public static let channelsPerClient = 20
     /// Targets in one `PRIVMSG` or `NOTICE` (`TARGMAX`).
     public static let targetsPerMessage = 4
+    /// Nicknames one `WHOIS` answers for (`TARGMAX`); the rest are ignored.
+    public static let nicknamesPerWhois = 4
     /// Nicknames one `USERHOST` asks about; the rest are ignored.
     public static let nicknamesPerUserHost = 5
     /// Lines a client may send at once before throttling starts.

@@ -45,8 +45,18 @@ public struct IRCNumeric: Sendable, Hashable, CustomStringConvertible {
     public static let unaway = IRCNumeric("305", "RPL_UNAWAY", "You are no longer marked as being away")
     /// `306` `RPL_NOWAWAY`.
     public static let nowAway = IRCNumeric("306", "RPL_NOWAWAY", "You have been marked as being away")
+    /// `311` `RPL_WHOISUSER`.
+    public static let whoisUser = IRCNumeric("311", "RPL_WHOISUSER")
+    /// `312` `RPL_WHOISSERVER`.
+    public static let whoisServer = IRCNumeric("312", "RPL_WHOISSERVER")
     /// `315` `RPL_ENDOFWHO`.
     public static let endOfWho = IRCNumeric("315", "RPL_ENDOFWHO", "End of WHO list")
+    /// `317` `RPL_WHOISIDLE`.
+    public static let whoisIdle = IRCNumeric("317", "RPL_WHOISIDLE", "seconds idle, signon time")
+    /// `318` `RPL_ENDOFWHOIS`.
+    public static let endOfWhois = IRCNumeric("318", "RPL_ENDOFWHOIS", "End of /WHOIS list")
+    /// `319` `RPL_WHOISCHANNELS`.
+    public static let whoisChannels = IRCNumeric("319", "RPL_WHOISCHANNELS")
     /// `321` `RPL_LISTSTART`.
     public static let listStart = IRCNumeric("321", "RPL_LISTSTART", "Users  Name")
     /// `322` `RPL_LIST`.
@@ -123,6 +133,8 @@ public struct IRCNumeric: Sendable, Hashable, CustomStringConvertible {
     public static let usersDontMatch = IRCNumeric("502", "ERR_USERSDONTMATCH", "Cant change mode for other users")
     /// `670` `RPL_STARTTLS`.
     public static let startTLS = IRCNumeric("670", "RPL_STARTTLS", "STARTTLS successful, proceed with TLS handshake")
+    /// `671` `RPL_WHOISSECURE`.
+    public static let whoisSecure = IRCNumeric("671", "RPL_WHOISSECURE", "is using a secure connection")
     /// `691` `ERR_STARTTLS`.
     public static let startTLSFailed = IRCNumeric("691", "ERR_STARTTLS")
 
@@ -139,7 +151,12 @@ public struct IRCNumeric: Sendable, Hashable, CustomStringConvertible {
         isOn,
         unaway,
         nowAway,
+        whoisUser,
+        whoisServer,
         endOfWho,
+        whoisIdle,
+        endOfWhois,
+        whoisChannels,
         listStart,
         list,
         listEnd,
@@ -178,6 +195,7 @@ public struct IRCNumeric: Sendable, Hashable, CustomStringConvertible {
         userModeUnknownFlag,
         usersDontMatch,
         startTLS,
+        whoisSecure,
         startTLSFailed,
     ]
 }

@@ -21,6 +21,20 @@ public struct IRCReplyBuilder: Sendable, Hashable {
         IRCMessage(source: server, command: numeric.code, parameters: [client] + parameters + (numeric.text.map { [$0] } ?? []))
     }
 
+    /// A numeric whose parameter after the client echoes `subject`, something the client sent
+    /// (a nick, a list of them): as sent when it can be, cut at a character boundary when the
+    /// line would pass 512 bytes, and `*` when it cannot be a middle parameter (empty, holding a
+    /// space or starting with `:`). A reply that could not be sent would leave its client
+    /// waiting for it.
+    public func reply(_ numeric: IRCNumeric, echoing subject: String) -> IRCMessage {
+        let sendable = subject.isEmpty || subject.utf8.contains(UInt8(ascii: " ")) || subject.hasPrefix(":") ? "*" : subject
+        let line = reply(numeric, sendable)
+        let excess = line.messageLength - IRCLimits.messageLength
+        guard excess > 0 else { return line }
+        let cut = IRCLimits.truncated(sendable, toBytes: sendable.utf8.count - excess)
+        return reply(numeric, cut.isEmpty ? "*" : cut)
+    }
+
     /// `001`: `Welcome to the <network> IRC Network, <nick>!<user>@<host>`.
     public func welcome(network: String, user: String, host: String) -> IRCMessage {
         reply(.welcome, "Welcome to the \(network) IRC Network, \(client)!\(user)@\(host)")

@@ -24,6 +24,11 @@ public struct ChatServerClient: Sendable, Hashable {
     public var isInvisible = false
     /// The away message set with `AWAY`, or `nil` while the client is here.
     public var awayMessage: String?
+    /// When registration completed, in Unix time (`WHOIS`'s sign-on time).
+    public var signOnTime = 0
+    /// When the client last sent a `PRIVMSG` or `NOTICE` (or registered), in Unix time: what
+    /// `WHOIS`'s idle time counts from.
+    public var lastMessageTime = 0
     /// The folded names of the channels the client is a member of, in the order joined.
     public var channels: [String] = []
 

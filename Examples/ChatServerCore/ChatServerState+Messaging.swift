@@ -16,6 +16,7 @@ extension ChatServerState {
             return
         }
         let text = context.parameters[1]
+        clients[context.id]?.lastMessageTime = context.now
         for (index, target) in IRCName.items(of: targets).enumerated() {
             if index >= IRCLimits.targetsPerMessage {
                 if !isNotice { context.send(context.replies.reply(.tooManyTargets, target)) }

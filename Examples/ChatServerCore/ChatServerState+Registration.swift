@@ -124,6 +124,8 @@ extension ChatServerState {
         else { return }
         client.userName = IRCName.sanitizedUserName(rawUser, fallback: nickname)
         client.isRegistered = true
+        client.signOnTime = context.now
+        client.lastMessageTime = context.now
         clients[context.id] = client
         let replies = replies(for: client)
         context.send([

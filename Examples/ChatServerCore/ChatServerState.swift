@@ -105,6 +105,7 @@ public struct ChatServerState: Sendable {
         case "PRIVMSG", "NOTICE": privateMessage(&context)
         case "MOTD": context.send(motd(context.replies))
         case "WHO": who(&context)
+        case "WHOIS": whois(&context)
         case "MODE": mode(&context)
         case "AWAY": away(&context)
         case "USERHOST": userHost(&context)

@@ -29,6 +29,22 @@ import Testing
         #expect(state.isRegistered(id))
     }
 
+    /// The command of each line (`311`, `PRIVMSG`…).
+    private func commands(_ lines: [String]) -> [String] {
+        lines.map { String($0.split(separator: " ")[1]) }
+    }
+
+    /// The space-separated items of a line's last parameter (the nicks of a `303`…).
+    private func lastItems(_ line: String) -> [String] {
+        let last = (try? IRCMessage(parsing: line))?.parameters.last ?? ""
+        return last.split(separator: " ").map(String.init)
+    }
+
+    /// The `319` lines `id` gets for `WHOIS <nick>`.
+    private mutating func whoisChannels(_ nick: String, askedBy id: ChatClientID) throws -> [String] {
+        sent(try say("WHOIS \(nick)", from: id), to: id).filter { commands([$0]) == ["319"] }
+    }
+
     @Test mutating func capabilityNegotiationHoldsRegistrationUntilCapEnd() throws {
         _ = state.connect(1, host: "::1")
         #expect(sent(try say("CAP LS 302", from: 1), to: 1) == [":chat.test CAP * LS tls"])
@@ -200,7 +216,7 @@ import Testing
         for (index, nick) in nicks.enumerated() { try register(index + 1, nick) }
         let ison = sent(try say("ISON :" + nicks.joined(separator: " "), from: 100), to: 100)
         try #require(ison.count == 1)
-        let listed = ison[0].split(separator: ":").last?.split(separator: " ").map(String.init) ?? []
+        let listed = lastItems(ison[0])
         #expect(ison[0].utf8.count <= IRCLimits.messageLength, "\(ison[0])")
         #expect(listed == Array(nicks.prefix(listed.count)))
         #expect(ison[0].utf8.count + 31 > IRCLimits.messageLength, "one more nick would have fitted")
@@ -213,6 +229,83 @@ import Testing
         try #require(userhost.count == 1)
         #expect(userhost[0].utf8.count <= IRCLimits.messageLength, "\(userhost[0])")
         #expect(userhost[0].hasSuffix(" :" + long.prefix(4).map { "\($0)=+\($0.prefix(18))@\(host)" }.joined(separator: " ")))
+    }
+
+    @Test mutating func whoisTellsUserChannelsServerAwayTLSAndIdleTimeThenEnds() throws {
+        _ = state.connect(1, host: "127.0.0.1")
+        _ = try say("STARTTLS", from: 1, now: 900)
+        state.tlsEstablished(1)
+        _ = try say("NICK alice", from: 1, now: 900)
+        _ = try say("USER alice 0 * :Alice Liddell", from: 1, now: 900)
+        _ = try say("JOIN #a,#b", from: 1, now: 900)
+        _ = try say("PRIVMSG #a :hi", from: 1, now: 950)
+        try register(2, "bob")
+        _ = try say("JOIN #b", from: 2)
+        _ = try say("AWAY :at the tea shop", from: 1)
+        #expect(sent(try say("WHOIS Alice", from: 2, now: 1_000), to: 2) == [
+            ":chat.test 311 bob alice alice 127.0.0.1 * :Alice Liddell",
+            ":chat.test 319 bob alice :#a #b",
+            ":chat.test 312 bob alice chat.test :Test Chat",
+            ":chat.test 301 bob alice :at the tea shop",
+            ":chat.test 671 bob alice :is using a secure connection",
+            ":chat.test 317 bob alice 50 900 :seconds idle, signon time",
+            ":chat.test 318 bob Alice :End of /WHOIS list",
+        ])
+        // bob: plaintext, here, in one channel, silent since registering.
+        let aboutBob = sent(try say("WHOIS bob", from: 1, now: 1_010), to: 1)
+        #expect(commands(aboutBob) == ["311", "319", "312", "317", "318"])
+        #expect(aboutBob[3] == ":chat.test 317 alice bob 10 1000 :seconds idle, signon time")
+    }
+
+    /// `+i` hides which channels a client is in from those not in them (as NAMES and WHO do
+    /// on servers with visibility rules); the client itself still sees all of its own.
+    @Test mutating func whoisShowsAnInvisibleClientsChannelsOnlyToThoseWhoShareThem() throws {
+        try register(1, "alice")
+        try register(2, "bob")
+        try register(3, "carol")
+        _ = try say("JOIN #a,#b", from: 1)
+        _ = try say("JOIN #b", from: 2)
+        #expect(try whoisChannels("alice", askedBy: 3) == [":chat.test 319 carol alice :#a #b"])
+        _ = try say("MODE alice +i", from: 1)
+        #expect(try whoisChannels("alice", askedBy: 2) == [":chat.test 319 bob alice #b"])
+        #expect(try whoisChannels("alice", askedBy: 3) == [], "carol shares no channel with alice")
+        #expect(try whoisChannels("alice", askedBy: 1) == [":chat.test 319 alice alice :#a #b"])
+    }
+
+    @Test mutating func whoisAnswersTheFirstFourNicksAnd401ForUnknownOnesAnd431WithoutOne() throws {
+        try register(1, "alice")
+        try register(2, "bob")
+        #expect(sent(try say("WHOIS", from: 1), to: 1) == [":chat.test 431 alice :No nickname given"])
+        #expect(sent(try say("WHOIS dave", from: 1), to: 1) == [
+            ":chat.test 401 alice dave :No such nick/channel", ":chat.test 318 alice dave :End of /WHOIS list",
+        ])
+        #expect(commands(sent(try say("WHOIS b*", from: 1), to: 1)) == ["401", "318"], "a mask matches no one")
+        #expect(commands(sent(try say("WHOIS elsewhere.example bob", from: 1), to: 1)) == ["311", "312", "317", "318"])
+        #expect(sent(try say("WHOIS a,b,c,d,bob", from: 1), to: 1) == [
+            ":chat.test 401 alice a :No such nick/channel",
+            ":chat.test 401 alice b :No such nick/channel",
+            ":chat.test 401 alice c :No such nick/channel",
+            ":chat.test 401 alice d :No such nick/channel",
+            ":chat.test 318 alice a,b,c,d,bob :End of /WHOIS list",
+        ])
+        // What cannot be echoed as sent is echoed as `*`, or cut to fit: the replies still go.
+        #expect(sent(try say("WHOIS :bob dave", from: 1), to: 1) == [
+            ":chat.test 401 alice * :No such nick/channel", ":chat.test 318 alice * :End of /WHOIS list",
+        ])
+        let long = sent(try say("WHOIS " + String(repeating: "x", count: 500), from: 1), to: 1)
+        #expect(commands(long) == ["401", "318"])
+        #expect(long.allSatisfy { $0.utf8.count == IRCLimits.messageLength }, "\(long)")
+    }
+
+    @Test mutating func whoisSplitsAClientsChannelsOverLinesThatFit() throws {
+        try register(1, "alice")
+        let names = (0..<IRCLimits.channelsPerClient).map { "#" + String(repeating: "c", count: 47) + ($0 < 10 ? "0\($0)" : "\($0)") }
+        for name in names { _ = try say("JOIN \(name)", from: 1) }
+        let lines = try whoisChannels("alice", askedBy: 1)
+        #expect(lines.count > 1)
+        #expect(lines.allSatisfy { $0.utf8.count <= IRCLimits.messageLength })
+        let listed = lines.flatMap(lastItems)
+        #expect(listed == names)
     }
 
     /// Lists split at the comma byte: a comma followed by a combining mark (one Swift
