@@ -129,7 +129,22 @@ import Testing
             bob.reply(.inputTooLong),
             bob.reply(.cannotSendToChannel, "#elsewhere"),
             IRCReplyBuilder.closingLink(host: "127.0.0.1", reason: "Excess Flood"),
+            alice.reply(.nowAway),
+            alice.reply(.unaway),
+            bob.userHost([
+                IRCReplyBuilder.userHostEntry(nickname: "alice", user: "alice", host: "127.0.0.1", isAway: true),
+                IRCReplyBuilder.userHostEntry(nickname: "bob", user: "bob", host: "127.0.0.1", isAway: false),
+            ]),
+            bob.isOn(["alice"]),
+            bob.away(nickname: "alice", text: "at the tea shop"),
+            bob.whoisUser(nickname: "alice", user: "alice", host: "127.0.0.1", realName: "Alice Liddell"),
+            bob.whoisServer(nickname: "alice", info: "Team Chat"),
+            bob.reply(.whoisSecure, "alice"),
+            bob.whoisIdle(nickname: "alice", seconds: 100, signOnTime: 1_763_715_600),
+            bob.reply(.endOfWhois, echoing: "alice"),
+            bob.reply(.endOfWhois, echoing: "carol"),
         ]
+        built += bob.whoisChannels(nickname: "alice", channels: ["#chat"])
         built += alice.names(channel: "#chat", nicknames: ["alice"])
         built += bob.names(channel: "#Chat", nicknames: ["alice", "bob"])
         for message in built {

@@ -271,6 +271,51 @@ struct ChatEndToEndTests {
         }
     }
 
+    /// What clients send on their own, unasked (epic5's USERHOST after 001, ircII's ISON for
+    /// /notify, everyone's /whois and /away), is answered over real connections, and WHOIS
+    /// knows which connection went through STARTTLS.
+    @Test func awayUserhostIsonAndWhoisAreAnsweredAndWhoisSeesSTARTTLS() async throws {
+        let tls = try ChatServerFixture.makeTLS()
+        let session = try ChatServerFixture.pinnedSession(for: tls)
+        try await ChatServerFixture.with(tls: tls) { _, port in
+            let secure = IRCTestClient(port: port, session: session)
+            try await secure.send("STARTTLS")
+            try await secure.waitFor(command: "670")
+            try await secure.task.startTLS(timeout: 10)
+            try await secure.register("secure")
+            try await secure.join("#q")
+            let plain = IRCTestClient(port: port)
+            try await plain.register("plain")
+            try await plain.join("#q")
+
+            try await secure.send("AWAY :back soon")
+            #expect(try await secure.waitFor(command: "306").parameters.first == "secure")
+            try await plain.send("USERHOST secure plain")
+            #expect(try await plain.waitFor(command: "302").parameters == ["plain", "secure=-secure@127.0.0.1 plain=+plain@127.0.0.1"])
+            try await plain.send("ISON :SECURE nobody plain")
+            #expect(try await plain.waitFor(command: "303").parameters == ["plain", "secure plain"])
+            try await plain.send("PRIVMSG secure :hi")
+            #expect(try await plain.waitFor(command: "301").parameters == ["plain", "secure", "back soon"])
+            #expect(try await secure.waitFor(command: "PRIVMSG").parameters == ["secure", "hi"])
+
+            #expect(try await whois("secure", asking: plain) == ["311", "319", "312", "301", "671", "317", "318"])
+            #expect(try await whois("plain", asking: secure) == ["311", "319", "312", "317", "318"])
+            await secure.close()
+            await plain.close()
+        }
+    }
+
+    /// The commands of the reply to `WHOIS <nick>`, from its `311` or `401` to its `318`.
+    private func whois(_ nick: String, asking client: IRCTestClient) async throws -> [String] {
+        try await client.send("WHOIS \(nick)")
+        var commands = [try await client.waitFor("the start of the WHOIS reply") { ["311", "401"].contains($0.command) }.command]
+        while commands.last != "318" {
+            guard let message = try await client.next() else { throw IRCTestClient.Timeout(description: "the connection ended in a WHOIS reply") }
+            commands.append(message.command)
+        }
+        return commands
+    }
+
     /// Bytes that follow STARTTLS in plaintext are never processed: the connection is closed.
     @Test func plaintextPipelinedAfterSTARTTLSIsNeverProcessed() async throws {
         let tls = try ChatServerFixture.makeTLS()
