@@ -73,6 +73,8 @@ public struct IRCNumeric: Sendable, Hashable, CustomStringConvertible {
     public static let topic = IRCNumeric("332", "RPL_TOPIC")
     /// `333` `RPL_TOPICWHOTIME`.
     public static let topicWhoTime = IRCNumeric("333", "RPL_TOPICWHOTIME")
+    /// `351` `RPL_VERSION`.
+    public static let version = IRCNumeric("351", "RPL_VERSION", "StreamTaskKit chat example")
     /// `352` `RPL_WHOREPLY`.
     public static let whoReply = IRCNumeric("352", "RPL_WHOREPLY")
     /// `353` `RPL_NAMREPLY`.
@@ -165,6 +167,7 @@ public struct IRCNumeric: Sendable, Hashable, CustomStringConvertible {
         noTopic,
         topic,
         topicWhoTime,
+        version,
         whoReply,
         namReply,
         endOfNames,

@@ -60,6 +60,11 @@ public struct IRCReplyBuilder: Sendable, Hashable {
         IRCMessage(source: server, command: IRCNumeric.isupport.code, parameters: [client] + tokens + [IRCNumeric.isupport.text ?? ""])
     }
 
+    /// `351`: the server's version and name.
+    public func version(_ version: String) -> IRCMessage {
+        reply(.version, version, server)
+    }
+
     /// `375`, the line before the MOTD.
     public func motdStart() -> IRCMessage {
         reply(.motdStart, "- \(server) Message of the day - ")

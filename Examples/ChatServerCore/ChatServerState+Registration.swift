@@ -1,7 +1,7 @@
 import ChatProtocol
 
-/// `CAP`, `STARTTLS`, `PASS`, `NICK`, `USER` and the welcome burst (Protocol.md, sections 6
-/// and 7).
+/// `CAP`, `STARTTLS`, `PASS`, `NICK`, `USER` and the welcome burst, and `MOTD` and `VERSION`,
+/// which repeat parts of it (Protocol.md, sections 6 to 8).
 extension ChatServerState {
     func capabilityList() -> String {
         identity.offersSTARTTLS ? "tls" : ""
@@ -136,6 +136,11 @@ extension ChatServerState {
             replies.isupport(IRCISupport.tokens(network: identity.networkName)),
         ])
         context.send(motd(replies))
+    }
+
+    /// `351` and the `005` of registration, the answer to `VERSION`.
+    func version(_ replies: IRCReplyBuilder) -> [IRCMessage] {
+        [replies.version(identity.version), replies.isupport(IRCISupport.tokens(network: identity.networkName))]
     }
 
     /// `375`, `372`… and `376`, or `422`.

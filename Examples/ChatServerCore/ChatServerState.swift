@@ -104,6 +104,7 @@ public struct ChatServerState: Sendable {
         case "LIST": list(&context)
         case "PRIVMSG", "NOTICE": privateMessage(&context)
         case "MOTD": context.send(motd(context.replies))
+        case "VERSION": context.send(version(context.replies))
         case "WHO": who(&context)
         case "WHOIS": whois(&context)
         case "MODE": mode(&context)

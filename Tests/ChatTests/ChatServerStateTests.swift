@@ -308,6 +308,13 @@ import Testing
         #expect(listed == names)
     }
 
+    @Test mutating func versionGivesTheVersionAndTheISupportTokens() throws {
+        try register(1, "alice")
+        let version = sent(try say("VERSION", from: 1), to: 1)
+        #expect(version.first == ":chat.test 351 alice streamtaskkit-chat-1 chat.test :StreamTaskKit chat example")
+        #expect(version.dropFirst().map { $0.hasPrefix(":chat.test 005 alice AWAYLEN=200 ") } == [true])
+    }
+
     /// Lists split at the comma byte: a comma followed by a combining mark (one Swift
     /// `Character` with it) still separates two items (found by fuzzing the tag parser).
     @Test mutating func listsSplitAtTheCommaEvenBeforeACombiningMark() throws {
