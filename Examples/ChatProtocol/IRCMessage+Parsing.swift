@@ -2,9 +2,10 @@ extension IRCMessage {
     /// Parses one line, given without its CR LF.
     ///
     /// Never traps, whatever the bytes: invalid UTF-8 is decoded with U+FFFD in place of each
-    /// invalid sequence; NUL, CR and LF, an over-long message, more than 15 parameters and a
-    /// missing or malformed command are reported as ``IRCMessageError``s. Several spaces
-    /// between parts count as one; the command is upper-cased.
+    /// invalid sequence; NUL, CR and LF, an over-long message and a missing or malformed
+    /// command are reported as ``IRCMessageError``s. Several spaces between parts count as
+    /// one; the command is upper-cased. After fourteen parameters the rest of the line is the
+    /// fifteenth, as RFC 2812's grammar has it, so there are never more than 15.
     ///
     /// - Parameter line: the bytes of the line, without CR LF.
     /// - Parameter maxLength: the most bytes the message may have, tags not counted
@@ -60,11 +61,14 @@ extension IRCMessage {
         while true {
             position = Self.skipSpaces(bytes, from: position)
             if position == bytes.count { break }
-            if parameters.count == IRCLimits.parameterCount {
-                throw IRCMessageError(.tooManyParameters, "the message has more than \(IRCLimits.parameterCount) parameters")
-            }
             if bytes[position] == UInt8(ascii: ":") {
                 parameters.append(Self.decode(bytes[(position + 1)...]))
+                break
+            }
+            if parameters.count == IRCLimits.parameterCount - 1 {
+                // RFC 2812: after fourteen, the rest of the line is the last parameter, its `:`
+                // optional (ircII sends `ISON` with a long list of nicks this way).
+                parameters.append(Self.decode(bytes[position...]))
                 break
             }
             let end = bytes[position...].firstIndex(of: Self.space) ?? bytes.endIndex

@@ -39,7 +39,8 @@ public struct IRCMessageError: Error, Sendable, Hashable, CustomStringConvertibl
         public static let missingCommand = Code(base: .missingCommand)
         /// The command is neither letters nor a three-digit numeric.
         public static let invalidCommand = Code(base: .invalidCommand)
-        /// The message has more than 15 parameters.
+        /// A message to send has more than 15 parameters. (Parsing never reports it: past the
+        /// fourteenth, the rest of a line is the fifteenth.)
         public static let tooManyParameters = Code(base: .tooManyParameters)
         /// A parameter other than the last is empty, holds a space or starts with `:`.
         public static let invalidParameter = Code(base: .invalidParameter)

@@ -203,6 +203,9 @@ import Testing
         #expect(sent(try say("ISON BOB dave carol ALICE bob", from: 1), to: 1) == [":chat.test 303 alice :Bob alice"])
         #expect(sent(try say("ISON :bob  alice", from: 1), to: 1) == [":chat.test 303 alice :Bob alice"], "one parameter with spaces")
         #expect(sent(try say("ISON dave", from: 1), to: 1) == [":chat.test 303 alice :"])
+        // ircII's notify list: more than 15 words and no `:`, the fifteenth parameter the rest.
+        let many = (1...20).map { "n\($0)" }.joined(separator: " ")
+        #expect(sent(try say("ISON \(many) alice bob", from: 1), to: 1) == [":chat.test 303 alice :alice Bob"])
         #expect(sent(try say("ISON", from: 1), to: 1) == [":chat.test 461 alice ISON :Not enough parameters"])
         #expect(sent(try say("ISON :", from: 1), to: 1) == [":chat.test 461 alice ISON :Not enough parameters"])
     }
