@@ -308,6 +308,7 @@ public actor ChatClient {
                 if message.command == "JOIN", let channel = message.parameters.first, !channel.contains(","), state.isJoined(channel) {
                     _ = state.switchChannel(to: channel)
                     updatePrompt()
+                    show(.info, "now talking in \(state.currentChannel ?? channel)")
                     continue
                 }
                 message = message.fitted()
@@ -323,11 +324,12 @@ public actor ChatClient {
         }
     }
 
-    /// Waits (at most 30 s) until registered and in the channels to join, or quitting.
+    /// Waits (at most 30 s) until registered and the channels to join have been answered, or
+    /// quitting.
     private func waitUntilReady() async {
         let deadline = ContinuousClock.now + .seconds(30)
         while !quitting && ContinuousClock.now < deadline {
-            if task != nil, state.isRegistered, state.autojoin.isEmpty || !state.channels.isEmpty { return }
+            if task != nil, state.isReady { return }
             try? await Task.sleep(for: .milliseconds(50))
         }
     }

@@ -28,6 +28,12 @@ public struct ChatClientState: Sendable {
     public private(set) var nick: String
     /// Whether the server has welcomed us.
     public private(set) var isRegistered = false
+    /// Whether the channels of ``autojoin`` were asked for and neither a join nor an error has
+    /// come back yet.
+    public private(set) var awaitingAutojoin = false
+    /// Whether typed lines can go: registered, and the first join asked for has been answered
+    /// (so plain text goes to that channel), or failed.
+    public var isReady: Bool { isRegistered && !awaitingAutojoin }
     /// Channels joined, as the server named them, in the order joined.
     public private(set) var channels: [String] = []
     /// Where plain text goes: the channel joined or switched to last.
@@ -58,6 +64,7 @@ public struct ChatClientState: Sendable {
     public mutating func connectionEnded() {
         if !channels.isEmpty { autojoin = channels }
         isRegistered = false
+        awaitingAutojoin = false
         channels = []
         nickAttempts = 0
     }
@@ -84,6 +91,7 @@ public struct ChatClientState: Sendable {
     /// We are no longer in `channel` (parted or kicked): the current channel moves to the one
     /// joined last.
     private mutating func left(_ channel: String) {
+        awaitingAutojoin = false
         channels.removeAll { caseMapping.equals($0, channel) }
         if let current = currentChannel, caseMapping.equals(current, channel) { currentChannel = channels.last }
     }
@@ -94,6 +102,9 @@ public struct ChatClientState: Sendable {
         let last = parameters.last ?? ""
         let sender = message.sourceNickname ?? ""
         let fromMe = caseMapping.equals(sender, nick)
+        if awaitingAutojoin, Self.joinRefusals.contains(message.command) {
+            awaitingAutojoin = false
+        }
         switch message.command {
         case "PING":
             return [.send(IRCMessage(command: "PONG", parameters: parameters.isEmpty ? [""] : [parameters[0]]))]
@@ -113,6 +124,7 @@ public struct ChatClientState: Sendable {
             if let confirmed = parameters.first { nick = confirmed }
             var effects: [Effect] = [.registered, .show(ChatDisplayLine(.info, last))]
             if !autojoin.isEmpty {
+                awaitingAutojoin = true
                 effects.append(.send(IRCMessage(command: "JOIN", parameters: [autojoin.joined(separator: ",")])))
             }
             return effects
@@ -149,6 +161,7 @@ public struct ChatClientState: Sendable {
         case "JOIN":
             guard let channel = parameters.first else { return [] }
             if fromMe {
+                awaitingAutojoin = false
                 if !isJoined(channel) { channels.append(channel) }
                 currentChannel = channels.first { caseMapping.equals($0, channel) }
                 return [.show(ChatDisplayLine(.presence, channel: channel, nick: sender, "you joined \(channel)"))]
@@ -220,6 +233,10 @@ public struct ChatClientState: Sendable {
         case "301":
             guard parameters.count >= 3 else { return [] }
             return [.show(ChatDisplayLine(.info, "\(parameters[1]) is away: \(last)"))]
+        case "317":
+            // RPL_WHOISIDLE: <client> <nick> <seconds> [<signon>] :seconds idle, signon time
+            guard parameters.count >= 4, let seconds = Int(parameters[2]) else { return [] }
+            return [.show(ChatDisplayLine(.info, "\(parameters[1]) has been idle \(Self.duration(seconds))"))]
         case "318":
             return []
         case "ERROR":
@@ -260,6 +277,19 @@ public struct ChatClientState: Sendable {
             return ChatDisplayLine(.notice, channel: channel, nick: sender.isEmpty ? nil : sender, text)
         }
         return ChatDisplayLine(channel == nil ? .privateMessage : .message, channel: channel, nick: sender, text)
+    }
+
+    /// The replies that refuse a `JOIN` (no such channel, too many channels, full, invite
+    /// only, banned, bad key, …): not `422` and the like, which come after `001` as well.
+    static let joinRefusals: Set<String> = ["403", "405", "407", "437", "471", "473", "474", "475", "476", "477", "479", "489", "520"]
+
+    /// `seconds` as people say it: `45 s`, `3 min 5 s`, `2 h 10 min`.
+    static func duration(_ seconds: Int) -> String {
+        switch seconds {
+        case ..<60: "\(seconds) s"
+        case ..<3600: "\(seconds / 60) min \(seconds % 60) s"
+        default: "\(seconds / 3600) h \(seconds % 3600 / 60) min"
+        }
     }
 
     /// The command and argument of a CTCP message (`\u{1}VERSION\u{1}`), or `nil` for plain

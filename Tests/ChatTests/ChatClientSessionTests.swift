@@ -42,6 +42,33 @@ struct ChatClientSessionTests {
         }
     }
 
+    /// Kicked from the only channel it joined at start, the client still takes typed lines
+    /// (it used to hold them back, waiting to be in a channel again).
+    @Test func afterAKickFromTheOnlyChannelTypedLinesGoOn() async throws {
+        let joins = NIOLockedValueBox(0)
+        try await ScriptedIRCServer.with(replies: { line in
+            if line.hasPrefix("USER ") { return [":srv 001 alice :Welcome"] }
+            guard line == "JOIN #k" else { return [] }
+            let first = joins.withLockedValue { count in
+                count += 1
+                return count == 1
+            }
+            return first ? [":alice!a@h JOIN #k", ":op!o@h KICK #k alice :out you go"] : [":alice!a@h JOIN #k"]
+        }) { server in
+            var options = ChatClientOptions(target: .host("127.0.0.1", port: server.port), security: .none, nick: "alice", channels: ["#k"], proxy: .direct)
+            options.reconnects = false
+            let ui = RecordingUserInterface()
+            let client = ChatClient(options: options, ui: ui)
+            let run = Task { await client.run() }
+            #expect(await eventually { ui.lines.contains { $0.contains("op kicked you from #k (out you go)") } }, "\(ui.lines)")
+            ui.type("/join #k")
+            #expect(await eventually { server.received.filter { $0 == "JOIN #k" }.count == 2 }, "\(server.received)")
+            ui.type("/quit")
+            ui.end()
+            _ = await run.value
+        }
+    }
+
     /// When every nickname the client tries is taken, `/nick` typed before registration is sent
     /// at once (it used to wait for a registration that could not happen).
     @Test func nickTypedBeforeRegistrationIsSent() async throws {

@@ -78,10 +78,36 @@ import Testing
         ])
         #expect(state.channels == ["#one"])
         #expect(state.currentChannel == "#one", "plain text no longer goes to the channel we were kicked from")
+        _ = try handle(":op!o@h KICK #one alice")
+        #expect(state.channels.isEmpty)
+        #expect(state.currentChannel == nil)
+        #expect(state.isReady, "typed lines go on after a kick from the last channel")
         #expect(try handle(":op!o@h MODE #one +o bob") == [
             .show(ChatDisplayLine(.presence, channel: "#one", nick: "op", "op set mode +o bob on #one"))
         ])
         #expect(try handle(":alice MODE alice :+i") == [.show(ChatDisplayLine(.info, "your user mode: +i"))])
+    }
+
+    @Test func typedLinesWaitForTheFirstJoinOrItsRefusal() throws {
+        var state = ChatClientState(nick: "alice", autojoin: ["#chat"])
+        func handle(_ line: String) throws { _ = state.handle(try IRCMessage(parsing: line)) }
+        #expect(!state.isReady)
+        try handle(":srv 001 alice :Welcome")
+        #expect(!state.isReady, "registered, but #chat not joined yet")
+        try handle(":srv 422 alice :MOTD File is missing")
+        #expect(!state.isReady, "an error that is not about the join")
+        try handle(":alice!a@h JOIN #chat")
+        #expect(state.isReady)
+        try handle(":alice!a@h KICK #chat alice")
+        #expect(state.isReady, "kicked from the only channel: still ready")
+
+        var banned = ChatClientState(nick: "alice", autojoin: ["#chat"])
+        _ = banned.handle(try IRCMessage(parsing: ":srv 001 alice :Welcome"))
+        _ = banned.handle(try IRCMessage(parsing: ":srv 474 alice #chat :Cannot join channel (+b)"))
+        #expect(banned.isReady, "a refused join does not hold typed lines back")
+        #expect(ChatClientState.duration(45) == "45 s")
+        #expect(ChatClientState.duration(185) == "3 min 5 s")
+        #expect(ChatClientState.duration(7800) == "2 h 10 min")
     }
 
     @Test func privateMessagesAndCTCPAreToldApart() throws {
