@@ -152,18 +152,25 @@ final class HTTPExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
 
     private func finish(context: ChannelHandlerContext) {
         dataTask.bodyEnded()
-        // One request per connection: the exchange is over.
-        context.close(promise: nil)
+        // One request per connection: the exchange is over. (A plain close would wait out
+        // NIOSSL's 5 s for an https server's close_notify, holding the per-host slot.)
+        context.closeWholeConnection()
     }
 
     /// Foundation's form of a response head.
     static func response(_ head: HTTPResponseHead, url: URL) -> HTTPURLResponse {
+        // Field names are case-insensitive (RFC 9110, section 5.1): repeated fields are joined
+        // under the first spelling seen, whatever the case of the others (a proxy may pass on a
+        // backend's `set-cookie` next to its own `Set-Cookie`).
         var fields: [String: String] = [:]
+        var spelling: [String: String] = [:]
         for (name, value) in head.headers {
-            if let existing = fields[name] {
-                fields[name] = existing + ", " + value
+            let key = spelling[name.lowercased(), default: name]
+            spelling[name.lowercased()] = key
+            if let existing = fields[key] {
+                fields[key] = existing + ", " + value
             } else {
-                fields[name] = value
+                fields[key] = value
             }
         }
         return HTTPURLResponse(

@@ -54,15 +54,15 @@ struct HTTPRequestBuilder {
             headers.replaceOrAdd(name: "Host", value: value)
         }
         let data = request.httpBody ?? Data()
-        if !data.isEmpty, !headers.contains(name: "Content-Length"), !headers.contains(name: "Transfer-Encoding") {
+        let method = HTTPMethod(rawValue: request.httpMethod ?? "GET")
+        // An empty POST, PUT or PATCH says `Content-Length: 0` (RFC 9110, section 8.6): framed
+        // by nothing, SwiftNIO's encoder would send it chunked, which an HTTP/1.0 server need
+        // not understand (RFC 9112, section 6.1).
+        let definesContent = [HTTPMethod.POST, .PUT, .PATCH].contains(method)
+        if !data.isEmpty || definesContent, !headers.contains(name: "Content-Length"), !headers.contains(name: "Transfer-Encoding") {
             headers.add(name: "Content-Length", value: String(data.count))
         }
         body = data.isEmpty ? nil : ByteBuffer(bytes: data)
-        head = HTTPRequestHead(
-            version: .http1_1,
-            method: HTTPMethod(rawValue: request.httpMethod ?? "GET"),
-            uri: target,
-            headers: headers
-        )
+        head = HTTPRequestHead(version: .http1_1, method: method, uri: target, headers: headers)
     }
 }

@@ -6,8 +6,9 @@ import NIOCore
 /// SwiftNIO's decoder parses whatever it is given: handed a whole packet, it would go on past
 /// the head of a `200` into what the owner may want as the first bytes of a stream. So until the
 /// final response head has been decoded, the gate passes bytes on one line at a time (each
-/// slice ends with a line feed, and a head ends with an empty line), and holds everything after
-/// the line that completed the head. The gate does not parse HTTP: it only cuts at line feeds.
+/// slice ends with a line feed, and a head ends with an empty line; a line's start is passed on
+/// before its end has come), and holds everything after the line that completed the head. The
+/// gate does not parse HTTP: it only cuts at line feeds.
 ///
 /// Then either ``release()`` lets the held bytes through to the decoder (the body is wanted), or
 /// the gate is removed from the pipeline after the HTTP handlers, and passes the held bytes,
@@ -78,7 +79,15 @@ final class HTTPResponseHeadGate: ChannelInboundHandler, RemovableChannelHandler
     private func passLines(context: ChannelHandlerContext) {
         while state == .beforeHead {
             let view = held.readableBytesView
-            guard let lineFeed = view.firstIndex(of: UInt8(ascii: "\n")) else { break }
+            guard let lineFeed = view.firstIndex(of: UInt8(ascii: "\n")) else {
+                // No line end: a head ends with one, so these bytes all belong to it and the
+                // decoder may have them now, where its header limit applies. Held back, an
+                // endless line would grow without bound and be searched again on every read.
+                if held.readableBytes > 0 {
+                    context.fireChannelRead(wrapInboundOut(held.readSlice(length: held.readableBytes)!))
+                }
+                break
+            }
             let line = held.readSlice(length: view.distance(from: view.startIndex, to: lineFeed) + 1)!
             context.fireChannelRead(wrapInboundOut(line))
         }

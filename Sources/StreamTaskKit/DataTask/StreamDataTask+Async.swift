@@ -67,13 +67,16 @@ extension StreamDataTask {
         let task: StreamDataTask
         let chunks: AsyncThrowingStream<Data, any Error>
 
-        /// Allows the body (if nobody has decided yet) and starts iterating it.
+        /// Allows the body (if nobody has decided yet), resumes the task if needed, as
+        /// ``StreamDataTask/receiveResponse()`` does, and starts iterating the body.
         public func makeAsyncIterator() -> Iterator {
             let missed = task.shared.withLockedValue { shared -> Int in
                 shared.bodyIterated = true
                 return shared.bodyBytesNotInBody
             }
             task.allow()
+            // Iterating a task nobody resumed would wait for good.
+            task.resume()
             let error = missed == 0 ? nil : StreamTaskError(
                 .invalidArgument,
                 "the first \(missed) bytes of the body went to the delegate before body was iterated; "

@@ -87,16 +87,6 @@ final class StreamTaskChannelHandler: ChannelInboundHandler, RemovableChannelHan
     func shutdownOutput() { context?.close(mode: .output, promise: nil) }
     func shutdownInput() { context?.close(mode: .input, promise: nil) }
     func close() {
-        guard let context else { return }
-        // Under TLS the close sends close_notify and waits for the peer's before the socket
-        // closes. NIOSSL (2.37) finishes that wait only if remote half-closure is off: with it
-        // on, as tasks run (for closeRead and closeWrite), the peer's close_notify is taken for
-        // a half-close and every close lasted NIOSSL's shutdown timeout, 5 s. Nothing is
-        // half-open once the whole connection closes, so turn it off first.
-        _ = try? context.channel.syncOptions?.setOption(ChannelOptions.allowRemoteHalfClosure, value: false)
-        context.close(promise: nil)
-        // With automatic reads off, nothing would read the peer's close_notify: ask for a
-        // read. (Once the channel has closed, which it has at once without TLS, it does nothing.)
-        context.read()
+        context?.closeWholeConnection()
     }
 }

@@ -75,6 +75,22 @@ import FoundationNetworking
         }
     }
 
+    @Test func iteratingTheBodyOfATaskNobodyResumedStartsIt() async throws {
+        try await peer("echo-body-length") { server in
+            let request = try DataTaskTesting.request("http://127.0.0.1:\(server.port)/post", method: "POST", body: "abc")
+            let dataTask = DataTaskTesting.session().dataTask(with: request)
+            let reading = Task {
+                var body = Data()
+                for try await chunk in dataTask.body { body.append(chunk) }
+                return body
+            }
+            // Before, the request never went out and the loop waited for good.
+            #expect(await eventually { dataTask.state == .completed }, "the task ran and completed")
+            dataTask.cancel()
+            #expect(String(decoding: try await reading.value, as: UTF8.self) == "you sent: abc")
+        }
+    }
+
     @Test func allowEndsAChunkedBodyAtItsLastChunkOnAConnectionKeptOpen() async throws {
         try await peer("chunked") { server in
             let dataTask = DataTaskTesting.session().dataTask(with: try DataTaskTesting.request("http://127.0.0.1:\(server.port)/"))

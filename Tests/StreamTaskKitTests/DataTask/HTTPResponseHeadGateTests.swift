@@ -86,6 +86,27 @@ import Testing
         _ = try channel.finish()
     }
 
+    /// A header line that never ends is not held (and searched again on every read): the
+    /// decoder gets it as it comes, and its own limit on a head's size stops it.
+    @Test func aLineWithNoEndIsPassedOnAndTheDecodersLimitStopsIt() throws {
+        let (channel, gate, sink) = try channel()
+        try channel.writeInbound(ByteBuffer(string: "HTTP/1.1 200 OK\r\nX-Endless: "))
+        #expect(gate.heldByteCount == 0)
+        var refused: (any Error)?
+        for _ in 0..<16 {  // 256 KiB in all, well past SwiftNIO's 80 KiB for a head
+            do {
+                try channel.writeInbound(ByteBuffer(repeating: UInt8(ascii: "a"), count: 16 * 1024))
+            } catch {
+                refused = error
+                break
+            }
+            #expect(gate.heldByteCount == 0)
+        }
+        #expect(refused != nil, "the decoder refuses a head past its limit")
+        #expect(sink.parts.isEmpty)
+        _ = try? channel.finish()
+    }
+
     @Test func skipsInformationalHeadsAndKeepsBytesAfterA101() throws {
         let (channel, gate, sink) = try channel()
         try channel.writeInbound(ByteBuffer(string: "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 101 Switching Protocols\r\nUpgrade: x\r\n"))

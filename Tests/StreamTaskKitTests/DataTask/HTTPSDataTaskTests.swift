@@ -11,16 +11,14 @@ import FoundationNetworking
 /// after a head delivered through it.
 @Suite(.timeLimit(.minutes(1))) struct HTTPSDataTaskTests {
     /// A TLS listener, a session trusting the test CA, and a task accepted for a data task.
-    private func start(_ path: String) async throws -> (StreamListener, StreamDataTask, StreamTask) {
+    private func start(_ path: String, closeNotifyTimeout: TimeInterval? = nil) async throws -> (StreamListener, StreamDataTask, StreamTask) {
         let certificates = try await TestCertificates.get()
         let listener = StreamListener(host: "127.0.0.1", port: 0, tls: try certificates.serverConfiguration())
         try await listener.start()
         var accepted = listener.connections.makeAsyncIterator()
-        let configuration = StreamSession.Configuration(
-            timeoutIntervalForConnect: 20,
-            tls: try certificates.clientConfiguration(),
-            proxy: .direct
-        )
+        var tls = try certificates.clientConfiguration()
+        if let closeNotifyTimeout { tls.closeNotifyTimeout = closeNotifyTimeout }
+        let configuration = StreamSession.Configuration(timeoutIntervalForConnect: 20, tls: tls, proxy: .direct)
         let port = try #require(listener.port)
         let dataTask = StreamSession(configuration: configuration)
             .dataTask(with: try DataTaskTesting.request("https://127.0.0.1:\(port)\(path)"))
@@ -37,6 +35,19 @@ import FoundationNetworking
         #expect(String(decoding: try await dataTask.bodyData(), as: UTF8.self) == "over TLS, ok")
         #expect(dataTask.carrier.metrics.negotiatedTLSVersion == "TLS 1.3")
         peer.cancel()
+        await listener.shutdown(gracePeriod: 0)
+    }
+
+    /// Once the body has ended the connection closes, at once when the server answers the
+    /// close_notify and closes too (as nginx does). It used to wait out NIOSSL's close timeout
+    /// (5 s), holding the host's connection slot; here that timeout is ten minutes, so such a
+    /// wait runs into the suite's time limit.
+    @Test func theConnectionClosesWhenTheBodyEndsWithoutWaitingOutTheTimeout() async throws {
+        let (listener, dataTask, peer) = try await start("/short", closeNotifyTimeout: 600)
+        try await peer.write("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+        #expect(String(decoding: try await dataTask.bodyData(), as: UTF8.self) == "ok")
+        peer.cancel()  // its close_notify, then the socket closes
+        #expect(await eventually { dataTask.carrier.state == .completed }, "the connection closed (it used to wait 600 s here)")
         await listener.shutdown(gracePeriod: 0)
     }
 

@@ -1,0 +1,18 @@
+import NIOCore
+
+extension ChannelHandlerContext {
+    /// Closes the whole connection, promptly under TLS too.
+    ///
+    /// Under TLS the close sends close_notify and waits for the peer's before the socket
+    /// closes. NIOSSL (2.37) finishes that wait only if remote half-closure is off: with it on,
+    /// as tasks run (for `closeRead` and `closeWrite`), the peer's close_notify is taken for a
+    /// half-close and every close lasts NIOSSL's shutdown timeout, 5 s. Nothing is half-open
+    /// once the whole connection closes, so it is turned off first. With automatic reads off,
+    /// nothing would read the peer's close_notify, so a read is asked for too (once the channel
+    /// has closed, which it has at once without TLS, that does nothing).
+    func closeWholeConnection() {
+        _ = try? channel.syncOptions?.setOption(ChannelOptions.allowRemoteHalfClosure, value: false)
+        close(promise: nil)
+        read()
+    }
+}
