@@ -15,8 +15,7 @@ struct ChatClientSessionTests {
     /// for, the client gives up after its timeout, says why, and never registers in plaintext.
     @Test func aServerSilentOnCAPEndsASTARTTLSAttemptWithAReason() async throws {
         try await ScriptedIRCServer.with(replies: { _ in [] }) { server in
-            var options = ChatClientOptions(target: .host("127.0.0.1", port: server.port), security: .startTLS, nick: "alice", proxy: .direct)
-            options.reconnects = false
+            var options = options(server, nick: "alice", security: .startTLS)
             options.capabilityTimeout = .milliseconds(500)
             let ui = RecordingUserInterface()
             let status = await ChatClient(options: options, ui: ui).run()
@@ -32,10 +31,8 @@ struct ChatClientSessionTests {
     @Test func theReasonAServerGivesAsItClosesIsShown() async throws {
         for attempt in 1...10 {
             try await ScriptedIRCServer.with(greeting: ["ERROR :Closing Link: 127.0.0.1 (throttled)"], closeAfterGreeting: true, replies: { _ in [] }) { server in
-                var options = ChatClientOptions(target: .host("127.0.0.1", port: server.port), security: .none, nick: "alice", proxy: .direct)
-                options.reconnects = false
                 let ui = RecordingUserInterface()
-                let status = await ChatClient(options: options, ui: ui).run()
+                let status = await ChatClient(options: options(server, nick: "alice"), ui: ui).run()
                 #expect(status == 1)
                 #expect(ui.lines.contains { $0.contains("server closing the link: Closing Link: 127.0.0.1 (throttled)") }, "attempt \(attempt): \(ui.lines)")
             }
@@ -55,17 +52,11 @@ struct ChatClientSessionTests {
             }
             return first ? [":alice!a@h JOIN #k", ":op!o@h KICK #k alice :out you go"] : [":alice!a@h JOIN #k"]
         }) { server in
-            var options = ChatClientOptions(target: .host("127.0.0.1", port: server.port), security: .none, nick: "alice", channels: ["#k"], proxy: .direct)
-            options.reconnects = false
-            let ui = RecordingUserInterface()
-            let client = ChatClient(options: options, ui: ui)
-            let run = Task { await client.run() }
-            #expect(await eventually { ui.lines.contains { $0.contains("op kicked you from #k (out you go)") } }, "\(ui.lines)")
-            ui.type("/join #k")
-            #expect(await eventually { server.received.filter { $0 == "JOIN #k" }.count == 2 }, "\(server.received)")
-            ui.type("/quit")
-            ui.end()
-            _ = await run.value
+            await interact(with: options(server, nick: "alice", channels: ["#k"])) { ui in
+                #expect(await eventually { ui.lines.contains { $0.contains("op kicked you from #k (out you go)") } }, "\(ui.lines)")
+                ui.type("/join #k")
+                #expect(await eventually { server.received.filter { $0 == "JOIN #k" }.count == 2 }, "\(server.received)")
+            }
         }
     }
 
@@ -77,19 +68,34 @@ struct ChatClientSessionTests {
             let nick = String(line.dropFirst(5))
             return nick == "freeone" ? [":srv 001 freeone :Welcome"] : [":srv 433 * \(nick) :Nickname is already in use"]
         }) { server in
-            var options = ChatClientOptions(target: .host("127.0.0.1", port: server.port), security: .none, nick: "taken", proxy: .direct)
-            options.reconnects = false
-            let ui = RecordingUserInterface()
-            let client = ChatClient(options: options, ui: ui)
-            let run = Task { await client.run() }
-            #expect(await eventually { ui.lines.contains { $0.contains("no free nickname") } }, "\(ui.lines)")
-            ui.type("/nick freeone")
-            #expect(await eventually { ui.lines.contains { $0.contains("registered as freeone") } }, "\(ui.lines)")
-            ui.type("/quit")
-            ui.end()
-            _ = await run.value
+            await interact(with: options(server, nick: "taken")) { ui in
+                #expect(await eventually { ui.lines.contains { $0.contains("no free nickname") } }, "\(ui.lines)")
+                ui.type("/nick freeone")
+                #expect(await eventually { ui.lines.contains { $0.contains("registered as freeone") } }, "\(ui.lines)")
+            }
             #expect(server.received.filter { $0.hasPrefix("NICK ") }.last == "NICK freeone")
         }
+    }
+
+    /// The client's options for `server`: no proxy, no reconnection.
+    private func options(
+        _ server: ScriptedIRCServer, nick: String, channels: [String] = [], security: ChatClientOptions.Security = .none
+    ) -> ChatClientOptions {
+        var options = ChatClientOptions(
+            target: .host("127.0.0.1", port: server.port), security: security, nick: nick, channels: channels, proxy: .direct)
+        options.reconnects = false
+        return options
+    }
+
+    /// Runs the client while `body` watches and types, then quits and waits for it to end.
+    private func interact(with options: ChatClientOptions, _ body: (RecordingUserInterface) async -> Void) async {
+        let ui = RecordingUserInterface()
+        let client = ChatClient(options: options, ui: ui)
+        let run = Task { await client.run() }
+        await body(ui)
+        ui.type("/quit")
+        ui.end()
+        _ = await run.value
     }
 }
 
