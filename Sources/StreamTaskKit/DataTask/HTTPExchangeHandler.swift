@@ -94,7 +94,7 @@ final class HTTPExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
         dataTask.failed(
             StreamTaskError(.httpProtocolError, "the server's response is not valid HTTP/1.1: \(error)", underlying: error)
         )
-        context.close(promise: nil)
+        context.closeWholeConnection()
     }
 
     // MARK: Outbound

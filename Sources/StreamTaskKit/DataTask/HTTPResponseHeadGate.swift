@@ -1,4 +1,5 @@
 import NIOCore
+import NIOHTTP1
 
 /// Sits in front of a data task's HTTP response decoder and stops the bytes at the response
 /// head, so that nothing after the head is decoded before the owner has decided what to do.
@@ -25,7 +26,14 @@ final class HTTPResponseHeadGate: ChannelInboundHandler, RemovableChannelHandler
         case holding
         /// The body is wanted: everything passes through.
         case passing
+        /// More than ``headLimit`` bytes came before a final head: the rest is dropped.
+        case refused
     }
+
+    /// The most bytes passed on before the final response head: SwiftNIO's decoder limits
+    /// header fields (80 KiB) but reads a status line, or informational heads, without end.
+    static let headLimit = 128 * 1024
+    private var bytesBeforeHead = 0
 
     private var state = State.beforeHead
     private var held = ByteBuffer()
@@ -50,7 +58,7 @@ final class HTTPResponseHeadGate: ChannelInboundHandler, RemovableChannelHandler
 
     /// Lets the held bytes, and everything after them, through to the decoder.
     func release() {
-        guard state != .passing, let context else { return }
+        guard state != .passing, state != .refused, let context else { return }
         state = .passing
         flushHeld(context: context)
     }
@@ -67,6 +75,8 @@ final class HTTPResponseHeadGate: ChannelInboundHandler, RemovableChannelHandler
         switch state {
         case .passing:
             context.fireChannelRead(data)
+        case .refused:
+            break
         case .holding:
             held.writeBuffer(&bytes)
         case .beforeHead:
@@ -84,16 +94,27 @@ final class HTTPResponseHeadGate: ChannelInboundHandler, RemovableChannelHandler
                 // decoder may have them now, where its header limit applies. Held back, an
                 // endless line would grow without bound and be searched again on every read.
                 if held.readableBytes > 0 {
-                    context.fireChannelRead(wrapInboundOut(held.readSlice(length: held.readableBytes)!))
+                    pass(held.readSlice(length: held.readableBytes)!, context: context)
                 }
                 break
             }
-            let line = held.readSlice(length: view.distance(from: view.startIndex, to: lineFeed) + 1)!
-            context.fireChannelRead(wrapInboundOut(line))
+            pass(held.readSlice(length: view.distance(from: view.startIndex, to: lineFeed) + 1)!, context: context)
         }
         if held.readableBytes == 0 {
             held.clear()
         }
+    }
+
+    /// Passes `slice` (of the head) on, unless the head has grown past ``headLimit``.
+    private func pass(_ slice: ByteBuffer, context: ChannelHandlerContext) {
+        bytesBeforeHead += slice.readableBytes
+        guard bytesBeforeHead <= Self.headLimit else {
+            state = .refused
+            held.clear()
+            context.fireErrorCaught(HTTPParserError.headerOverflow)
+            return
+        }
+        context.fireChannelRead(wrapInboundOut(slice))
     }
 
     func channelReadComplete(context: ChannelHandlerContext) {
@@ -105,7 +126,7 @@ final class HTTPResponseHeadGate: ChannelInboundHandler, RemovableChannelHandler
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
         if let event = event as? ChannelEvent, event == .inputClosed {
             switch state {
-            case .passing:
+            case .passing, .refused:
                 break
             case .beforeHead:
                 // The stream ended within the head: let the decoder see all of it, then the end.
@@ -121,7 +142,7 @@ final class HTTPResponseHeadGate: ChannelInboundHandler, RemovableChannelHandler
     }
 
     func removeHandler(context: ChannelHandlerContext, removalToken: ChannelHandlerContext.RemovalToken) {
-        if state != .passing {
+        if state != .passing, state != .refused {
             state = .passing
             flushHeld(context: context)
         }

@@ -107,6 +107,25 @@ import Testing
         _ = try? channel.finish()
     }
 
+    /// SwiftNIO's decoder reads a status line without end: the gate stops it at its own limit.
+    @Test func aStatusLineWithNoEndIsRefusedAtTheGatesLimit() throws {
+        let (channel, gate, sink) = try channel()
+        try channel.writeInbound(ByteBuffer(string: "HTTP/1.1 200 "))
+        var refused: (any Error)?
+        for _ in 0..<16 {  // a reason phrase of 256 KiB, past the gate's 128 KiB
+            do {
+                try channel.writeInbound(ByteBuffer(repeating: UInt8(ascii: "a"), count: 16 * 1024))
+            } catch {
+                refused = error
+                break
+            }
+        }
+        #expect(refused as? HTTPParserError == .headerOverflow, "\(String(describing: refused))")
+        #expect(gate.heldByteCount == 0)
+        #expect(sink.parts.isEmpty)
+        _ = try? channel.finish()
+    }
+
     @Test func skipsInformationalHeadsAndKeepsBytesAfterA101() throws {
         let (channel, gate, sink) = try channel()
         try channel.writeInbound(ByteBuffer(string: "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 101 Switching Protocols\r\nUpgrade: x\r\n"))
