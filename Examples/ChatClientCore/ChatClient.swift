@@ -24,6 +24,9 @@ public actor ChatClient {
     private var task: StreamTask?
     private var framer = IRCLineFramer(maxLineLength: 8192)
     private var quitting = false
+    /// Whether NICK and USER have gone out on this connection: after STARTTLS's upgrade when
+    /// it is asked for, so that nothing typed goes out in plaintext before it.
+    private var registrationSent = false
     private var awaitingCapabilities = false
     private var lastTraffic = ContinuousClock.now
     /// Set when a better route to the server appeared: reconnect at the next quiet moment.
@@ -82,7 +85,9 @@ public actor ChatClient {
             }
             if ContinuousClock.now - started > .seconds(30) { delay = 1 }
             show(.info, "disconnected; reconnecting in \(Int(delay)) s (/quit to stop)")
-            try? await Task.sleep(for: .seconds(delay))
+            // In steps, so that /quit does not wait out the delay.
+            let wakeUp = ContinuousClock.now + .seconds(delay)
+            while !quitting, ContinuousClock.now < wakeUp { try? await Task.sleep(for: .milliseconds(100)) }
             delay = min(delay * 2, 30)
         }
         ui.setPrompt("")
@@ -104,6 +109,12 @@ public actor ChatClient {
             if options.security == .tls { task.startSecureConnection() }
         }
         self.task = task
+        registrationSent = false
+        // /quit typed while a discovered server was being resolved found no task to close.
+        if quitting {
+            task.cancel()
+            return
+        }
         let routes = Task { await self.watchRoutes(of: task) }
         defer {
             routes.cancel()
@@ -161,6 +172,7 @@ public actor ChatClient {
     }
 
     private func sendRegistration() async throws {
+        registrationSent = true
         try await send(IRCMessage(command: "NICK", parameters: [state.nick]))
         try await send(IRCMessage(command: "USER", parameters: [Self.userName(state.nick), "0", "*", options.realName]))
     }
@@ -288,7 +300,7 @@ public actor ChatClient {
         // What is typed (or piped in by a script) before the session is ready waits for it;
         // `/nick` and `/quote` need not, so a nickname refused while registering can be fixed.
         let early = ChatInputCommand.worksBeforeRegistration(line)
-        if !early { await waitUntilReady() }
+        if !ChatInputCommand.needsNoServer(line) { await waitUntilReady(early: early) }
         let command = ChatInputCommand(parsing: line, currentChannel: state.currentChannel, channelTypes: state.channelTypes)
         switch command {
         case .none: break
@@ -300,7 +312,7 @@ public actor ChatClient {
             updatePrompt()
         case .listServers: await listServers()
         case .send(let messages):
-            guard task != nil, state.isRegistered || early else {
+            guard task != nil, state.isRegistered || (early && registrationSent) else {
                 show(.error, "not connected yet; try again in a moment")
                 return
             }
@@ -325,11 +337,12 @@ public actor ChatClient {
     }
 
     /// Waits (at most 30 s) until registered and the channels to join have been answered, or
-    /// quitting.
-    private func waitUntilReady() async {
+    /// quitting. `early` lines (`/nick`, `/quote`) wait only until registration has been sent, which
+    /// under STARTTLS is after the upgrade.
+    private func waitUntilReady(early: Bool) async {
         let deadline = ContinuousClock.now + .seconds(30)
         while !quitting && ContinuousClock.now < deadline {
-            if task != nil, state.isReady { return }
+            if task != nil, early ? registrationSent : state.isReady { return }
             try? await Task.sleep(for: .milliseconds(50))
         }
     }

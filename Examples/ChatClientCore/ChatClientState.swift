@@ -51,6 +51,9 @@ public struct ChatClientState: Sendable {
     /// we tried while registering.
     public private(set) var nicknameLimit = IRCLimits.nicknameLength
     private var nickAttempts = 0
+    /// Set when the user picked a nickname with `/nick` before registration: refusals are
+    /// then reported, not answered with retries of our own.
+    private var nickChosenByUser = false
     private let wantedNick: String
 
     /// A session that will register as `nick` and join `autojoin`.
@@ -67,6 +70,7 @@ public struct ChatClientState: Sendable {
         awaitingAutojoin = false
         channels = []
         nickAttempts = 0
+        nickChosenByUser = false
     }
 
     /// Make `channel` (already joined) the current one. Returns whether it is joined.
@@ -86,12 +90,14 @@ public struct ChatClientState: Sendable {
     public mutating func nicknameRequested(_ nickname: String) {
         guard !isRegistered else { return }
         nick = nickname
+        nickChosenByUser = true
     }
 
     /// We are no longer in `channel` (parted or kicked): the current channel moves to the one
     /// joined last.
     private mutating func left(_ channel: String) {
         awaitingAutojoin = false
+        autojoin.removeAll { caseMapping.equals($0, channel) }  // a reconnection does not rejoin it
         channels.removeAll { caseMapping.equals($0, channel) }
         if let current = currentChannel, caseMapping.equals(current, channel) { currentChannel = channels.last }
     }
@@ -102,8 +108,8 @@ public struct ChatClientState: Sendable {
         let last = parameters.last ?? ""
         let sender = message.sourceNickname ?? ""
         let fromMe = caseMapping.equals(sender, nick)
-        if awaitingAutojoin, Self.joinRefusals.contains(message.command) {
-            awaitingAutojoin = false
+        if awaitingAutojoin, message.isRefusal, parameters.count > 1, autojoin.contains(where: { caseMapping.equals($0, parameters[1]) }) {
+            awaitingAutojoin = false  // a join refused (403, 405, 471, 473, 474, InspIRCd's 926, …)
         }
         switch message.command {
         case "PING":
@@ -146,6 +152,9 @@ public struct ChatClientState: Sendable {
             return [.show(ChatDisplayLine(.info, last))]
         case "433" where !isRegistered, "432" where !isRegistered:
             let refused = parameters.count > 1 ? parameters[1] : nick
+            if nickChosenByUser {
+                return [.show(ChatDisplayLine(.error, "\(refused) is taken or not allowed: use /nick"))]
+            }
             // A server that cuts long nicknames names the cut one: that length is its limit.
             if refused.count < nick.count, nick.hasPrefix(refused), !refused.isEmpty { nicknameLimit = refused.count }
             nickAttempts += 1
@@ -247,7 +256,7 @@ public struct ChatClientState: Sendable {
             return [.capabilities(offersTLS: false)]
         default:
             if message.command.count == 3, message.command.allSatisfy(\.isNumber) {
-                let isError = message.command.hasPrefix("4") || message.command.hasPrefix("5")
+                let isError = message.isErrorReply
                 let subject = parameters.dropFirst().dropLast().joined(separator: " ")
                 let text = subject.isEmpty ? last : "\(subject): \(last)"
                 return [.show(ChatDisplayLine(isError ? .error : .info, text))]
@@ -279,10 +288,6 @@ public struct ChatClientState: Sendable {
         return ChatDisplayLine(channel == nil ? .privateMessage : .message, channel: channel, nick: sender, text)
     }
 
-    /// The replies that refuse a `JOIN` (no such channel, too many channels, full, invite
-    /// only, banned, bad key, …): not `422` and the like, which come after `001` as well.
-    static let joinRefusals: Set<String> = ["403", "405", "407", "437", "471", "473", "474", "475", "476", "477", "479", "489", "520"]
-
     /// `seconds` as people say it: `45 s`, `3 min 5 s`, `2 h 10 min`.
     static func duration(_ seconds: Int) -> String {
         switch seconds {
@@ -301,6 +306,19 @@ public struct ChatClientState: Sendable {
         guard !body.isEmpty else { return nil }
         let command = body.prefix { $0 != " " }
         return (command.uppercased(), String(body.dropFirst(command.count).drop { $0 == " " }))
+    }
+}
+
+extension IRCMessage {
+    /// Whether this is an error numeric (`4xx` or `5xx`).
+    var isErrorReply: Bool {
+        command.count == 3 && command.allSatisfy(\.isNumber) && (command.hasPrefix("4") || command.hasPrefix("5"))
+    }
+
+    /// Whether this numeric refuses something: an error, or one of the `9xx` some servers
+    /// use for their own refusals (InspIRCd's `926` for a forbidden channel).
+    var isRefusal: Bool {
+        isErrorReply || (command.count == 3 && command.allSatisfy(\.isNumber) && command.hasPrefix("9"))
     }
 }
 

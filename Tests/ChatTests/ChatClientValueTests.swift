@@ -101,10 +101,17 @@ import Testing
         try handle(":alice!a@h KICK #chat alice")
         #expect(state.isReady, "kicked from the only channel: still ready")
 
-        var banned = ChatClientState(nick: "alice", autojoin: ["#chat"])
-        _ = banned.handle(try IRCMessage(parsing: ":srv 001 alice :Welcome"))
-        _ = banned.handle(try IRCMessage(parsing: ":srv 474 alice #chat :Cannot join channel (+b)"))
-        #expect(banned.isReady, "a refused join does not hold typed lines back")
+        state.connectionEnded()
+        #expect(state.autojoin.isEmpty, "a reconnection does not rejoin the channel we were kicked from")
+
+        for refusal in [":srv 474 alice #chat :Cannot join channel (+b)", ":srv 926 alice #CHAT :Channel #chat is forbidden"] {
+            var refused = ChatClientState(nick: "alice", autojoin: ["#chat"])
+            _ = refused.handle(try IRCMessage(parsing: ":srv 001 alice :Welcome"))
+            _ = refused.handle(try IRCMessage(parsing: ":srv 404 alice #other :Cannot send to channel"))
+            #expect(!refused.isReady, "an error about another channel")
+            _ = refused.handle(try IRCMessage(parsing: refusal))
+            #expect(refused.isReady, "a refused join does not hold typed lines back: \(refusal)")
+        }
         #expect(ChatClientState.duration(45) == "45 s")
         #expect(ChatClientState.duration(185) == "3 min 5 s")
         #expect(ChatClientState.duration(7800) == "2 h 10 min")
@@ -175,6 +182,18 @@ import Testing
         #expect(!ChatInputCommand.worksBeforeRegistration("//nick is plain text"))
         state.nicknameRequested("other")
         #expect(state.nick == "other")
+
+        // A refusal of an earlier try that arrives after the user's /nick neither replaces the
+        // user's choice nor teaches a limit.
+        var racing = ChatClientState(nick: "bob")
+        _ = racing.handle(try IRCMessage(parsing: ":srv 433 * bob :Nickname is already in use"))
+        #expect(racing.nick == "bob_")
+        racing.nicknameRequested("bobby")
+        let late = racing.handle(try IRCMessage(parsing: ":srv 433 * bob_ :Nickname is already in use"))
+        #expect(!late.contains { if case .send = $0 { true } else { false } }, "\(late)")
+        #expect(racing.nick == "bobby")
+        _ = racing.handle(try IRCMessage(parsing: ":srv 433 * bob :Nickname is already in use"))
+        #expect(racing.nicknameLimit == IRCLimits.nicknameLength)
     }
 
     @Test func theLineEditorEditsAndSubmits() {
