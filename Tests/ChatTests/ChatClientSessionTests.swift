@@ -20,6 +20,8 @@ struct ChatClientSessionTests {
             let ui = RecordingUserInterface()
             _ = await ChatClient(options: options, ui: ui).run()
             #expect(ui.lines.contains { $0.contains("did not answer CAP LS") }, "\(ui.lines)")
+            // The server may read the client's lines after the client has gone: wait for the end.
+            #expect(await eventually { server.endedConnections == 1 })
             #expect(server.received == ["CAP LS 302"], "nothing after CAP LS, above all no NICK or USER in plaintext")
         }
     }
@@ -34,6 +36,7 @@ struct ChatClientSessionTests {
             ui.type("/quote PASS secret")
             ui.type("/nick bob")
             _ = await ChatClient(options: options, ui: ui).run()
+            #expect(await eventually { server.endedConnections == 1 })
             #expect(server.received == ["CAP LS 302"], "\(server.received)")
         }
     }
@@ -136,7 +139,10 @@ final class RecordingUserInterface: ChatUserInterface {
 final class ScriptedIRCServer: Sendable {
     let listener = StreamListener(host: "127.0.0.1", port: 0, session: StreamSession(configuration: .init(proxy: .direct)))
     private let lines = NIOLockedValueBox<[String]>([])
+    private let ended = NIOLockedValueBox(0)
     var port: Int { listener.port ?? 0 }
+    /// How many connections have ended (read to their end, or closed after the greeting).
+    var endedConnections: Int { ended.withLockedValue { $0 } }
     /// The lines received so far, without their line ends.
     var received: [String] { lines.withLockedValue { $0 } }
 
@@ -169,6 +175,7 @@ final class ScriptedIRCServer: Sendable {
             }
             if thenClose {
                 task.cancel()
+                ended.withLockedValue { $0 += 1 }
                 continue
             }
             var framer = IRCLineFramer(maxLineLength: 8192)
@@ -185,6 +192,7 @@ final class ScriptedIRCServer: Sendable {
                 if atEOF { break }
             }
             task.cancel()
+            ended.withLockedValue { $0 += 1 }
         }
     }
 }
