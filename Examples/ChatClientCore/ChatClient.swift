@@ -127,7 +127,7 @@ public actor ChatClient {
             if options.security != .startTLS { try await sendRegistration() }
         }
 
-        let capabilityDeadline = ContinuousClock.now + options.capabilityTimeout
+        let capabilityDeadline = Date().addingTimeInterval(options.capabilityTimeout)
         while true {
             let (data, atEOF) = try await read(from: task, capabilityDeadline: capabilityDeadline)
             if let data, !data.isEmpty {
@@ -159,15 +159,13 @@ public actor ChatClient {
 
     /// The next bytes from the server. While the answer to `CAP LS` is awaited for STARTTLS,
     /// a read that outlasts `capabilityDeadline` ends the attempt: no STARTTLS is on offer.
-    private func read(from task: StreamTask, capabilityDeadline: ContinuousClock.Instant) async throws -> (Data?, Bool) {
+    private func read(from task: StreamTask, capabilityDeadline: Date) async throws -> (Data?, Bool) {
         guard awaitingCapabilities else { return try await task.readData(ofMinLength: 1, maxLength: 16 * 1024, timeout: 0) }
-        let left = capabilityDeadline - .now
         do {
-            let seconds = Double(left.components.seconds) + Double(left.components.attoseconds) / 1e18
-            return try await task.readData(ofMinLength: 1, maxLength: 16 * 1024, timeout: max(0.001, seconds))
+            return try await task.readData(ofMinLength: 1, maxLength: 16 * 1024, timeout: max(0.001, capabilityDeadline.timeIntervalSinceNow))
         } catch let error as StreamTaskError where error.code == .timedOut {
             throw FatalError(description:
-                "\(options.targetDescription) did not answer CAP LS within \(options.capabilityTimeout): it seems to have no capability negotiation, so no STARTTLS; not going on in plaintext")
+                "\(options.targetDescription) did not answer CAP LS within \(options.capabilityTimeout) s: it seems to have no capability negotiation, so no STARTTLS; not going on in plaintext")
         }
     }
 

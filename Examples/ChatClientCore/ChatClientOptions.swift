@@ -1,4 +1,5 @@
 import ChatProtocol
+import Foundation
 import StreamTaskKit
 
 /// What the chat client connects to, how, and as whom.
@@ -40,10 +41,10 @@ public struct ChatClientOptions: Sendable {
     public var proxy: ProxyConfiguration
     /// Whether to reconnect when the connection drops.
     public var reconnects = true
-    /// How long to wait for the answer to `CAP LS` before STARTTLS. A server without
-    /// capability negotiation may say nothing at all (ircd 2.11 waits for `NICK` and `USER`),
-    /// and then there is no STARTTLS either.
-    public var capabilityTimeout = Duration.seconds(20)
+    /// How long to wait for the answer to `CAP LS` before STARTTLS, in seconds. A server
+    /// without capability negotiation may say nothing at all (ircd 2.11 waits for `NICK` and
+    /// `USER`), and then there is no STARTTLS either.
+    public var capabilityTimeout: TimeInterval = 20
 
     /// Options for connecting to `target`.
     public init(target: Target, security: Security, nick: String, realName: String = "StreamTaskKit chat", channels: [String] = [], proxy: ProxyConfiguration = .environment) {

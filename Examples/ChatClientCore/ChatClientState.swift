@@ -255,7 +255,7 @@ public struct ChatClientState: Sendable {
             // A server without capability negotiation: it offers no STARTTLS either.
             return [.capabilities(offersTLS: false)]
         default:
-            if message.command.count == 3, message.command.allSatisfy(\.isNumber) {
+            if message.isNumericReply {
                 let isError = message.isErrorReply
                 let subject = parameters.dropFirst().dropLast().joined(separator: " ")
                 let text = subject.isEmpty ? last : "\(subject): \(last)"
@@ -310,15 +310,20 @@ public struct ChatClientState: Sendable {
 }
 
 extension IRCMessage {
+    /// Whether this is a numeric reply (a three-digit command).
+    var isNumericReply: Bool {
+        command.count == 3 && command.allSatisfy(\.isNumber)
+    }
+
     /// Whether this is an error numeric (`4xx` or `5xx`).
     var isErrorReply: Bool {
-        command.count == 3 && command.allSatisfy(\.isNumber) && (command.hasPrefix("4") || command.hasPrefix("5"))
+        isNumericReply && (command.hasPrefix("4") || command.hasPrefix("5"))
     }
 
     /// Whether this numeric refuses something: an error, or one of the `9xx` some servers
     /// use for their own refusals (InspIRCd's `926` for a forbidden channel).
     var isRefusal: Bool {
-        isErrorReply || (command.count == 3 && command.allSatisfy(\.isNumber) && command.hasPrefix("9"))
+        isErrorReply || (isNumericReply && command.hasPrefix("9"))
     }
 }
 

@@ -16,7 +16,7 @@ struct ChatClientSessionTests {
     @Test func aServerSilentOnCAPEndsASTARTTLSAttemptWithAReason() async throws {
         try await ScriptedIRCServer.with(replies: { _ in [] }) { server in
             var options = options(server, nick: "alice", security: .startTLS)
-            options.capabilityTimeout = .milliseconds(500)
+            options.capabilityTimeout = 0.5
             let ui = RecordingUserInterface()
             _ = await ChatClient(options: options, ui: ui).run()
             #expect(ui.lines.contains { $0.contains("did not answer CAP LS") }, "\(ui.lines)")
@@ -31,7 +31,7 @@ struct ChatClientSessionTests {
     @Test func underSTARTTLSNothingTypedGoesOutBeforeTheUpgrade() async throws {
         try await ScriptedIRCServer.with(replies: { _ in [] }) { server in
             var options = options(server, nick: "alice", security: .startTLS)
-            options.capabilityTimeout = .seconds(2)
+            options.capabilityTimeout = 2
             let ui = RecordingUserInterface()
             ui.type("/quote PASS secret")
             ui.type("/nick bob")
