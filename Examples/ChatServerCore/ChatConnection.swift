@@ -123,7 +123,7 @@ struct ChatConnection: Sendable {
 
             let data: Data?
             do {
-                let wait = max(0.001, Self.seconds(deadline - now))
+                let wait = max(0.001, (deadline - now).inSeconds)
                 (data, atEOF) = try await task.readData(ofMinLength: 1, maxLength: 16 * 1024, timeout: wait)
             } catch let error as StreamTaskError where error.code == .timedOut {
                 continue
@@ -181,7 +181,7 @@ struct ChatConnection: Sendable {
         task.closeWrite()
         let deadline = ContinuousClock.now + .seconds(2)
         while ContinuousClock.now < deadline {
-            let wait = max(0.001, seconds(deadline - ContinuousClock.now))
+            let wait = max(0.001, (deadline - ContinuousClock.now).inSeconds)
             guard let (_, atEOF) = try? await task.readData(ofMinLength: 1, maxLength: 16 * 1024, timeout: wait), !atEOF else { break }
         }
         task.cancel()
@@ -195,9 +195,5 @@ struct ChatConnection: Sendable {
         case .cancelled: return "Connection closed"
         default: return "Connection error"
         }
-    }
-
-    static func seconds(_ duration: Duration) -> Double {
-        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
     }
 }

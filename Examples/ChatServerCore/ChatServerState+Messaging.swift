@@ -33,7 +33,7 @@ extension ChatServerState {
                     continue
                 }
                 context.broadcast(channel.members.filter { $0 != context.id }, relayed)
-            } else if let recipient = self.client(named: target), recipient.isRegistered {
+            } else if let recipient = registeredClient(named: target) {
                 context.actions.append(.send(recipient.id, relayed))
                 if !isNotice, let awayMessage = recipient.awayMessage {
                     context.send(context.replies.away(nickname: recipient.nickname ?? target, text: awayMessage))

@@ -23,7 +23,7 @@ extension ChatServerState {
         let members: [(channel: String, client: ChatServerClient)]
         if IRCName.isChannel(mask) {
             members = (channels[caseMapping.folded(mask)]?.members ?? []).compactMap { clients[$0] }.map { (mask, $0) }
-        } else if let client = client(named: mask), client.isRegistered {
+        } else if let client = registeredClient(named: mask) {
             members = [("*", client)]
         } else {
             members = []

@@ -56,8 +56,8 @@ public struct ChatServerState: Sendable {
         nicknames[caseMapping.folded(nickname)].flatMap { clients[$0] }
     }
 
-    /// The client with `nickname` if it has registered: the only kind `USERHOST`, `ISON` and
-    /// `WHOIS` report (a connection still registering is not on the server yet).
+    /// The client with `nickname` if it has registered: the only kind messages reach and
+    /// queries report (a connection still registering is not on the server yet).
     func registeredClient(named nickname: String) -> ChatServerClient? {
         client(named: nickname).flatMap { $0.isRegistered ? $0 : nil }
     }

@@ -29,8 +29,7 @@ struct FloodBucket {
 
     private mutating func refill(now: ContinuousClock.Instant) {
         let elapsed = now - updated
-        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-        tokens = min(burst, tokens + seconds * rate)
+        tokens = min(burst, tokens + elapsed.inSeconds * rate)
         updated = now
     }
 }
