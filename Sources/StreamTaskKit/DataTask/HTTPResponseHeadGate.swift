@@ -9,7 +9,9 @@ import NIOHTTP1
 /// final response head has been decoded, the gate passes bytes on one line at a time (each
 /// slice ends with a line feed, and a head ends with an empty line; a line's start is passed on
 /// before its end has come), and holds everything after the line that completed the head. The
-/// gate does not parse HTTP: it only cuts at line feeds.
+/// gate does not parse HTTP: it only cuts at line feeds, and ends a head's line that has a bare
+/// line feed with a carriage return too, since SwiftNIO's decoder takes only CRLF and RFC 9112
+/// (section 2.2) lets a recipient accept a lone LF in the start line and fields.
 ///
 /// Then either ``release()`` lets the held bytes through to the decoder (the body is wanted), or
 /// the gate is removed from the pipeline after the HTTP handlers, and passes the held bytes,
@@ -34,6 +36,8 @@ final class HTTPResponseHeadGate: ChannelInboundHandler, RemovableChannelHandler
     /// header fields (80 KiB) but reads a status line, or informational heads, without end.
     static let headLimit = 128 * 1024
     private var bytesBeforeHead = 0
+    /// Whether the last byte passed on before the head was a carriage return.
+    private var passedCarriageReturn = false
 
     private var state = State.beforeHead
     private var held = ByteBuffer()
@@ -114,7 +118,28 @@ final class HTTPResponseHeadGate: ChannelInboundHandler, RemovableChannelHandler
             context.fireErrorCaught(HTTPParserError.headerOverflow)
             return
         }
-        context.fireChannelRead(wrapInboundOut(slice))
+        let line = Self.endingInCRLF(slice, afterCarriageReturn: passedCarriageReturn)
+        passedCarriageReturn = slice.readableBytesView.last == UInt8(ascii: "\r")
+        context.fireChannelRead(wrapInboundOut(line))
+    }
+
+    /// `slice`, with a carriage return put before its final line feed if it has none (the byte
+    /// before the slice was one if `afterCarriageReturn`). Slices that need nothing are returned
+    /// as they are, without a copy.
+    static func endingInCRLF(_ slice: ByteBuffer, afterCarriageReturn: Bool) -> ByteBuffer {
+        let view = slice.readableBytesView
+        guard view.last == UInt8(ascii: "\n") else { return slice }
+        let carriageReturnBefore = view.count >= 2
+            ? view[view.index(view.endIndex, offsetBy: -2)] == UInt8(ascii: "\r")
+            : afterCarriageReturn
+        if carriageReturnBefore { return slice }
+        var line = slice
+        line.moveWriterIndex(to: line.writerIndex - 1)
+        var fixed = ByteBuffer()
+        fixed.reserveCapacity(line.readableBytes + 2)
+        fixed.writeBuffer(&line)
+        fixed.writeString("\r\n")
+        return fixed
     }
 
     func channelReadComplete(context: ChannelHandlerContext) {

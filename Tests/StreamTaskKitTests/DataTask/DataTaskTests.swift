@@ -105,6 +105,21 @@ import FoundationNetworking
         }
     }
 
+    @Test func aHeadWithBareLineFeedsIsRead() async throws {
+        try await peer("bare-lf") { server in
+            let dataTask = DataTaskTesting.session().dataTask(with: try DataTaskTesting.request("http://127.0.0.1:\(server.port)/"))
+            dataTask.resume()
+            var body = Data()
+            for try await chunk in dataTask.body {
+                body.append(chunk)
+            }
+            #expect(String(decoding: body, as: UTF8.self) == "ab\ncd\n")
+            #expect(dataTask.response?.statusCode == 200)
+            #expect(dataTask.response?.value(forHTTPHeaderField: "X-Peer") == "bare-lf")
+            #expect(dataTask.error == nil)
+        }
+    }
+
     @Test func theDelegateDecidesAndHearsOfTheNewStreamTask() async throws {
         try await peer("upgrade-with-trailing") { server in
             let delegate = DisposingDelegate(.becomeStream)

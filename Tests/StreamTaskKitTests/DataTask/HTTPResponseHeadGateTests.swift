@@ -86,6 +86,39 @@ import Testing
         _ = try channel.finish()
     }
 
+    /// RFC 9112 (section 2.2) lets a recipient take a lone LF as a line end in the head;
+    /// SwiftNIO's decoder does not, so the gate adds the CR. What follows the head is untouched.
+    @Test func aHeadWithBareLineFeedsIsDecodedAndTheBodyKeepsItsOwn() throws {
+        let (channel, gate, sink) = try channel()
+        try channel.writeInbound(ByteBuffer(string: "HTTP/1.1 200 OK\nContent-Length: 5\n\na\nb\r\n"))
+        #expect(sink.parts == ["head 200"])
+        gate.release()
+        #expect(sink.parts == ["head 200", "body a\nb\r\n", "end"])
+        _ = try channel.finish()
+    }
+
+    /// A CR at the end of one read and its LF at the start of the next are one line end, not a
+    /// CR followed by a bare LF.
+    @Test func aLineEndSplitBetweenReadsGetsNoSecondCarriageReturn() throws {
+        let (channel, gate, sink) = try channel()
+        try channel.writeInbound(ByteBuffer(string: "HTTP/1.1 200 OK\r"))
+        try channel.writeInbound(ByteBuffer(string: "\nContent-Length: 2\r"))
+        try channel.writeInbound(ByteBuffer(string: "\n\r\nhi"))
+        #expect(sink.parts == ["head 200"])
+        gate.release()
+        #expect(sink.parts == ["head 200", "body hi", "end"])
+        _ = try channel.finish()
+    }
+
+    @Test(arguments: [
+        ("a\n", false, "a\r\n"), ("a\r\n", false, "a\r\n"), ("\n", true, "\n"), ("\n", false, "\r\n"),
+        ("abc", false, "abc"), ("", false, ""),
+    ])
+    func aLineGetsACarriageReturnOnlyWhereItLacksOne(line: String, afterCR: Bool, expected: String) {
+        let fixed = HTTPResponseHeadGate.endingInCRLF(ByteBuffer(string: line), afterCarriageReturn: afterCR)
+        #expect(String(buffer: fixed) == expected)
+    }
+
     /// A header line that never ends is not held (and searched again on every read): the
     /// decoder gets it as it comes, and its own limit on a head's size stops it.
     @Test func aLineWithNoEndIsPassedOnAndTheDecodersLimitStopsIt() throws {

@@ -84,6 +84,13 @@ def main():
             conn.sendall(b"%x\r\n%s\r\n" % (len(part), part))
         conn.sendall(b"0\r\n\r\n")
         conn.recv(1)
+    elif mode == "bare-lf":
+        # A head whose lines end in LF alone (RFC 9112, section 2.2, lets a recipient accept
+        # that), split so that no line arrives whole in one send, then a body that keeps its LFs.
+        conn.sendall(b"HTTP/1.1 200 OK\nContent-Le")
+        conn.sendall(b"ngth: 6\nX-Peer: bare-lf\n")
+        conn.sendall(b"\nab\ncd\n")
+        conn.recv(1)
     elif mode == "large-body":
         # 16 MiB with Content-Length, as fast as the client lets it through: "0123456789abcdef"
         # over and over, so the client can check the length and the last bytes.
