@@ -60,9 +60,12 @@ final class HTTPResponseHeadGate: ChannelInboundHandler, RemovableChannelHandler
         if state == .beforeHead { state = .holding }
     }
 
+    /// Whether bytes are still passed line by line or held: neither released nor refused.
+    private var isGating: Bool { state == .beforeHead || state == .holding }
+
     /// Lets the held bytes, and everything after them, through to the decoder.
     func release() {
-        guard state != .passing, state != .refused, let context else { return }
+        guard isGating, let context else { return }
         state = .passing
         flushHeld(context: context)
     }
@@ -167,7 +170,7 @@ final class HTTPResponseHeadGate: ChannelInboundHandler, RemovableChannelHandler
     }
 
     func removeHandler(context: ChannelHandlerContext, removalToken: ChannelHandlerContext.RemovalToken) {
-        if state != .passing, state != .refused {
+        if isGating {
             state = .passing
             flushHeld(context: context)
         }
