@@ -14,6 +14,9 @@ struct ChatConnection: Sendable {
         case startTLS
         /// Send `lastLine` (the `ERROR` line) if there is one, then close.
         case closed(lastLine: Data?)
+        /// The server is shutting down and has queued the last line: read and ignore until
+        /// the client closes, or the server cancels the connection.
+        case shuttingDown
     }
 
     /// What the framer found, waiting for the flood limit.
@@ -87,6 +90,8 @@ struct ChatConnection: Sendable {
                     }
                 case .closed(let line):
                     return await Self.close(task, lastLine: line)
+                case .shuttingDown:
+                    return await drainUntilClosed()
                 }
             }
             if atEOF {
@@ -165,11 +170,20 @@ struct ChatConnection: Sendable {
             outbound.abort()
             return
         }
-        if case .closed(let line) = directive {
-            await Self.close(task, lastLine: line)
-        } else {
-            outbound.abort()
+        switch directive {
+        case .closed(let line): await Self.close(task, lastLine: line)
+        case .shuttingDown: await drainUntilClosed()
+        case .proceed, .startTLS: outbound.abort()
         }
+    }
+
+    /// While the server shuts down: reads, ignoring what comes, until the client closes (the
+    /// server's last line may still be on its way out), then waits a little for that line
+    /// before closing. The server cancels the connection if the client never closes.
+    private func drainUntilClosed() async {
+        while let (_, atEOF) = try? await task.readData(ofMinLength: 1, maxLength: 16 * 1024, timeout: 0), !atEOF {}
+        _ = await outbound.waitUntilIdle(timeout: .seconds(2))
+        task.cancel()
     }
 
     /// Writes `lastLine`, closes the write side, and waits a little for the client to close

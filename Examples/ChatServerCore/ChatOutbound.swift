@@ -23,6 +23,9 @@ final class ChatOutbound: Sendable {
         /// this, so the task is asked again only when that bound would pass the limit.
         var sentSeen: Int64 = 0
         var closed = false
+        /// Set by ``enqueueLast(_:)``: lines queued later are ignored, but what is queued is
+        /// still written.
+        var sealed = false
         /// Whether a write is with the task now.
         var writing = false
         /// Lines queued and not yet handed to the task, in order.
@@ -74,7 +77,7 @@ final class ChatOutbound: Sendable {
     func enqueue(_ bytes: [UInt8]) -> Enqueued {
         let count = bytes.count
         return state.withLockedValue { state -> Enqueued in
-            if state.closed { return .queued }
+            if state.closed || state.sealed { return .queued }
             if Int(state.submitted - state.sentSeen) + count > limit {
                 state.sentSeen = task.countOfBytesSent
                 if Int(state.submitted - state.sentSeen) + count > limit { return .overLimit }
@@ -84,6 +87,12 @@ final class ChatOutbound: Sendable {
             state.gathered.writeBytes(bytes)
             return first && !state.writing ? .needsFlush : .queued
         }
+    }
+
+    /// Queues `bytes` as ``enqueue(_:)`` does, as the last line: later ones are ignored.
+    func enqueueLast(_ bytes: [UInt8]) -> Enqueued {
+        defer { state.withLockedValue { $0.sealed = true } }
+        return enqueue(bytes)
     }
 
     /// Writes what is queued, unless a write is with the task already (what it gathers follows

@@ -24,6 +24,8 @@ public actor ChatServer {
     /// Outbounds given lines by the event being handled, written when it is done.
     private var unflushed: [ChatOutbound] = []
     private var nextID = 1
+    /// Set by ``shutdown(gracePeriod:)``: nothing more is sent or handled.
+    private var shuttingDown = false
     private var logger: Logger { configuration.logger }
 
     /// A server that listens once ``start()`` is called.
@@ -54,11 +56,42 @@ public actor ChatServer {
         }
     }
 
-    /// Stops accepting and closes every connection.
-    public func shutdown() async {
-        for outbound in outbounds.values { outbound.abort() }
-        await listener.shutdown(gracePeriod: 0)
+    /// Stops the server: every client gets a last `ERROR :Closing Link: <host> (Server shutting
+    /// down)` (Protocol.md, section 5), and nothing more; the connections close once that line
+    /// is written and the client has closed its side, or when `gracePeriod` is over.
+    ///
+    /// From the first call on, lines from clients are ignored and new connections are refused.
+    public func shutdown(gracePeriod: Duration = .seconds(2)) async {
+        let deadline = ContinuousClock.now + gracePeriod
+        if !shuttingDown {
+            shuttingDown = true
+            let closing = Array(outbounds.values)
+            for outbound in closing {
+                let line = IRCReplyBuilder.closingLink(host: IRCName.displayHost(outbound.task.host), reason: Self.shutdownReason)
+                guard let bytes = try? line.wireBytes() else { continue }
+                switch outbound.enqueueLast(bytes) {
+                case .needsFlush: unflushed.append(outbound)
+                case .queued: break
+                case .overLimit: outbound.abort()  // too far behind to get even this
+                }
+            }
+            flush()
+            // The write side closes after the line, so a client that reads it sees the end
+            // and closes too; its connection then ends without a reset that could lose the line.
+            await withDiscardingTaskGroup { group in
+                for outbound in closing {
+                    group.addTask {
+                        if await outbound.waitUntilIdle(timeout: gracePeriod) { outbound.task.closeWrite() }
+                    }
+                }
+            }
+        }
+        let left = max(0, (deadline - ContinuousClock.now).inSeconds)
+        await listener.shutdown(gracePeriod: left)
     }
+
+    /// The reason in the last line that ``shutdown(gracePeriod:)`` sends.
+    static let shutdownReason = "Server shutting down"
 
     /// Clients connected now (registered or not).
     public var clientCount: Int { state.clients.count }
@@ -70,6 +103,11 @@ public actor ChatServer {
 
     /// Registers a new connection with the state, or refuses it when the server is full.
     private func admit(_ task: StreamTask) async -> ChatConnection? {
+        if shuttingDown {
+            let line = IRCReplyBuilder.closingLink(host: IRCName.displayHost(task.host), reason: Self.shutdownReason)
+            await ChatConnection.close(task, lastLine: (try? line.wireBytes()).map { Data($0) })
+            return nil
+        }
         let id = nextID
         nextID += 1
         let outbound = ChatOutbound(task: task, limit: configuration.sendQueueLimit)
@@ -126,6 +164,8 @@ public actor ChatServer {
     /// next. Clients whose send queue overflows are dropped on the way (`SendQ exceeded`).
     /// Lines are queued, not written: every entry point calls ``flush()`` before it returns.
     private func perform(_ actions: [ChatServerAction], for caller: ChatClientID) -> ChatConnection.Directive {
+        // Shutting down, every client has its last line: what the lines would do is moot.
+        if shuttingDown { return .shuttingDown }
         var directive = ChatConnection.Directive.proceed(registered: false)
         var queue = actions[...]
         var overflowed: [ChatClientID] = []

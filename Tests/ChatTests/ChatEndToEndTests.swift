@@ -233,6 +233,31 @@ struct ChatEndToEndTests {
         }
     }
 
+    /// Protocol.md, section 5: a client gets a last `ERROR` when the server shuts down, and
+    /// nothing after it, not even the relay of a line another client sends then.
+    @Test func onShutdownEveryClientGetsALastErrorLineAndNothingAfter() async throws {
+        try await ChatServerFixture.with { server, port in
+            let first = IRCTestClient(port: port)
+            try await first.register("first")
+            try await first.join("#c")
+            let second = IRCTestClient(port: port)
+            try await second.register("second")
+            try await second.join("#c")
+            _ = try await first.waitFor(command: "JOIN")
+            let stopping = Task { await server.shutdown() }
+            let error = try await first.waitFor(command: "ERROR")
+            #expect(error.parameters.last == "Closing Link: 127.0.0.1 (Server shutting down)")
+            try? await second.send("PRIVMSG #c :after the end")
+            #expect(try await first.readToEnd().isEmpty, "nothing after ERROR")
+            let rest = try await second.readToEnd()
+            #expect(rest.map(\.command) == ["ERROR"])
+            // Clients close when the server does, and then so do their connections.
+            await first.close()
+            await second.close()
+            await stopping.value
+        }
+    }
+
     /// STARTTLS as Protocol.md describes it, with the client pinning the certificate.
     @Test func startTLSUpgradesAndTheRegistrationGoesOnInTLS() async throws {
         let tls = try ChatServerFixture.makeTLS()

@@ -44,6 +44,26 @@ import Testing
         }
     }
 
+    @Test func aLastLineIsWrittenAndWhatIsQueuedAfterItIsIgnored() async throws {
+        try await Self.withOutbound(limit: 1 << 20) { outbound, client in
+            let before = Array("PING :before\r\n".utf8), last = Array("ERROR :last\r\n".utf8)
+            #expect(outbound.enqueue(before) == .needsFlush)
+            #expect(outbound.enqueueLast(last) == .queued)
+            #expect(outbound.enqueue(Array("PING :after\r\n".utf8)) == .queued)
+            #expect(outbound.send(Array("PING :sent after\r\n".utf8)))
+            outbound.flush()
+            #expect(await outbound.waitUntilIdle(timeout: .seconds(10)))
+            outbound.task.closeWrite()
+            var received = Data()
+            while true {
+                let (data, atEOF) = try await client.readData(ofMinLength: 1, maxLength: 4096, timeout: 10)
+                received += data ?? Data()
+                if atEOF { break }
+            }
+            #expect(String(decoding: received, as: UTF8.self) == "PING :before\r\nERROR :last\r\n")
+        }
+    }
+
     @Test func waitUntilIdleGivesUpWhileThePeerDoesNotReadAndSucceedsOnceItDoes() async throws {
         // More than loopback's socket buffers hold, so the write stays with the task.
         let chunk = [UInt8](repeating: UInt8(ascii: "x"), count: 64 * 1024)
