@@ -171,6 +171,9 @@ public actor ChatClient {
 
     private func sendRegistration() async throws {
         registrationSent = true
+        if let password = options.password {
+            try await send(IRCMessage(command: "PASS", parameters: [password]))
+        }
         try await send(IRCMessage(command: "NICK", parameters: [state.nick]))
         try await send(IRCMessage(command: "USER", parameters: [Self.userName(state.nick), "0", "*", options.realName]))
     }

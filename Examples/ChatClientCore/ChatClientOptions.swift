@@ -37,6 +37,9 @@ public struct ChatClientOptions: Sendable {
     public var realName: String
     /// Channels to join once registered.
     public var channels: [String]
+    /// A server password, sent with `PASS` just before `NICK` and `USER` (so, under STARTTLS,
+    /// after the upgrade). A bouncer such as ZNC takes `user/network:password`.
+    public var password: String?
     /// The proxy to connect through (`.environment` honours `https_proxy`/`all_proxy`).
     public var proxy: ProxyConfiguration
     /// Whether to reconnect when the connection drops.

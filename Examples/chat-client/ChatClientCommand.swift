@@ -44,6 +44,9 @@ struct ChatClientCommand: AsyncParsableCommand {
     @Option(help: "Your nickname (default: your user name).")
     var nick: String?
 
+    @Option(help: "A server password, sent as PASS (ZNC takes user/network:password). Other users of this machine can see command lines: the CHAT_PASSWORD environment variable is the safer way to give it.")
+    var password: String?
+
     @Option(help: "A channel to join once connected; repeat for several.")
     var channel: [String] = []
 
@@ -78,10 +81,11 @@ struct ChatClientCommand: AsyncParsableCommand {
             signals.cancel()
             ui.restore()
         }
-        guard let options = try await makeOptions(ui: ui) else {
+        guard var options = try await makeOptions(ui: ui) else {
             ui.restore()
             throw ExitCode.failure
         }
+        options.password = password ?? ProcessInfo.processInfo.environment["CHAT_PASSWORD"]
         let status = await ChatClient(options: options, ui: ui).run()
         ui.restore()
         if status != 0 { throw ExitCode(status) }

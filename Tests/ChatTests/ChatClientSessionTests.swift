@@ -27,17 +27,33 @@ struct ChatClientSessionTests {
     }
 
     /// `/nick` and `/quote` need not wait for registration, but under STARTTLS they wait for
-    /// the upgrade: nothing typed goes out in plaintext.
+    /// the upgrade: nothing typed goes out in plaintext, nor the server password.
     @Test func underSTARTTLSNothingTypedGoesOutBeforeTheUpgrade() async throws {
         try await ScriptedIRCServer.with(replies: { _ in [] }) { server in
             var options = options(server, nick: "alice", security: .startTLS)
             options.capabilityTimeout = 2
+            options.password = "secret"
             let ui = RecordingUserInterface()
             ui.type("/quote PASS secret")
             ui.type("/nick bob")
             _ = await ChatClient(options: options, ui: ui).run()
             #expect(await eventually { server.endedConnections == 1 })
             #expect(server.received == ["CAP LS 302"], "\(server.received)")
+        }
+    }
+
+    /// A server password (a bouncer's, say) goes out before the nickname, as RFC 2812 asks.
+    @Test func aServerPasswordIsSentBeforeNickAndUser() async throws {
+        try await ScriptedIRCServer.with(replies: { line in
+            line.hasPrefix("USER ") ? [":srv 001 alice :Welcome"] : []
+        }) { server in
+            var options = options(server, nick: "alice")
+            options.password = "zuser/net:two words"
+            await interact(with: options) { ui in
+                #expect(await eventually { ui.lines.contains { $0.contains("registered as alice") } }, "\(ui.lines)")
+            }
+            let registration = server.received.filter { !$0.hasPrefix("CAP ") }.prefix(3)
+            #expect(Array(registration) == ["PASS :zuser/net:two words", "NICK alice", "USER alice 0 * :StreamTaskKit chat"], "\(server.received)")
         }
     }
 
