@@ -257,12 +257,24 @@ public struct ChatClientState: Sendable {
         default:
             if message.isNumericReply {
                 let isError = message.isErrorReply
-                let subject = parameters.dropFirst().dropLast().joined(separator: " ")
-                let text = subject.isEmpty ? last : "\(subject): \(last)"
+                let text = Self.numericReplyText(middle: Array(parameters.dropFirst().dropLast()), last: last, isError: isError)
                 return [.show(ChatDisplayLine(isError ? .error : .info, text))]
             }
             return []
         }
+    }
+
+    /// A numeric reply the client has no sentence for, from the parameters between our nick
+    /// and the last one: `#c: No such channel` for what it is about, but counts read as
+    /// words (`254 me 3 :channels formed` is `3 channels formed`), and left out when the text
+    /// says them already (`265 me 3 5 :Current local users 3, max 5`).
+    static func numericReplyText(middle: [String], last: String, isError: Bool) -> String {
+        guard !middle.isEmpty else { return last }
+        guard !isError, middle.allSatisfy({ Int($0) != nil }) else {
+            return "\(middle.joined(separator: " ")): \(last)"
+        }
+        let words = Set(last.split { !$0.isNumber }.map(String.init))
+        return middle.allSatisfy(words.contains) ? last : "\(middle.joined(separator: " ")) \(last)"
     }
 
     /// A `PRIVMSG` or `NOTICE`: to a channel or to us alone, with CTCP `ACTION` shown as an

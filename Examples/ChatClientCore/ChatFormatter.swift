@@ -17,7 +17,7 @@ public struct ChatFormatter: Sendable {
     /// `line` as shown at `date`, with `currentChannel` the one plain text goes to.
     public func render(_ line: ChatDisplayLine, at date: Date = Date(), currentChannel: String? = nil) -> String {
         var line = line
-        line.text = Self.printable(line.text)
+        line.text = Self.printable(Self.withoutFormatting(line.text))
         line.nick = line.nick.map(Self.printable)
         line.channel = line.channel.map(Self.printable)
         var out = ""
@@ -53,8 +53,48 @@ public struct ChatFormatter: Sendable {
         return "\(two(components.hour)):\(two(components.minute)):\(two(components.second))"
     }
 
+    /// `text` without IRC formatting codes: bold, italics, underline, strikethrough, monospace,
+    /// reverse and reset, and colours (`^C` with up to two digits, then a comma and up to two
+    /// more; `^D` with six hex digits, then a comma and six more). Other controls stay, for
+    /// ``printable(_:)`` to show.
+    static func withoutFormatting(_ text: String) -> String {
+        let scalars = Array(text.unicodeScalars)
+        var out = String.UnicodeScalarView()
+        var index = 0
+        /// How many of the scalars from `start` (at most `limit`) pass `test`.
+        func run(from start: Int, limit: Int, _ test: (Character) -> Bool) -> Int {
+            var count = 0
+            while count < limit, start + count < scalars.count, test(Character(scalars[start + count])) { count += 1 }
+            return count
+        }
+        /// Skips a colour's digits: a foreground, then a comma and a background only if both
+        /// are there (a comma after a colour code may be text).
+        func skipColour(length: Int, _ isDigit: (Character) -> Bool) {
+            let foreground = run(from: index, limit: length, isDigit)
+            index += foreground
+            if foreground > 0, index < scalars.count, scalars[index] == ",", run(from: index + 1, limit: 1, isDigit) == 1 {
+                index += 1 + run(from: index + 1, limit: length, isDigit)
+            }
+        }
+        while index < scalars.count {
+            let scalar = scalars[index]
+            index += 1
+            switch scalar.value {
+            case 0x02, 0x0F, 0x11, 0x16, 0x1D, 0x1E, 0x1F:
+                continue
+            case 0x03:
+                skipColour(length: 2) { $0.isASCII && $0.isNumber }
+            case 0x04:
+                skipColour(length: 6) { $0.isHexDigit }
+            default:
+                out.append(scalar)
+            }
+        }
+        return String(out)
+    }
+
     /// `text` with control characters shown as `^X`, so that a peer cannot move the cursor,
-    /// clear the screen or change colours with escape sequences. IRC formatting codes show too.
+    /// clear the screen or change colours with escape sequences.
     static func printable(_ text: String) -> String {
         var out = ""
         for scalar in text.unicodeScalars {

@@ -233,6 +233,26 @@ import Testing
         #expect(plain.render(ChatDisplayLine(.message, channel: "#d", nick: "bob", "hi"), currentChannel: "#c") == "[#d] <bob> hi")
     }
 
+    /// mIRC formatting (ZNC's and bitlbee's replies use it) is left out, not shown as `^B`;
+    /// other controls still show.
+    @Test func theFormatterLeavesOutIRCFormattingCodes() {
+        let plain = ChatFormatter(colors: false, timestamps: false)
+        let text = "\u{02}bold\u{0F} \u{03}04,12colour\u{03} 3,5 \u{03}7,x \u{04}FF00AAhex \u{1D}it\u{1F}u\u{1E}s\u{11}m\u{16}r \u{01}"
+        #expect(plain.render(ChatDisplayLine(.notice, nick: "*status", text)) == "-*status- bold colour 3,5 ,x hex itusmr ^A")
+    }
+
+    @Test(arguments: [
+        (["3"], "channels formed", false, "3 channels formed"),
+        (["3", "5"], "Current local users 3, max 5", false, "Current local users 3, max 5"),
+        (["#c"], "No such channel", true, "#c: No such channel"),
+        (["7"], "Not enough parameters", true, "7: Not enough parameters"),
+        (["bob", "2"], "some text", false, "bob 2: some text"),
+        ([], "Welcome", false, "Welcome"),
+    ])
+    func numericRepliesWithoutASentenceReadNaturally(middle: [String], last: String, isError: Bool, expected: String) {
+        #expect(ChatClientState.numericReplyText(middle: middle, last: last, isError: isError) == expected)
+    }
+
     @Test func fingerprintsAreReadInTheFormsToolsPrint() throws {
         let hex = String(repeating: "ab", count: 31) + "0f"
         let expected = Array(repeating: UInt8(0xAB), count: 31) + [0x0F]
