@@ -149,6 +149,34 @@ struct ChatEndToEndTests {
         }
     }
 
+    /// A client that asks for more than it reads overflows its own send queue with the
+    /// replies: the server drops it, and the channel hears why.
+    @Test func aClientOverflowingItsOwnSendQueueIsDisconnected() async throws {
+        try await ChatServerFixture.with({
+            $0.floodBurst = nil
+            $0.sendQueueLimit = 16 * 1024
+        }) { server, port in
+            let watcher = IRCTestClient(port: port)
+            try await watcher.register("watcher")
+            try await watcher.join("#c")
+            let greedy = IRCTestClient(port: port)
+            try await greedy.register("greedy")
+            try await greedy.join("#c")
+            try await watcher.waitFor(command: "JOIN")
+            // From here `greedy` reads nothing. Each WHOIS brings a few hundred bytes back, and
+            // the kernel's buffers hold less than 3,000 of them.
+            for _ in 0..<3_000 {
+                do { try await greedy.send("WHOIS greedy watcher") } catch { break }
+            }
+            let quit = try await watcher.waitFor(command: "QUIT", timeout: 30)
+            #expect(quit.source?.hasPrefix("greedy!") == true)
+            #expect(quit.parameters.last == "SendQ exceeded")
+            #expect(await server.clientCount == 1)
+            await greedy.close()
+            await watcher.close()
+        }
+    }
+
     @Test func aFloodingClientIsThrottledThenDisconnected() async throws {
         try await ChatServerFixture.with { _, port in
             let flooder = IRCTestClient(port: port)
