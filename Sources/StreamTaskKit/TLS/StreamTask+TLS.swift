@@ -70,7 +70,7 @@ extension StreamTask {
                 self.tls.cipherSuite = suite
             }
             let transport = TransportInputObserver {
-                self.run(self.queue.inputEnded())
+                self.transportInputEnded()
             }
             tls = TLSProgress(transition: id, role: role, isActive: true, handler: ssl)
             updateShared { $0.metrics.secureConnectionStartDate = Date() }
@@ -170,8 +170,27 @@ extension StreamTask {
     /// the client has finished), described as a TLS failure; `nil` for other errors.
     func tlsFailure(_ error: any Error) -> StreamTaskError? {
         guard let role = tls.role, TLSErrorMapper.isTLSError(error) else { return nil }
+        if tls.isEstablished, case .uncleanShutdown? = error as? NIOSSLError {
+            return Self.truncation
+        }
         return TLSErrorMapper.map(error, verification: tls.verificationFailure, configuration: role.configuration)
     }
+
+    /// The transport under TLS ended. Without the peer's `close_notify` first, and once the
+    /// handshake is done, that is a truncation, not an end of stream (RFC 8446, section 6.1).
+    func transportInputEnded() {
+        if tls.isEstablished, !tls.peerEndedTLS {
+            configuration.logger.debug("transport ended without close_notify", metadata: ["task": "\(taskIdentifier)"])
+            run(queue.inputEnded(truncation: Self.truncation.at(host: host, port: port)))
+        } else {
+            run(queue.inputEnded())
+        }
+    }
+
+    static let truncation = StreamTaskError(
+        .tlsTruncated,
+        "the peer closed the connection without ending TLS first (no close_notify): what came before is intact, but more may have been cut off"
+    )
 
     func endTLS(_ id: OperationID) {
         // This task's own TLS handler: a tunnel through an HTTPS proxy has another one.

@@ -14,6 +14,11 @@ struct TLSProgress {
     var cipherSuite: UInt16?
     /// Whether this task's TLS handler is in the pipeline.
     var isActive = false
+    /// Whether the peer ended TLS with `close_notify`: the end of the transport that follows
+    /// is then an orderly one, not a truncation.
+    var peerEndedTLS = false
+    /// Whether the handshake of ``handler`` is done (TLS is in use, and no transition waits).
+    var isEstablished: Bool { isActive && transition == nil }
     /// This task's TLS handler (not the one of a tunnel through an HTTPS proxy).
     var handler: NIOSSLHandler?
 }

@@ -103,6 +103,9 @@ struct StreamOperationQueue {
     private var buffer: ByteBuffer?
     /// The peer's end of stream arrived (or the connection closed in order).
     private var endOfInput = false
+    /// Why the end of input is not a clean end of stream (TLS ended without `close_notify`):
+    /// reads get the bytes buffered before it, then this error where the end would be.
+    private var truncation: StreamTaskError?
     private var inputShutDown = false
     private var outputShutDown = false
     private var closeReadQueued = false
@@ -173,14 +176,19 @@ struct StreamOperationQueue {
         return process()
     }
 
-    /// The peer closed its side of the stream (a FIN arrived).
-    mutating func inputEnded() -> [Action] {
+    /// The peer closed its side of the stream (a FIN arrived). With `truncation`, that end is
+    /// not trustworthy: reads that reach it fail with that error, and leave what is buffered.
+    mutating func inputEnded(truncation: StreamTaskError? = nil) -> [Action] {
         guard !endOfInput else { return [] }
         endOfInput = true
-        var actions = reportReadClosed()
+        self.truncation = truncation
+        var actions = truncation == nil ? reportReadClosed() : []
         actions += process()
         return actions
     }
+
+    /// Whether the input has cleanly ended with nothing left buffered.
+    private var atCleanEnd: Bool { endOfInput && truncation == nil && bufferedByteCount == 0 }
 
     mutating func writabilityChanged(_ isWritable: Bool) -> [Action] {
         writable = isWritable
@@ -488,9 +496,10 @@ struct StreamOperationQueue {
         let available = bufferedByteCount
         if available > 0 && available >= minLength {
             let bytes = take(Swift.min(available, maxLength))
-            return .succeedRead(id, bytes, atEOF: endOfInput && bufferedByteCount == 0)
+            return .succeedRead(id, bytes, atEOF: atCleanEnd)
         }
         if endOfInput {
+            if let truncation { return .fail(id, truncation) }
             return .succeedRead(id, take(available), atEOF: true)
         }
         if case .closed(let error?) = connection {
@@ -507,7 +516,7 @@ struct StreamOperationQueue {
         let available = bufferedByteCount
         if let end = buffer?.endOfFirst(delimiter, within: Swift.min(available, maxLength)) {
             let bytes = take(end)
-            return .succeedRead(id, bytes, atEOF: endOfInput && bufferedByteCount == 0)
+            return .succeedRead(id, bytes, atEOF: atCleanEnd)
         }
         if available >= maxLength {
             return .fail(
@@ -519,6 +528,7 @@ struct StreamOperationQueue {
             )
         }
         if endOfInput {
+            if let truncation { return .fail(id, truncation) }
             return .succeedRead(id, take(available), atEOF: true)
         }
         if case .closed(let error?) = connection {

@@ -143,6 +143,7 @@ extension StreamTask {
         // conversation may go on in plaintext after stopTLS.
         if tls.isActive {
             configuration.logger.debug("peer ended TLS (close_notify)", metadata: ["task": "\(taskIdentifier)"])
+            tls.peerEndedTLS = true
             return
         }
         run(queue.inputEnded())

@@ -37,6 +37,7 @@ public struct StreamTaskError: Error, Sendable, CustomStringConvertible {
             case tlsVersionTooOld
             case tlsPinMismatch
             case tlsPlaintextInjection
+            case tlsTruncated
             case tlsNotActive
             case tlsConfigurationInvalid
             case streamsCaptured
@@ -92,6 +93,10 @@ public struct StreamTaskError: Error, Sendable, CustomStringConvertible {
         /// Bytes arrived in plaintext between the STARTTLS go-ahead and the handshake; the upgrade
         /// was refused (CVE-2011-0411).
         public static let tlsPlaintextInjection = Code(base: .tlsPlaintextInjection)
+        /// The peer closed the connection without ending TLS first (no `close_notify` alert):
+        /// what arrived before is intact, but more may have been cut off (RFC 8446, section
+        /// 6.1). Reads get the bytes received before it, then this error instead of the end.
+        public static let tlsTruncated = Code(base: .tlsTruncated)
         /// `stopSecureConnection` was called on a task that is not using TLS.
         public static let tlsNotActive = Code(base: .tlsNotActive)
         /// The TLS configuration could not be used (unreadable certificate or key, …).
