@@ -95,6 +95,7 @@ final class HTTPExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
             StreamTaskError(.httpProtocolError, "the server's response is not valid HTTP/1.1: \(error)", underlying: error)
         )
         context.closeWholeConnection()
+        context.closeBeneathTLS()
     }
 
     // MARK: Outbound
@@ -152,9 +153,11 @@ final class HTTPExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
 
     private func finish(context: ChannelHandlerContext) {
         dataTask.bodyEnded()
-        // One request per connection: the exchange is over. (A plain close would wait out
-        // NIOSSL's 5 s for an https server's close_notify, holding the per-host slot.)
+        // One request per connection: the exchange is over. Nothing more is wanted from the
+        // server, so its close_notify is not awaited: a server keeping the connection alive
+        // may never send it, and the wait (NIOSSL's 5 s) would hold the host's slot.
         context.closeWholeConnection()
+        context.closeBeneathTLS()
     }
 
     /// Foundation's form of a response head.

@@ -1,4 +1,5 @@
 import NIOCore
+import NIOSSL
 
 extension ChannelHandlerContext {
     /// Closes the whole connection, promptly under TLS too.
@@ -14,5 +15,15 @@ extension ChannelHandlerContext {
         _ = try? channel.syncOptions?.setOption(ChannelOptions.allowRemoteHalfClosure, value: false)
         close(promise: nil)
         read()
+    }
+
+    /// Closes the socket beneath TLS at once (without TLS, it does nothing). Called after a
+    /// close has sent close_notify, it ends the connection without waiting for the peer's,
+    /// which RFC 8446 (section 6.1) allows: a peer that keeps its side open, as an HTTP server
+    /// keeping a connection alive does, would otherwise hold the close for the whole shutdown
+    /// timeout.
+    func closeBeneathTLS() {
+        guard let tls = try? pipeline.syncOperations.context(handlerType: NIOSSLHandler.self) else { return }
+        tls.close(promise: nil)
     }
 }

@@ -78,10 +78,7 @@ final class StreamTaskChannelHandler: ChannelInboundHandler, RemovableChannelHan
     /// need not wait for the peer's (RFC 8446, section 6.1): a peer that keeps its side open
     /// would otherwise hold the close for the whole shutdown timeout. Without TLS it does nothing.
     func closeTransport() {
-        guard let context, let tls = try? context.pipeline.syncOperations.context(handlerType: NIOSSLHandler.self) else {
-            return
-        }
-        tls.close(promise: nil)
+        context?.closeBeneathTLS()
     }
 
     func shutdownOutput() { context?.close(mode: .output, promise: nil) }

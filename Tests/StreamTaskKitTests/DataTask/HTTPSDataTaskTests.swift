@@ -51,6 +51,19 @@ import FoundationNetworking
         await listener.shutdown(gracePeriod: 0)
     }
 
+    /// A server that keeps the connection alive (h2o does) neither answers the close_notify
+    /// nor closes: the connection still closes once the body has ended, after a close_notify
+    /// that ends the server's side in order.
+    @Test func theConnectionClosesWhenTheBodyEndsThoughTheServerKeepsItOpen() async throws {
+        let (listener, dataTask, peer) = try await start("/kept-alive", closeNotifyTimeout: 600)
+        try await peer.write("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+        #expect(String(decoding: try await dataTask.bodyData(), as: UTF8.self) == "ok")
+        #expect(await eventually { dataTask.carrier.state == .completed }, "the connection closed (it used to wait 600 s here)")
+        #expect(try await peer.readToEnd() == "", "the close_notify came before the end: no truncation")
+        peer.cancel()
+        await listener.shutdown(gracePeriod: 0)
+    }
+
     @Test func becomingAStreamOverTLSKeepsTheBytesAfterTheHead() async throws {
         let (listener, dataTask, peer) = try await start("/upgrade")
         try await peer.write("HTTP/1.1 101 Switching Protocols\r\nUpgrade: x-test\r\nConnection: Upgrade\r\n\r\nprotected early bytes\n")
