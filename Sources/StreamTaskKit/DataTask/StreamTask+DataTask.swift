@@ -20,7 +20,12 @@ extension StreamTask {
         let request = try HTTPRequestBuilder(request: dataTask.originalRequest, host: host, port: port)
         let pipeline = channel.pipeline.syncOperations
         if request.usesTLS {
-            let role = TLSRole.client(configuration.tls)
+            // A data task speaks HTTP/1.1 and nothing else, so it offers only that in ALPN,
+            // whatever the session's configuration lists: offered `h2`, a server would pick it
+            // and speak a protocol the task cannot (RFC 7301, section 3.2).
+            var tlsConfiguration = configuration.tls
+            tlsConfiguration.applicationProtocols = ["http/1.1"]
+            let role = TLSRole.client(tlsConfiguration)
             let ssl = try makeTLSHandler(role: role, peerName: host) { chain, failure in
                 self.tls.presentedChain = chain
                 self.tls.verificationFailure = failure

@@ -11,12 +11,17 @@ import FoundationNetworking
 /// after a head delivered through it.
 @Suite(.timeLimit(.minutes(1))) struct HTTPSDataTaskTests {
     /// A TLS listener, a session trusting the test CA, and a task accepted for a data task.
-    private func start(_ path: String, closeNotifyTimeout: TimeInterval? = nil) async throws -> (StreamListener, StreamDataTask, StreamTask) {
+    private func start(
+        _ path: String, closeNotifyTimeout: TimeInterval? = nil, applicationProtocols: [String] = []
+    ) async throws -> (StreamListener, StreamDataTask, StreamTask) {
         let certificates = try await TestCertificates.get()
-        let listener = StreamListener(host: "127.0.0.1", port: 0, tls: try certificates.serverConfiguration())
+        var serverTLS = try certificates.serverConfiguration()
+        serverTLS.applicationProtocols = applicationProtocols
+        let listener = StreamListener(host: "127.0.0.1", port: 0, tls: serverTLS)
         try await listener.start()
         var accepted = listener.connections.makeAsyncIterator()
         var tls = try certificates.clientConfiguration()
+        tls.applicationProtocols = applicationProtocols
         if let closeNotifyTimeout { tls.closeNotifyTimeout = closeNotifyTimeout }
         let configuration = StreamSession.Configuration(timeoutIntervalForConnect: 20, tls: tls, proxy: .direct)
         let port = try #require(listener.port)
@@ -60,6 +65,18 @@ import FoundationNetworking
         #expect(String(decoding: try await dataTask.bodyData(), as: UTF8.self) == "ok")
         #expect(await eventually { dataTask.carrier.state == .completed }, "the connection closed (it used to wait 600 s here)")
         #expect(try await peer.readToEnd() == "", "the close_notify came before the end: no truncation")
+        peer.cancel()
+        await listener.shutdown(gracePeriod: 0)
+    }
+
+    /// A session configured to offer `h2` (for its stream tasks, say) does not make its data
+    /// tasks offer it: they speak HTTP/1.1 only, and a server that prefers h2 would pick it.
+    @Test func aDataTaskOffersOnlyHTTP11WhateverTheSessionOffers() async throws {
+        let (listener, dataTask, peer) = try await start("/alpn", applicationProtocols: ["h2", "http/1.1"])
+        try await peer.write("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+        #expect(String(decoding: try await dataTask.bodyData(), as: UTF8.self) == "ok")
+        #expect(dataTask.carrier.metrics.negotiatedApplicationProtocol == "http/1.1")
+        #expect(peer.metrics.negotiatedApplicationProtocol == "http/1.1")
         peer.cancel()
         await listener.shutdown(gracePeriod: 0)
     }
