@@ -47,6 +47,19 @@ import Testing
         task.cancel()
     }
 
+    /// A server that shares no cipher suite with us answers handshake_failure, as GnuTLS does
+    /// for a version it does not accept: the error names this side's versions among the
+    /// things the peer may have refused.
+    @Test func aHandshakeFailureAlertIsDescribedWithThisSidesVersions() async throws {
+        let certificates = try await TestCertificates.get()
+        let server = try await OpenSSLServer.start(certificate: certificates.serverPEM, key: certificates.serverKey,
+                                                   "-tls1_2", "-cipher", "CAMELLIA128-SHA")
+        let task = connect(to: server, tls: try certificates.clientConfiguration { $0.maximumVersion = .tls1_2 })
+        let error = await expectStreamError(.tlsHandshakeFailed) { try await task.startTLS(timeout: 10) }
+        #expect(error?.message.contains("peer refused the TLS handshake") == true, "\(String(describing: error))")
+        #expect(error?.message.contains("TLS versions (TLS 1.2 to TLS 1.2)") == true, "\(String(describing: error))")
+    }
+
     @Test func anExpiredCertificateIsRefusedAsExpired() async throws {
         let certificates = try await TestCertificates.get()
         let server = try await OpenSSLServer.start(certificate: certificates.expiredPEM, key: certificates.serverKey)
