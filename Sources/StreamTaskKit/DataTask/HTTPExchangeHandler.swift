@@ -1,6 +1,7 @@
 import Foundation
 import NIOCore
 import NIOHTTP1
+import NIOSSL
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -87,6 +88,11 @@ final class HTTPExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        if case .uncleanShutdown? = error as? NIOSSLError, !ended, !dataTask.carrier.tls.closingByThisSide {
+            // An https server's connection ended without close_notify before the response did:
+            // a body read to the end of the connection would otherwise look complete.
+            dataTask.failed(StreamTask.truncation)
+        }
         guard error is HTTPParserError || error is NIOHTTPDecoderError else {
             context.fireErrorCaught(error)
             return
@@ -94,6 +100,7 @@ final class HTTPExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
         dataTask.failed(
             StreamTaskError(.httpProtocolError, "the server's response is not valid HTTP/1.1: \(error)", underlying: error)
         )
+        dataTask.carrier.tls.closingByThisSide = true
         context.closeWholeConnection()
         context.closeBeneathTLS()
     }
@@ -156,6 +163,7 @@ final class HTTPExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
         // One request per connection: the exchange is over. Nothing more is wanted from the
         // server, so its close_notify is not awaited: a server keeping the connection alive
         // may never send it, and the wait (NIOSSL's 5 s) would hold the host's slot.
+        dataTask.carrier.tls.closingByThisSide = true
         context.closeWholeConnection()
         context.closeBeneathTLS()
     }

@@ -50,7 +50,7 @@ enum TLSErrorMapper {
         if peerRefusal.contains(where: text.contains) {
             return StreamTaskError(
                 .tlsHandshakeFailed,
-                "the peer refused the TLS handshake (\(text)); it may not accept this side's certificate or parameters, or its TLS versions (\(versionBounds(configuration))): some peers, GnuTLS among them, say so rather than protocol_version",
+                "the peer refused the TLS handshake (\(text)); it may not accept this side's certificate or parameters, or the TLS versions this side accepts (\(versionBounds(configuration))): some peers, GnuTLS among them, say so rather than protocol_version",
                 underlying: error
             )
         }

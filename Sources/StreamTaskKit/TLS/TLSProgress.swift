@@ -17,8 +17,14 @@ struct TLSProgress {
     /// Whether the peer ended TLS with `close_notify`: the end of the transport that follows
     /// is then an orderly one, not a truncation.
     var peerEndedTLS = false
-    /// Whether the handshake of ``handler`` is done (TLS is in use, and no transition waits).
-    var isEstablished: Bool { isActive && transition == nil }
+    /// This side is closing the connection: a missing close_notify from the peer is then no
+    /// truncation, since this side may close the socket beneath TLS without waiting for it.
+    var closingByThisSide = false
+    /// Whether the handshake of ``handler`` is done.
+    var handshakeDone: Bool { handler != nil && transition == nil }
+    /// Whether the task's own stream is protected by a handshake that is done (a data task's
+    /// TLS is not the task's until it becomes a stream).
+    var isEstablished: Bool { isActive && handshakeDone }
     /// This task's TLS handler (not the one of a tunnel through an HTTPS proxy).
     var handler: NIOSSLHandler?
 }

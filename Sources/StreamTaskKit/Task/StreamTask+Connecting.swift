@@ -1,6 +1,7 @@
 import Foundation
 import NIOCore
 import NIOPosix
+import NIOSSL
 
 extension StreamTask {
     /// The session granted a connection slot (at once, or when another task to the host ended).
@@ -155,7 +156,15 @@ extension StreamTask {
 
     func channelFailed(_ error: any Error) {
         if tlsHandshakeFailed(error) { return }
+        if tls.closingByThisSide, case .uncleanShutdown? = error as? NIOSSLError {
+            // This side closed the socket beneath TLS on purpose, without the peer's close_notify.
+            return
+        }
         let failure = tlsFailure(error) ?? ChannelErrorMapper.map(error)
+        if failure.code == .tlsTruncated {
+            // Before SwiftNIO SSL passes the end of input on as if it were an orderly one.
+            run(queue.inputEnded(truncation: failure.at(host: host, port: port)))
+        }
         configuration.logger.debug("connection error", metadata: ["task": "\(taskIdentifier)", "error": "\(failure)"])
         if channelFailure == nil { channelFailure = failure }
         handler?.close()

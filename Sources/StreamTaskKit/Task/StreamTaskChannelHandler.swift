@@ -78,12 +78,14 @@ final class StreamTaskChannelHandler: ChannelInboundHandler, RemovableChannelHan
     /// need not wait for the peer's (RFC 8446, section 6.1): a peer that keeps its side open
     /// would otherwise hold the close for the whole shutdown timeout. Without TLS it does nothing.
     func closeTransport() {
+        task.tls.closingByThisSide = true
         context?.closeBeneathTLS()
     }
 
     func shutdownOutput() { context?.close(mode: .output, promise: nil) }
     func shutdownInput() { context?.close(mode: .input, promise: nil) }
     func close() {
+        task.tls.closingByThisSide = true
         context?.closeWholeConnection()
     }
 }

@@ -5,7 +5,8 @@
 ///   stream (its FIN) reaching the task, or ``StreamTask/closeRead()`` taking effect. Bytes that
 ///   arrived before the FIN may still be unread: reads return them, then end of stream. (The
 ///   FIN arriving is not the same as a read returning `atEOF == true`: that comes later, when the
-///   buffer is empty.)
+///   buffer is empty.) A FIN that ends TLS without the peer's close_notify is no end of stream
+///   but a truncation: it does not fire, and reads end with ``StreamTaskError/Code/tlsTruncated``.
 /// - ``writeClosed``: ``StreamTask/closeWrite()`` took effect: every earlier write completed and
 ///   the end of stream was sent to the peer.
 /// - ``metricsCollected(_:)``: the task completed; these are its final metrics. Fires once,

@@ -65,6 +65,7 @@ import FoundationNetworking
         #expect(String(decoding: try await dataTask.bodyData(), as: UTF8.self) == "ok")
         #expect(await eventually { dataTask.carrier.state == .completed }, "the connection closed (it used to wait 600 s here)")
         #expect(try await peer.readToEnd() == "", "the close_notify came before the end: no truncation")
+        #expect(await dataTask.carrier.waitUntilCompleted() == nil, "closing beneath TLS on purpose is no error")
         peer.cancel()
         await listener.shutdown(gracePeriod: 0)
     }
@@ -79,6 +80,41 @@ import FoundationNetworking
         #expect(peer.metrics.negotiatedApplicationProtocol == "http/1.1")
         peer.cancel()
         await listener.shutdown(gracePeriod: 0)
+    }
+
+    /// A body framed by the end of the connection is complete only if TLS ended in order: cut
+    /// without close_notify, it may be missing its end (RFC 8446, section 6.1).
+    @Test(arguments: [("https-close-delimited-truncated", true), ("https-close-delimited", false)])
+    func aBodyReadToTheEndOfTheConnectionNeedsTheServersCloseNotify(mode: String, truncated: Bool) async throws {
+        let certificates = try await TestCertificates.get()
+        let peer = try await PythonPeer.start(script: "http_peer.py", mode: mode, arguments: [certificates.serverPEM, certificates.serverKey])
+        let configuration = StreamSession.Configuration(tls: try certificates.clientConfiguration(), proxy: .direct)
+        let dataTask = StreamSession(configuration: configuration)
+            .dataTask(with: try DataTaskTesting.request("https://127.0.0.1:\(peer.port)/"))
+        dataTask.resume()
+        if truncated {
+            await expectStreamError(.tlsTruncated) { try await dataTask.bodyData() }
+            #expect(await dataTask.carrier.waitUntilCompleted()?.code == .tlsTruncated)
+        } else {
+            #expect(String(decoding: try await dataTask.bodyData(), as: UTF8.self) == "the first part")
+        }
+        _ = await peer.finish()
+    }
+
+    /// A stream made from an https data task tells a cut connection from an orderly end too.
+    @Test func aStreamFromAnHTTPSDataTaskReportsATruncation() async throws {
+        let certificates = try await TestCertificates.get()
+        let peer = try await PythonPeer.start(
+            script: "http_peer.py", mode: "https-upgrade-truncated", arguments: [certificates.serverPEM, certificates.serverKey])
+        let configuration = StreamSession.Configuration(tls: try certificates.clientConfiguration(), proxy: .direct)
+        let dataTask = StreamSession(configuration: configuration)
+            .dataTask(with: try DataTaskTesting.request("https://127.0.0.1:\(peer.port)/"))
+        dataTask.resume()
+        let stream = try await dataTask.becomeStream()
+        #expect(try await stream.readText(count: 6) == "EARLY\n")
+        try await stream.write("x")  // the server closes once it has this
+        await expectStreamError(.tlsTruncated) { try await stream.readData(ofMinLength: 1, maxLength: 100, timeout: 10) }
+        _ = await peer.finish()
     }
 
     @Test func becomingAStreamOverTLSKeepsTheBytesAfterTheHead() async throws {

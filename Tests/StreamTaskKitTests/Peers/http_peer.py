@@ -52,6 +52,12 @@ def main():
     server.listen(1)
     say(server.getsockname()[1])
     conn, _ = server.accept()
+    if mode.startswith("https-"):
+        # TLS with the certificate and key that follow the mode.
+        import ssl
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.load_cert_chain(sys.argv[2], sys.argv[3])
+        conn = context.wrap_socket(conn, server_side=True)
     lines, body = read_request(conn)
     say("request " + lines[0])
     for line in lines[1:]:
@@ -90,6 +96,20 @@ def main():
         conn.sendall(b"HTTP/1.1 200 OK\nContent-Le")
         conn.sendall(b"ngth: 6\nX-Peer: bare-lf\n")
         conn.sendall(b"\nab\ncd\n")
+        conn.recv(1)
+    elif mode in ("https-close-delimited-truncated", "https-close-delimited"):
+        # A body framed by the end of the connection; the connection then ends without
+        # close_notify (Python's close sends none), or after one.
+        conn.sendall(b"HTTP/1.1 200 OK\r\nConnection: close\r\n\r\nthe first part")
+        if mode == "https-close-delimited":
+            conn.settimeout(0.5)
+            try:
+                conn.unwrap()  # sends close_notify, then waits in vain for the client's
+            except OSError:
+                pass
+    elif mode == "https-upgrade-truncated":
+        # A 101 and the new protocol's first bytes, then the end without close_notify.
+        conn.sendall(b"HTTP/1.1 101 Switching Protocols\r\nUpgrade: x-test\r\nConnection: Upgrade\r\n\r\nEARLY\n")
         conn.recv(1)
     elif mode == "large-body":
         # 16 MiB with Content-Length, as fast as the client lets it through: "0123456789abcdef"

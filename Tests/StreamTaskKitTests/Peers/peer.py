@@ -111,7 +111,7 @@ def main():
             tls.unwrap()
         except (ssl.SSLError, OSError):
             pass
-        conn.close()
+        tls.close()
     elif mode == "hold":
         # Accept and never read: the client's writes fill the buffers. Ends when stdin closes.
         sys.stdin.read()

@@ -57,7 +57,7 @@ import Testing
         let task = connect(to: server, tls: try certificates.clientConfiguration { $0.maximumVersion = .tls1_2 })
         let error = await expectStreamError(.tlsHandshakeFailed) { try await task.startTLS(timeout: 10) }
         #expect(error?.message.contains("peer refused the TLS handshake") == true, "\(String(describing: error))")
-        #expect(error?.message.contains("TLS versions (TLS 1.2 to TLS 1.2)") == true, "\(String(describing: error))")
+        #expect(error?.message.contains("TLS versions this side accepts (TLS 1.2 to TLS 1.2)") == true, "\(String(describing: error))")
     }
 
     @Test func anExpiredCertificateIsRefusedAsExpired() async throws {
