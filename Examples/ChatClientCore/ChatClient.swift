@@ -152,7 +152,7 @@ public actor ChatClient {
     private func unlessClosedByServer(_ body: () async throws -> Void) async throws {
         do {
             try await body()
-        } catch let error as StreamTaskError where [.connectionClosed, .connectionReset].contains(error.code) {
+        } catch let error as StreamTaskError where [.connectionClosed, .connectionReset, .tlsTruncated].contains(error.code) {
             return
         }
     }

@@ -75,9 +75,16 @@ final class ChatOutbound: Sendable {
     /// Queues `bytes` without writing them, so that several lines can go out in one write; see
     /// ``Enqueued`` for what to do next. Writes to a closed outbound are ignored.
     func enqueue(_ bytes: [UInt8]) -> Enqueued {
+        append(bytes, sealing: false)
+    }
+
+    /// Queues `bytes` under the lock, then with `sealing` ignores every later line: in the same
+    /// lock, so that nothing (a PING from the connection, say) can come between.
+    private func append(_ bytes: [UInt8], sealing: Bool) -> Enqueued {
         let count = bytes.count
         return state.withLockedValue { state -> Enqueued in
             if state.closed || state.sealed { return .queued }
+            if sealing { state.sealed = true }
             if Int(state.submitted - state.sentSeen) + count > limit {
                 state.sentSeen = task.countOfBytesSent
                 if Int(state.submitted - state.sentSeen) + count > limit { return .overLimit }
@@ -91,8 +98,7 @@ final class ChatOutbound: Sendable {
 
     /// Queues `bytes` as ``enqueue(_:)`` does, as the last line: later ones are ignored.
     func enqueueLast(_ bytes: [UInt8]) -> Enqueued {
-        defer { state.withLockedValue { $0.sealed = true } }
-        return enqueue(bytes)
+        append(bytes, sealing: true)
     }
 
     /// Writes what is queued, unless a write is with the task already (what it gathers follows

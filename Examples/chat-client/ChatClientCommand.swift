@@ -85,7 +85,7 @@ struct ChatClientCommand: AsyncParsableCommand {
             ui.restore()
             throw ExitCode.failure
         }
-        options.password = password ?? ProcessInfo.processInfo.environment["CHAT_PASSWORD"]
+        options.password = (password ?? ProcessInfo.processInfo.environment["CHAT_PASSWORD"]).flatMap { $0.isEmpty ? nil : $0 }
         let status = await ChatClient(options: options, ui: ui).run()
         ui.restore()
         if status != 0 { throw ExitCode(status) }
