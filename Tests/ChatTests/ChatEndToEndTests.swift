@@ -95,16 +95,8 @@ struct ChatEndToEndTests {
             $0.sendQueueLimit = 32 * 1024
         }) { _, port in
             // A slow reader with a small receive buffer, so the kernel holds little for it.
-            let slow = IRCTestClient(port: port)
-            try await slow.register("slow")
-            try await slow.join("#busy")
-            let sender = IRCTestClient(port: port)
-            try await sender.register("sender")
-            try await sender.join("#busy")
-            let reader = IRCTestClient(port: port)
-            try await reader.register("reader")
-            try await reader.join("#busy")
-            try await sender.waitFor(command: "JOIN")  // reader's
+            let clients = try await members(of: "#busy", port: port, "slow", "sender", "reader")
+            let (slow, sender, reader) = (clients[0], clients[1], clients[2])
 
             // `slow` reads nothing from here on. Send until the server gives up on it: more than
             // its send queue and the kernel's buffers for it hold (64 KiB send buffer, set by
@@ -156,13 +148,8 @@ struct ChatEndToEndTests {
             $0.floodBurst = nil
             $0.sendQueueLimit = 16 * 1024
         }) { server, port in
-            let watcher = IRCTestClient(port: port)
-            try await watcher.register("watcher")
-            try await watcher.join("#c")
-            let greedy = IRCTestClient(port: port)
-            try await greedy.register("greedy")
-            try await greedy.join("#c")
-            try await watcher.waitFor(command: "JOIN")
+            let clients = try await members(of: "#c", port: port, "watcher", "greedy")
+            let (watcher, greedy) = (clients[0], clients[1])
             // From here `greedy` reads nothing. Each WHOIS brings a few hundred bytes back: 10,000
             // of them are several times what the kernel's buffers and the client's own hold.
             for _ in 0..<10_000 {
@@ -399,5 +386,21 @@ struct ChatEndToEndTests {
             #expect(messages.contains { $0.command == "ERROR" && $0.parameters.last?.contains("Plaintext after STARTTLS") == true })
             #expect(await server.clientCount == 0)
         }
+    }
+
+    /// Clients registered as `nicks`, in order, each joined to `channel`; returned once the
+    /// first has seen the last one join.
+    private func members(of channel: String, port: Int, _ nicks: String...) async throws -> [IRCTestClient] {
+        var clients: [IRCTestClient] = []
+        for nick in nicks {
+            let client = IRCTestClient(port: port)
+            try await client.register(nick)
+            try await client.join(channel)
+            clients.append(client)
+        }
+        if let first = clients.first, let last = nicks.last, clients.count > 1 {
+            try await first.waitFor("\(last) joining") { $0.command == "JOIN" && $0.source?.hasPrefix(last + "!") == true }
+        }
+        return clients
     }
 }

@@ -87,30 +87,24 @@ def main():
         conn.sendall(bytes(range(256)) * 4)
         receive_all(conn)
         conn.close()
-    elif mode == "tls-truncate":
+    elif mode in ("tls-truncate", "tls-close-notify"):
         # TLS with the certificate and key given, one full line and the start of another,
-        # then the socket closed without close_notify (Python's close never sends one).
+        # then, once a byte arrives, the end: with tls-truncate the socket closes without
+        # close_notify (Python's close never sends one); with tls-close-notify TLS ends in
+        # order first, as GnuTLS and Go do (unwrap() sends close_notify, then waits in vain
+        # for the client's).
         import ssl
         context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
         context.load_cert_chain(args[0], args[1])
         tls = context.wrap_socket(conn, server_side=True)
         tls.sendall(b"whole line\r\nhalf a li")
         tls.recv(1)
-        tls.close()
-    elif mode == "tls-close-notify":
-        # The same, but ending TLS in order (close_notify) before closing the socket, as
-        # GnuTLS and Go do: unwrap() sends close_notify, then waits in vain for the client's.
-        import ssl
-        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-        context.load_cert_chain(args[0], args[1])
-        tls = context.wrap_socket(conn, server_side=True)
-        tls.sendall(b"whole line\r\nhalf a li")
-        tls.recv(1)
-        tls.settimeout(0.5)
-        try:
-            tls.unwrap()
-        except (ssl.SSLError, OSError):
-            pass
+        if mode == "tls-close-notify":
+            tls.settimeout(0.5)
+            try:
+                tls.unwrap()
+            except (ssl.SSLError, OSError):
+                pass
         tls.close()
     elif mode == "hold":
         # Accept and never read: the client's writes fill the buffers. Ends when stdin closes.
