@@ -252,13 +252,8 @@ struct ChatEndToEndTests {
     /// nothing after it, not even the relay of a line another client sends then.
     @Test func onShutdownEveryClientGetsALastErrorLineAndNothingAfter() async throws {
         try await ChatServerFixture.with { server, port in
-            let first = IRCTestClient(port: port)
-            try await first.register("first")
-            try await first.join("#c")
-            let second = IRCTestClient(port: port)
-            try await second.register("second")
-            try await second.join("#c")
-            _ = try await first.waitFor(command: "JOIN")
+            let clients = try await members(of: "#c", port: port, "first", "second")
+            let (first, second) = (clients[0], clients[1])
             let stopping = Task { await server.shutdown() }
             let error = try await first.waitFor(command: "ERROR")
             #expect(error.parameters.last == "Closing Link: 127.0.0.1 (Server shutting down)")
