@@ -10,7 +10,9 @@ import FoundationNetworking
 /// arrive on the session's delegate queue, one at a time and in the order the events happened;
 /// ``StreamTaskEvent`` documents when each one fires.
 public protocol StreamSessionDelegate: AnyObject, Sendable {
-    /// No more bytes will arrive on the task (the peer's FIN, or `closeRead()`).
+    /// No more bytes will arrive on the task (the peer's FIN, or `closeRead()`). Not called
+    /// when a TLS connection is cut without close_notify: reads end with
+    /// ``StreamTaskError/Code/tlsTruncated`` instead.
     func streamSession(_ session: StreamSession, readClosedFor streamTask: StreamTask)
     /// `closeWrite()` took effect: the peer has been sent the end of the stream.
     func streamSession(_ session: StreamSession, writeClosedFor streamTask: StreamTask)
