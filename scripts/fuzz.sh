@@ -6,7 +6,7 @@
 #
 # Each target is one file in Fuzz/Targets, compiled by swiftc together with the library
 # sources it fuzzes (so it reaches their internal types) and -sanitize=fuzzer,address; the
-# proxy and TLS targets also link NIOCore, built unsanitized by SwiftPM in .build-fuzz/nio,
+# proxy and TLS targets also link NIOCore (the head gate's NIOEmbedded and NIOHTTP1 too), built unsanitized by SwiftPM in .build-fuzz/nio,
 # so coverage is counted in our code only. Every run starts from a scratch copy of
 # Fuzz/Corpus/<target> (the committed seeds never grow) and first replays the inputs kept in
 # Fuzz/Regressions/<target>. A crash, a leak or a failed invariant is kept in
@@ -42,11 +42,12 @@ sources() {
     chat-service-record) echo Fuzz/Targets/ChatServiceRecordFuzz.swift "${txt[@]}" "${chat[@]}" ;;
     netlink-message) echo Fuzz/Targets/NetlinkMessageFuzz.swift "$kit/Routes/NetlinkMessage.swift" \
         "$kit/Routes/Netlink.swift" "$kit/Routes/RouteAddress.swift" ;;
-    no-proxy-list) echo Fuzz/Targets/NoProxyListFuzz.swift "$kit/Proxy/NoProxyList.swift" ;;
+    no-proxy-list) echo Fuzz/Targets/NoProxyListFuzz.swift "$kit/Proxy/NoProxyList.swift" \
+        "$kit/Support/StringProtocol+Brackets.swift" ;;
     http-connect) echo Fuzz/Targets/HTTPConnectFuzz.swift "$kit/Proxy/HTTPConnectHandshake.swift" \
         "$kit/Support/ByteBuffer+Delimiter.swift" "${handshake[@]}" ;;
     socks5) echo Fuzz/Targets/SOCKS5Fuzz.swift "$kit/Proxy/SOCKS5Handshake.swift" "$kit/Proxy/NoProxyList.swift" \
-        "${handshake[@]}" ;;
+        "$kit/Support/StringProtocol+Brackets.swift" "${handshake[@]}" ;;
     server-hello) echo Fuzz/Targets/ServerHelloFuzz.swift "$kit/TLS/ServerHelloParser.swift" ;;
     http-head-gate) echo Fuzz/Targets/HTTPHeadGateFuzz.swift "$kit/DataTask/HTTPResponseHeadGate.swift" ;;
     *) echo "fuzz.sh: no target named '$1' (targets: ${all_targets[*]})" >&2; return 1 ;;
@@ -63,12 +64,16 @@ export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}"
 nio_flags=()
 prepare_nio() {
     [ ${#nio_flags[@]} -eq 0 ] || return 0
-    echo "fuzz.sh: building NIOCore and NIOEmbedded (unsanitized) in .build-fuzz/nio" >&2
-    # NIOEmbedded (EmbeddedChannel, for the head gate) brings NIOCore and the rest it needs.
-    nice -n 10 swift build --target NIOEmbedded --scratch-path "$out/nio" >"$out/logs/nio-build.log" 2>&1 || {
-        tail -20 "$out/logs/nio-build.log" >&2
-        return 1
-    }
+    echo "fuzz.sh: building NIOCore, NIOEmbedded and NIOHTTP1 (unsanitized) in .build-fuzz/nio" >&2
+    # NIOEmbedded (EmbeddedChannel, for the head gate) brings NIOCore and the rest it needs;
+    # the head gate also names NIOHTTP1's parser errors.
+    local module
+    for module in NIOEmbedded NIOHTTP1; do
+        nice -n 10 swift build --target "$module" --scratch-path "$out/nio" >>"$out/logs/nio-build.log" 2>&1 || {
+            tail -20 "$out/logs/nio-build.log" >&2
+            return 1
+        }
+    done
     local bin
     bin="$(swift build --scratch-path "$out/nio" --show-bin-path)"
     mapfile -t nio_flags < <(python3 - "$out/nio/debug.yaml" <<'PY'

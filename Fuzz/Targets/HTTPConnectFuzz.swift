@@ -22,7 +22,10 @@ public func fuzzHTTPConnect(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     if case .established(let leftover) = whole.end {
         require(reply.hasSuffix(leftover), "the leftover is not the end of the reply")
         let head = Array(reply[..<(reply.count - leftover.count)])
-        require(head.hasSuffix(Array("\r\n\r\n".utf8)), "the consumed head does not end with a blank line")
+        // Lines end in CRLF or, as RFC 9112 (section 2.2) allows, a bare LF.
+        require(
+            head.hasSuffix(Array("\n\n".utf8)) || head.hasSuffix(Array("\n\r\n".utf8)),
+            "the consumed head does not end with an empty line")
         require(head.count <= HTTPConnectHandshake.maximumHeadLength, "accepted \(head.count) bytes of heads")
     }
     return 0
