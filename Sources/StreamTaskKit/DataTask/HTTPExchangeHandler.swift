@@ -1,7 +1,6 @@
 import Foundation
 import NIOCore
 import NIOHTTP1
-import NIOSSL
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -88,7 +87,7 @@ final class HTTPExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        if case .uncleanShutdown? = error as? NIOSSLError, !ended, !dataTask.carrier.tls.closingByThisSide {
+        if TLSErrorMapper.isUncleanShutdown(error), !ended, !dataTask.carrier.tls.closingByThisSide {
             // An https server's connection ended without close_notify before the response did:
             // a body read to the end of the connection would otherwise look complete.
             dataTask.failed(StreamTask.truncation)
@@ -100,9 +99,7 @@ final class HTTPExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
         dataTask.failed(
             StreamTaskError(.httpProtocolError, "the server's response is not valid HTTP/1.1: \(error)", underlying: error)
         )
-        dataTask.carrier.tls.closingByThisSide = true
-        context.closeWholeConnection()
-        context.closeBeneathTLS()
+        closeConnection(context: context)
     }
 
     // MARK: Outbound
@@ -160,9 +157,14 @@ final class HTTPExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
 
     private func finish(context: ChannelHandlerContext) {
         dataTask.bodyEnded()
-        // One request per connection: the exchange is over. Nothing more is wanted from the
-        // server, so its close_notify is not awaited: a server keeping the connection alive
-        // may never send it, and the wait (NIOSSL's 5 s) would hold the host's slot.
+        // One request per connection: the exchange is over.
+        closeConnection(context: context)
+    }
+
+    /// Closes the connection once the exchange is over or failed. Nothing more is wanted from
+    /// the server, so its close_notify is not awaited: a server keeping the connection alive
+    /// may never send it, and the wait (NIOSSL's 5 s) would hold the host's slot.
+    private func closeConnection(context: ChannelHandlerContext) {
         dataTask.carrier.tls.closingByThisSide = true
         context.closeWholeConnection()
         context.closeBeneathTLS()

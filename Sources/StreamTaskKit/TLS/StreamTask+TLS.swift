@@ -170,7 +170,7 @@ extension StreamTask {
     /// the client has finished), described as a TLS failure; `nil` for other errors.
     func tlsFailure(_ error: any Error) -> StreamTaskError? {
         guard let role = tls.role, TLSErrorMapper.isTLSError(error) else { return nil }
-        if tls.handshakeDone, case .uncleanShutdown? = error as? NIOSSLError {
+        if tls.handshakeDone, TLSErrorMapper.isUncleanShutdown(error) {
             return Self.truncation
         }
         return TLSErrorMapper.map(error, verification: tls.verificationFailure, configuration: role.configuration)

@@ -9,6 +9,11 @@ enum TLSErrorMapper {
         error is NIOSSLError || error is BoringSSLError
     }
 
+    /// Whether `error` is SwiftNIO SSL's report that the connection ended without close_notify.
+    static func isUncleanShutdown(_ error: any Error) -> Bool {
+        if case .uncleanShutdown? = error as? NIOSSLError { true } else { false }
+    }
+
     /// - Parameters:
     ///   - error: What the TLS handler reported.
     ///   - verification: Why this side's verifier refused the peer, if it did: the precise reason
@@ -39,7 +44,7 @@ enum TLSErrorMapper {
                 underlying: error
             )
         }
-        if text.contains("EOF during handshake") || (error as? NIOSSLError).map({ if case .uncleanShutdown = $0 { true } else { false } }) == true {
+        if text.contains("EOF during handshake") || isUncleanShutdown(error) {
             return StreamTaskError(
                 .tlsHandshakeFailed,
                 "the peer closed the connection during the TLS handshake (some servers do so when they accept none of the versions offered: \(versionBounds(configuration)))",

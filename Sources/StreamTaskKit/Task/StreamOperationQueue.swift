@@ -498,10 +498,7 @@ struct StreamOperationQueue {
             let bytes = take(Swift.min(available, maxLength))
             return .succeedRead(id, bytes, atEOF: atCleanEnd)
         }
-        if endOfInput {
-            if let truncation { return .fail(id, truncation) }
-            return .succeedRead(id, take(available), atEOF: true)
-        }
+        if endOfInput { return readAtEnd(id) }
         if case .closed(let error?) = connection {
             return .fail(id, error)
         }
@@ -527,14 +524,18 @@ struct StreamOperationQueue {
                 )
             )
         }
-        if endOfInput {
-            if let truncation { return .fail(id, truncation) }
-            return .succeedRead(id, take(available), atEOF: true)
-        }
+        if endOfInput { return readAtEnd(id) }
         if case .closed(let error?) = connection {
             return .fail(id, error)
         }
         return nil
+    }
+
+    /// A read that reached the end of input: what is left, at the end of stream, or, after a
+    /// truncation, its error (leaving what is left for a smaller read).
+    private mutating func readAtEnd(_ id: OperationID) -> Action {
+        if let truncation { return .fail(id, truncation) }
+        return .succeedRead(id, take(bufferedByteCount), atEOF: true)
     }
 
     private mutating func performCloseRead() -> [Action] {

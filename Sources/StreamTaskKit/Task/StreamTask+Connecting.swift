@@ -1,7 +1,6 @@
 import Foundation
 import NIOCore
 import NIOPosix
-import NIOSSL
 
 extension StreamTask {
     /// The session granted a connection slot (at once, or when another task to the host ended).
@@ -156,7 +155,7 @@ extension StreamTask {
 
     func channelFailed(_ error: any Error) {
         if tlsHandshakeFailed(error) { return }
-        if tls.closingByThisSide, case .uncleanShutdown? = error as? NIOSSLError {
+        if tls.closingByThisSide, TLSErrorMapper.isUncleanShutdown(error) {
             // This side closed the socket beneath TLS on purpose, without the peer's close_notify.
             return
         }
