@@ -67,8 +67,7 @@ public actor ChatServer {
             shuttingDown = true
             let closing = Array(outbounds.values)
             for outbound in closing {
-                let line = IRCReplyBuilder.closingLink(host: IRCName.displayHost(outbound.task.host), reason: Self.shutdownReason)
-                guard let bytes = try? line.wireBytes() else { continue }
+                guard let bytes = Self.closingLine(host: outbound.task.host, reason: Self.shutdownReason) else { continue }
                 switch outbound.enqueueLast(bytes) {
                 case .needsFlush: unflushed.append(outbound)
                 case .queued: break
@@ -93,6 +92,11 @@ public actor ChatServer {
     /// The reason in the last line that ``shutdown(gracePeriod:)`` sends.
     static let shutdownReason = "Server shutting down"
 
+    /// The last line a client dropped for `reason` gets: `ERROR :Closing Link: <host> (<reason>)`.
+    private static func closingLine(host: String, reason: String) -> [UInt8]? {
+        try? IRCReplyBuilder.closingLink(host: IRCName.displayHost(host), reason: reason).wireBytes()
+    }
+
     /// Clients connected now (registered or not).
     public var clientCount: Int { state.clients.count }
 
@@ -104,8 +108,7 @@ public actor ChatServer {
     /// Registers a new connection with the state, or refuses it when the server is full.
     private func admit(_ task: StreamTask) async -> ChatConnection? {
         if shuttingDown {
-            let line = IRCReplyBuilder.closingLink(host: IRCName.displayHost(task.host), reason: Self.shutdownReason)
-            await ChatConnection.close(task, lastLine: (try? line.wireBytes()).map { Data($0) })
+            await ChatConnection.close(task, lastLine: Self.closingLine(host: task.host, reason: Self.shutdownReason).map { Data($0) })
             return nil
         }
         let id = nextID
@@ -183,8 +186,7 @@ public actor ChatServer {
                 if id == caller {
                     // Lines still gathered in the outbound go before the last one, in order.
                     let unsent = outbound?.takeUnsentAndClose() ?? Data()
-                    let line = IRCReplyBuilder.closingLink(host: IRCName.displayHost(host), reason: reason)
-                    let last = (try? line.wireBytes()).map { Data($0) }
+                    let last = Self.closingLine(host: host, reason: reason).map { Data($0) }
                     directive = .closed(lastLine: unsent.isEmpty ? last : unsent + (last ?? Data()))
                 } else {
                     outbound?.abort()
