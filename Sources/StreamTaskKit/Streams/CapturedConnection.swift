@@ -42,7 +42,7 @@ final class CapturedConnection: Sendable {
 
     /// Waits on the calling thread for `operation`. Refuses to run on the task's event loop,
     /// which it would deadlock.
-    func blocking(_ operation: StreamOperationQueue.Operation) -> Result<StreamTask.Outcome, StreamTaskError> {
+    func blocking(_ operation: StreamTaskStateMachine.Operation) -> Result<StreamTask.Outcome, StreamTaskError> {
         if task.eventLoop.inEventLoop {
             return .failure(
                 StreamTaskError(.invalidArgument, "a captured stream was used on its own event loop, which it would block forever")

@@ -135,7 +135,7 @@ extension StreamTask {
 
     /// Queues `operation` and waits for it; cancelling the waiting Swift task withdraws it.
     func perform(
-        _ operation: StreamOperationQueue.Operation,
+        _ operation: StreamTaskStateMachine.Operation,
         timeout: TimeInterval,
         fromStreams: Bool = false
     ) async throws -> Outcome {

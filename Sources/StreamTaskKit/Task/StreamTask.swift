@@ -58,7 +58,7 @@ public final class StreamTask: @unchecked Sendable, CustomStringConvertible {
     typealias Completion = @Sendable (Result<Outcome, StreamTaskError>) -> Void
 
     var lifecycle: Lifecycle
-    var queue: StreamOperationQueue
+    var queue: StreamTaskStateMachine
     var handler: StreamTaskChannelHandler?
     var connectTimer: Scheduled<Void>?
     /// A channel connected but not handed to the task yet (during a proxy handshake): closed if
@@ -73,7 +73,7 @@ public final class StreamTask: @unchecked Sendable, CustomStringConvertible {
     var dataTask: StreamDataTask?
     private var completions: [OperationID: Completion] = [:]
     private var performing = false
-    private var deferred: [(actions: [StreamOperationQueue.Action], complete: Bool)] = []
+    private var deferred: [(actions: [StreamTaskStateMachine.Action], complete: Bool)] = []
     private var timers: [OperationID: Scheduled<Void>] = [:]
 
     struct Shared {
@@ -110,7 +110,7 @@ public final class StreamTask: @unchecked Sendable, CustomStringConvertible {
         if let proxy { configuration.proxy = proxy }
         self.configuration = configuration
         self.eventLoop = eventLoop ?? session.eventLoopGroup.next()
-        self.queue = StreamOperationQueue(highWaterMark: session.configuration.inboundBufferLimit)
+        self.queue = StreamTaskStateMachine(highWaterMark: session.configuration.inboundBufferLimit)
         self.lifecycle = .idle
         self.shared = NIOLockedValueBox(Shared(state: .suspended, metrics: StreamTaskMetrics()))
         if let failure {
@@ -263,7 +263,7 @@ public final class StreamTask: @unchecked Sendable, CustomStringConvertible {
     /// Queues `operation`; `completion` runs on the event loop when it finishes. When
     /// `abandoned` is already set as the operation reaches the loop, it fails at once.
     func submit(
-        _ operation: StreamOperationQueue.Operation,
+        _ operation: StreamTaskStateMachine.Operation,
         id: OperationID? = nil,
         timeout: TimeInterval,
         abandoned: NIOLockedValueBox<Bool>? = nil,
@@ -286,7 +286,7 @@ public final class StreamTask: @unchecked Sendable, CustomStringConvertible {
 
     /// `submit`, on the loop.
     private func enqueue(
-        _ operation: StreamOperationQueue.Operation,
+        _ operation: StreamTaskStateMachine.Operation,
         id: OperationID,
         timeout: TimeInterval,
         abandoned: NIOLockedValueBox<Bool>?,
@@ -318,7 +318,7 @@ public final class StreamTask: @unchecked Sendable, CustomStringConvertible {
         "the Swift task waiting for this operation was cancelled; unread bytes stay buffered"
     )
 
-    private static func timeoutError(for operation: StreamOperationQueue.Operation, after seconds: TimeInterval)
+    private static func timeoutError(for operation: StreamTaskStateMachine.Operation, after seconds: TimeInterval)
         -> StreamTaskError
     {
         switch operation {
@@ -343,7 +343,7 @@ public final class StreamTask: @unchecked Sendable, CustomStringConvertible {
     /// Never nested: an action can make the channel call back at once (shutting the output
     /// down can close the channel), and the actions that callback produces wait until the
     /// current list is done, so events and completions keep their order.
-    func run(_ actions: [StreamOperationQueue.Action], thenComplete: Bool = false) {
+    func run(_ actions: [StreamTaskStateMachine.Action], thenComplete: Bool = false) {
         if performing {
             deferred.append((actions, thenComplete))
             return
@@ -357,7 +357,7 @@ public final class StreamTask: @unchecked Sendable, CustomStringConvertible {
         performing = false
     }
 
-    private func perform(_ actions: [StreamOperationQueue.Action], thenComplete: Bool) {
+    private func perform(_ actions: [StreamTaskStateMachine.Action], thenComplete: Bool) {
         defer {
             if thenComplete { complete() }
         }

@@ -178,3 +178,8 @@ extension StreamTaskError {
         "the connection was handed over with captureStreams(); read and write it through the streams"
     )
 }
+
+extension StreamTaskError {
+    /// What an operation gets when the connection it needs has closed in order.
+    static let connectionIsClosed = StreamTaskError(.connectionClosed, "the connection is closed")
+}

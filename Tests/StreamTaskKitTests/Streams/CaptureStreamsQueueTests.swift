@@ -7,22 +7,22 @@ import Testing
 @Suite struct CaptureStreamsQueueTests {
     private func id(_ n: UInt64) -> OperationID { OperationID(rawValue: n) }
 
-    private func captured(_ actions: [StreamOperationQueue.Action]) -> [UInt64] {
+    private func captured(_ actions: [StreamTaskStateMachine.Action]) -> [UInt64] {
         actions.compactMap {
             if case .captureStreams(let id) = $0 { return id.rawValue }
             return nil
         }
     }
 
-    private func failures(_ actions: [StreamOperationQueue.Action]) -> [(UInt64, StreamTaskError.Code)] {
+    private func failures(_ actions: [StreamTaskStateMachine.Action]) -> [(UInt64, StreamTaskError.Code)] {
         actions.compactMap {
             if case .fail(let id, let error) = $0 { return (id.rawValue, error.code) }
             return nil
         }
     }
 
-    private func openQueue() -> StreamOperationQueue {
-        var queue = StreamOperationQueue(highWaterMark: 1024)
+    private func openQueue() -> StreamTaskStateMachine {
+        var queue = StreamTaskStateMachine(highWaterMark: 1024)
         _ = queue.connected()
         return queue
     }
@@ -40,7 +40,7 @@ import Testing
     }
 
     @Test func failsTheOldOwnersLaterOperationsAndAcceptsTheStreams() {
-        var queue = StreamOperationQueue(highWaterMark: 1024)
+        var queue = StreamTaskStateMachine(highWaterMark: 1024)
         #expect(captured(queue.enqueue(.captureStreams, id: id(1))).isEmpty, "not connected yet")
         _ = queue.enqueue(.read(minLength: 1, maxLength: 1), id: id(2))
         let connected = queue.connected()

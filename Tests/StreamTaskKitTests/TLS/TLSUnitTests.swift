@@ -7,22 +7,22 @@ import Testing
 @Suite struct TLSUnitTests {
     private func id(_ n: UInt64) -> OperationID { OperationID(rawValue: n) }
 
-    private func started(_ actions: [StreamOperationQueue.Action]) -> [(UInt64, ByteBuffer?)] {
+    private func started(_ actions: [StreamTaskStateMachine.Action]) -> [(UInt64, ByteBuffer?)] {
         actions.compactMap {
             if case .startTLS(let id, _, let early) = $0 { return (id.rawValue, early) }
             return nil
         }
     }
 
-    private func failed(_ actions: [StreamOperationQueue.Action]) -> [(UInt64, StreamTaskError.Code)] {
+    private func failed(_ actions: [StreamTaskStateMachine.Action]) -> [(UInt64, StreamTaskError.Code)] {
         actions.compactMap {
             if case .fail(let id, let error) = $0 { return (id.rawValue, error.code) }
             return nil
         }
     }
 
-    private func openQueue() -> StreamOperationQueue {
-        var queue = StreamOperationQueue()
+    private func openQueue() -> StreamTaskStateMachine {
+        var queue = StreamTaskStateMachine()
         _ = queue.connected()
         return queue
     }

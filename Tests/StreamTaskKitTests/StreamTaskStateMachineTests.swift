@@ -4,8 +4,8 @@ import Testing
 @testable import StreamTaskKit
 
 /// The operation queue as a plain value: every ordering rule without a socket.
-@Suite struct StreamOperationQueueTests {
-    typealias Action = StreamOperationQueue.Action
+@Suite struct StreamTaskStateMachineTests {
+    typealias Action = StreamTaskStateMachine.Action
 
     private func id(_ n: UInt64) -> OperationID { OperationID(rawValue: n) }
 
@@ -39,8 +39,8 @@ import Testing
         actions.contains(where: predicate)
     }
 
-    private func openQueue(highWaterMark: Int = 1024) -> StreamOperationQueue {
-        var queue = StreamOperationQueue(highWaterMark: highWaterMark)
+    private func openQueue(highWaterMark: Int = 1024) -> StreamTaskStateMachine {
+        var queue = StreamTaskStateMachine(highWaterMark: highWaterMark)
         _ = queue.connected()
         return queue
     }
@@ -123,7 +123,7 @@ import Testing
     }
 
     @Test func writesWaitForTheConnection() {
-        var queue = StreamOperationQueue()
+        var queue = StreamTaskStateMachine()
         #expect(writes(queue.enqueue(.write(bytes("early")), id: id(1))).isEmpty)
         #expect(writes(queue.connected()) == [1])
     }
@@ -205,14 +205,14 @@ import Testing
 
     @Test(arguments: [(-1, 10), (0, 0), (5, 4)])
     func invalidLengthsFailAtOnce(minLength: Int, maxLength: Int) {
-        var queue = StreamOperationQueue()
+        var queue = StreamTaskStateMachine()
         let actions = queue.enqueue(.read(minLength: minLength, maxLength: maxLength), id: id(1))
         #expect(failures(actions).map(\.1) == [.invalidArgument])
         #expect(!queue.hasPendingOperations)
     }
 
     @Test func inputIsRequestedOnlyBelowTheHighWaterMark() {
-        var queue = StreamOperationQueue(highWaterMark: 8)
+        var queue = StreamTaskStateMachine(highWaterMark: 8)
         #expect(contains(queue.connected()) { if case .requestInput = $0 { return true } else { return false } })
         _ = queue.received(bytes("0123456789"))
         #expect(!contains(queue.receiveCompleted()) { if case .requestInput = $0 { return true } else { return false } })
@@ -221,7 +221,7 @@ import Testing
     }
 
     @Test func aReadLargerThanTheHighWaterMarkKeepsInputFlowing() {
-        var queue = StreamOperationQueue(highWaterMark: 8)
+        var queue = StreamTaskStateMachine(highWaterMark: 8)
         _ = queue.connected()
         _ = queue.enqueue(.read(minLength: 20, maxLength: 20), id: id(1))
         _ = queue.received(bytes("0123456789"))
@@ -230,7 +230,7 @@ import Testing
     }
 
     @Test func anOverlongLineIsDetectedPastTheHighWaterMark() {
-        var queue = StreamOperationQueue(highWaterMark: 4)
+        var queue = StreamTaskStateMachine(highWaterMark: 4)
         _ = queue.connected()
         _ = queue.enqueue(.readThrough(delimiter: [10], maxLength: 12), id: id(1))
         _ = queue.received(bytes("abcdefgh"))

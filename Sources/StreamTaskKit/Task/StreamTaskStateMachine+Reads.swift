@@ -1,0 +1,78 @@
+import NIOCore
+
+extension StreamTaskStateMachine {
+    /// Whether the input has cleanly ended with nothing left buffered.
+    private var atCleanEnd: Bool { inbound.hasEndedCleanly && bufferedByteCount == 0 }
+
+    /// The outcome of a read at the head of the read lane, or `nil` while it must wait.
+    mutating func completeRead(_ id: OperationID, minLength: Int, maxLength: Int) -> Action? {
+        if input == .shutDown { return .fail(id, .readClosed) }
+        let available = bufferedByteCount
+        if available > 0 && available >= minLength {
+            let bytes = take(Swift.min(available, maxLength))
+            return .succeedRead(id, bytes, atEOF: atCleanEnd)
+        }
+        if inbound.hasEnded { return readAtEnd(id) }
+        if case .closed(let error?) = connection {
+            return .fail(id, error)
+        }
+        if minLength == 0 {
+            return .succeedRead(id, ByteBuffer(), atEOF: false)
+        }
+        return nil
+    }
+
+    /// The outcome of a delimited read at the head of the read lane, or `nil` while it must wait.
+    mutating func completeReadThrough(_ id: OperationID, delimiter: [UInt8], maxLength: Int) -> Action? {
+        if input == .shutDown { return .fail(id, .readClosed) }
+        let available = bufferedByteCount
+        if let end = buffer?.endOfFirst(delimiter, within: Swift.min(available, maxLength)) {
+            let bytes = take(end)
+            return .succeedRead(id, bytes, atEOF: atCleanEnd)
+        }
+        if available >= maxLength {
+            return .fail(
+                id,
+                StreamTaskError(
+                    .delimiterNotFound,
+                    "no delimiter within the first \(maxLength) bytes; the bytes stay buffered for the next read"
+                )
+            )
+        }
+        if inbound.hasEnded { return readAtEnd(id) }
+        if case .closed(let error?) = connection {
+            return .fail(id, error)
+        }
+        return nil
+    }
+
+    /// A read that reached the end of input: what is left, at the end of stream, or, after a
+    /// truncation, its error (leaving what is left for a smaller read).
+    private mutating func readAtEnd(_ id: OperationID) -> Action {
+        if let truncation = inbound.truncation { return .fail(id, truncation) }
+        return .succeedRead(id, take(bufferedByteCount), atEOF: true)
+    }
+
+    /// Takes `count` bytes off the front of the buffer.
+    private mutating func take(_ count: Int) -> ByteBuffer {
+        guard count > 0, buffer != nil else { return ByteBuffer() }
+        precondition(count <= buffer!.readableBytes, "a read took more bytes than are buffered")
+        let bytes = buffer!.readSlice(length: count)!
+        if buffer!.readableBytes == 0 {
+            buffer = nil
+        } else if buffer!.readerIndex > 64 * 1024 && buffer!.readerIndex > buffer!.readableBytes {
+            buffer!.discardReadBytes()
+        }
+        return bytes
+    }
+}
+
+extension ByteBuffer {
+    /// Whether the readable bytes begin like a TLS handshake record (content type 22, then a
+    /// major version of 3), as a ClientHello does.
+    var startsLikeATLSHandshake: Bool {
+        guard let type = getInteger(at: readerIndex, as: UInt8.self), type == 22 else { return false }
+        guard let major = getInteger(at: readerIndex + 1, as: UInt8.self) else { return true }
+        return major == 3
+    }
+}

@@ -1,0 +1,284 @@
+import NIOCore
+
+extension StreamTaskStateMachine {
+    /// What one pass over the pending operations has found so far.
+    struct Sweep {
+        /// How far the read lane can move in this pass.
+        enum ReadLane {
+            case free
+            /// The first waiting read needs this many bytes buffered before it can complete.
+            case waiting(bytesWanted: Int)
+            /// A barrier, or a connection not up yet, holds the lane.
+            case blocked
+        }
+
+        /// How far the write lane can move in this pass.
+        enum WriteLane {
+            case free
+            /// Writes are with the channel; more may join them, but `closeWrite` waits.
+            case inFlight
+            /// A barrier, a full channel or a connection not up yet holds the lane.
+            case blocked
+        }
+
+        var reads = ReadLane.free
+        var writes = WriteLane.free
+        var writesIssued = 0
+        var actions: [Action] = []
+
+        mutating func blockReads(wanting bytes: Int? = nil) {
+            guard case .free = reads else { return }
+            reads = bytes.map { .waiting(bytesWanted: $0) } ?? .blocked
+        }
+
+        mutating func blockWrites() {
+            writes = .blocked
+        }
+
+        mutating func noteWriteInFlight() {
+            if case .free = writes { writes = .inFlight }
+        }
+
+        var readsMove: Bool {
+            if case .free = reads { return true }
+            return false
+        }
+
+        var bytesWanted: Int {
+            if case .waiting(let bytes) = reads { return bytes }
+            return 0
+        }
+    }
+
+    /// What a step did with the operation it looked at.
+    enum Step {
+        /// It stays queued (waiting, or in flight).
+        case stays
+        /// It completed (its outcome is among the actions) and leaves the queue.
+        case done
+        /// The step closed the connection and the pass is over.
+        case stop
+    }
+
+    /// The connection as one operation sees it.
+    enum Reach {
+        /// Not up yet: the operation waits.
+        case waiting
+        case connected
+        /// Closed, in order (`nil`) or with an error.
+        case gone(StreamTaskError?)
+    }
+
+    var reach: Reach {
+        switch connection {
+        case .notConnected: return .waiting
+        case .open, .closing: return .connected
+        case .closed(let error): return .gone(error)
+        }
+    }
+
+    /// Moves every operation that can move, in order, then asks the channel for input or for
+    /// the close as the new state calls for.
+    mutating func process() -> [Action] {
+        var sweep = Sweep()
+        var index = 0
+        while index < pending.count {
+            switch step(at: index, &sweep) {
+            case .stays: index += 1
+            case .done: pending.remove(at: index)
+            case .stop: return sweep.actions
+            }
+        }
+        if sweep.writesIssued > 0 {
+            sweep.actions.append(.flush)
+        }
+        sweep.actions += closeOrRequestInput(bytesWanted: sweep.bytesWanted)
+        return sweep.actions
+    }
+
+    private mutating func step(at index: Int, _ sweep: inout Sweep) -> Step {
+        let item = pending[index]
+        switch item.operation {
+        case .read(let minLength, let maxLength):
+            guard sweep.readsMove else { return .stays }
+            guard let action = completeRead(item.id, minLength: minLength, maxLength: maxLength) else {
+                sweep.blockReads(wanting: minLength)
+                return .stays
+            }
+            sweep.actions.append(action)
+            return .done
+        case .readThrough(let delimiter, let maxLength):
+            guard sweep.readsMove else { return .stays }
+            guard let action = completeReadThrough(item.id, delimiter: delimiter, maxLength: maxLength) else {
+                sweep.blockReads(wanting: maxLength)
+                return .stays
+            }
+            sweep.actions.append(action)
+            return .done
+        case .closeRead:
+            return stepCloseRead(item, &sweep)
+        case .write(let bytes):
+            return stepWrite(item, bytes: bytes, at: index, &sweep)
+        case .closeWrite:
+            return stepCloseWrite(item, &sweep)
+        case .startTLS, .stopTLS:
+            return stepTLSBarrier(item, at: index, &sweep)
+        case .captureStreams:
+            return stepCapture(item, at: index, &sweep)
+        }
+    }
+
+    private mutating func stepCloseRead(_ item: Pending, _ sweep: inout Sweep) -> Step {
+        guard sweep.readsMove else { return .stays }
+        if case .waiting = reach {
+            sweep.blockReads()
+            return .stays
+        }
+        sweep.actions += shutDownInput()
+        sweep.actions.append(.succeed(item.id))
+        return .done
+    }
+
+    private mutating func stepWrite(_ item: Pending, bytes: ByteBuffer, at index: Int, _ sweep: inout Sweep) -> Step {
+        if item.issued {
+            sweep.noteWriteInFlight()
+            return .stays
+        }
+        if case .blocked = sweep.writes { return .stays }
+        switch reach {
+        case .waiting:
+            sweep.blockWrites()
+            return .stays
+        case .gone(let error):
+            sweep.actions.append(.fail(item.id, error ?? .connectionIsClosed))
+            return .done
+        case .connected:
+            guard writability == .writable else {
+                sweep.blockWrites()
+                return .stays
+            }
+            pending[index].issued = true
+            sweep.actions.append(.write(item.id, bytes))
+            sweep.writesIssued += 1
+            sweep.noteWriteInFlight()
+            return .stays
+        }
+    }
+
+    private mutating func stepCloseWrite(_ item: Pending, _ sweep: inout Sweep) -> Step {
+        guard case .free = sweep.writes else {
+            sweep.blockWrites()
+            return .stays
+        }
+        switch reach {
+        case .waiting:
+            sweep.blockWrites()
+            return .stays
+        case .gone(let error):
+            sweep.actions.append(error.map { .fail(item.id, $0) } ?? .succeed(item.id))
+            return .done
+        case .connected:
+            if output != .shutDown {
+                output = .shutDown
+                sweep.actions.append(.emit(.writeClosed))
+                sweep.actions.append(.shutdownOutput)
+            }
+            sweep.actions.append(.succeed(item.id))
+            return .done
+        }
+    }
+
+    /// `startTLS` and `stopTLS`: nothing after them moves until they are done, and they start
+    /// only at the head of the queue.
+    private mutating func stepTLSBarrier(_ item: Pending, at index: Int, _ sweep: inout Sweep) -> Step {
+        defer {
+            sweep.blockReads()
+            sweep.blockWrites()
+        }
+        guard !item.issued, index == 0 else { return .stays }
+        switch reach {
+        case .waiting:
+            return .stays
+        case .gone(let error):
+            sweep.actions.append(.fail(item.id, error ?? .connectionIsClosed))
+            return .done
+        case .connected:
+            break
+        }
+        var early: ByteBuffer?
+        if case .startTLS(let role) = item.operation, bufferedByteCount > 0 {
+            guard role.isServer, buffer!.startsLikeATLSHandshake else {
+                refusePlaintextInjection(item, at: index, &sweep)
+                return .stop
+            }
+            // A client may send its hello as soon as it reads the go-ahead: those bytes
+            // belong to the TLS handler, not to any read.
+            early = buffer
+            buffer = nil
+        }
+        pending[index].issued = true
+        switch item.operation {
+        case .startTLS(let role): sweep.actions.append(.startTLS(item.id, role, early: early))
+        default: sweep.actions.append(.stopTLS(item.id))
+        }
+        return .stays
+    }
+
+    /// Plaintext that arrived after the go-ahead and before the handshake (CVE-2011-0411):
+    /// never hand it out as if it were protected. The upgrade fails and the connection closes.
+    private mutating func refusePlaintextInjection(_ item: Pending, at index: Int, _ sweep: inout Sweep) {
+        let error = StreamTaskError(
+            .tlsPlaintextInjection,
+            "\(bufferedByteCount) bytes arrived in plaintext before the TLS handshake began; the upgrade was refused and the connection closed"
+        )
+        buffer = nil
+        pending.remove(at: index)
+        sweep.actions.append(.fail(item.id, error))
+        sweep.actions += closed(error: error)
+        sweep.actions.append(.close)
+    }
+
+    private mutating func stepCapture(_ item: Pending, at index: Int, _ sweep: inout Sweep) -> Step {
+        guard index == 0 else {
+            sweep.blockReads()
+            sweep.blockWrites()
+            return .stays
+        }
+        switch reach {
+        case .waiting:
+            sweep.blockReads()
+            sweep.blockWrites()
+            return .stays
+        case .gone(let error):
+            sweep.actions.append(.fail(item.id, error ?? .connectionIsClosed))
+            return .done
+        case .connected:
+            // The old owner's operations queued behind the barrier: the connection is no
+            // longer theirs.
+            for later in pending.dropFirst() {
+                sweep.actions.append(.fail(later.id, .streamsCaptured))
+            }
+            pending.removeSubrange(1...)
+            handOverToStreams()
+            sweep.actions.append(.captureStreams(item.id))
+            return .done
+        }
+    }
+
+    /// After a pass: once both directions are done, close; otherwise keep input coming while
+    /// the buffer is under its limit.
+    private mutating func closeOrRequestInput(bytesWanted: Int) -> [Action] {
+        guard connection == .open else { return [] }
+        let inputDone = inbound.hasEnded || input == .shutDown
+        if inputDone && output == .shutDown {
+            closeAsked()
+            return [.close]
+        }
+        // A read that asks for more than the limit may buffer what it asked for.
+        guard !inputDone, case .flowing = inbound, bufferedByteCount < Swift.max(highWaterMark, bytesWanted) else {
+            return []
+        }
+        inbound = .requested
+        return [.requestInput]
+    }
+}

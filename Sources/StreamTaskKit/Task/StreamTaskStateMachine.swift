@@ -1,0 +1,440 @@
+import NIOCore
+
+/// A stream task's state as one plain value: its connection, each direction of the stream, its
+/// queued operations and its inbound buffer.
+///
+/// It performs no I/O: each input (an operation enqueued, bytes received, the channel becoming
+/// writable, a timeout, …) returns the ``Action``s its owner must carry out, in order. That keeps
+/// every ordering rule testable without sockets. An input that cannot happen in the current
+/// state (a write completing that was never handed to the channel, bytes before the connection)
+/// stops the process: it would mean the owner lost track of the connection.
+///
+/// Ordering rules:
+/// - Reads (and `closeRead`) form one lane, writes (and `closeWrite`) another. Each lane
+///   completes in the order it was issued; the lanes are independent, so a pending read never
+///   holds back a write (a request/response client may issue its read before its write).
+/// - A read completes from the buffer as soon as the buffer satisfies it. A read that times out
+///   or is abandoned leaves the buffer alone: the next read gets the bytes.
+/// - `startTLS` and `stopTLS` are barriers: each starts once every earlier operation has
+///   completed, and nothing issued after it starts until it is done. Unread bytes buffered when
+///   `startTLS` starts arrived in plaintext after the go-ahead. A client refuses them (a server
+///   says nothing until it has the client's hello): the upgrade fails and the connection closes.
+///   A server passes them to the TLS handler if they begin like a TLS handshake record (a quick
+///   client's hello), and refuses them otherwise. Either way, none is ever handed to a read.
+/// - `captureStreams` is a barrier as well. When every earlier operation has completed it hands
+///   the connection over (``Action/captureStreams(_:)``); operations queued behind it fail with
+///   ``StreamTaskError/Code/streamsCaptured``, and from then on only operations marked as coming
+///   from the captured streams are accepted. Unread bytes stay buffered for the streams.
+/// - Writes are handed to the channel while it is writable; more wait here (backpressure).
+///   `closeWrite` runs once every earlier write has completed, `closeRead` once every earlier
+///   read has.
+/// - Input is requested from the channel only while the buffer holds fewer than
+///   `highWaterMark` bytes (or, when the first waiting read needs more, fewer than it needs),
+///   so a slow reader slows the peer and memory stays bounded by what the caller asked for.
+struct StreamTaskStateMachine {
+    enum Operation {
+        /// Read at least `minLength` and at most `maxLength` bytes.
+        case read(minLength: Int, maxLength: Int)
+        /// Read up to and including `delimiter`, which must end within `maxLength` bytes.
+        case readThrough(delimiter: [UInt8], maxLength: Int)
+        case write(ByteBuffer)
+        case closeRead
+        case closeWrite
+        /// Start TLS in `role` (see `TLSRole`); a barrier: it waits for every earlier operation
+        /// and every later one waits for it.
+        case startTLS(TLSRole)
+        /// Send close_notify, wait for the peer's, and go back to plaintext; a barrier too.
+        case stopTLS
+        /// Hand the connection over to streams (`captureStreams()`); a barrier too.
+        case captureStreams
+    }
+
+    enum Event: Equatable {
+        case readClosed
+        case writeClosed
+    }
+
+    enum Action {
+        /// A read finished: its bytes, and whether the stream is now at its end.
+        case succeedRead(OperationID, ByteBuffer, atEOF: Bool)
+        /// A write, `closeRead` or `closeWrite` finished.
+        case succeed(OperationID)
+        case fail(OperationID, StreamTaskError)
+        /// Hand these bytes to the channel; report the write's outcome with `writeCompleted`.
+        case write(OperationID, ByteBuffer)
+        case flush
+        case shutdownOutput
+        case shutdownInput
+        /// Ask the channel for more input; report the end of that burst with `receiveCompleted`.
+        case requestInput
+        /// Close the whole connection.
+        case close
+        case emit(Event)
+        /// Put TLS into the pipeline in `role`, then feed it `early` (a server's buffered start
+        /// of the client's handshake); report the outcome with `tlsTransitionCompleted`.
+        case startTLS(OperationID, TLSRole, early: ByteBuffer?)
+        /// Unwrap TLS; report the outcome with `tlsTransitionCompleted`.
+        case stopTLS(OperationID)
+        /// Every operation before `captureStreams` has completed: hand the connection over.
+        /// The operation is already done; only operations `fromStreams` are accepted from now on.
+        case captureStreams(OperationID)
+    }
+
+    /// The connection, as the operations see it.
+    enum Connection {
+        /// Not connected yet: operations wait.
+        case notConnected
+        case open
+        /// Both directions are done and the machine asked for the close; the channel has not
+        /// closed yet. Operations see an open connection.
+        case closing
+        /// Closed; `nil` for an orderly close.
+        case closed(StreamTaskError?)
+    }
+
+    /// What the peer's side of the input has done.
+    enum Inbound {
+        /// More bytes may come; the channel is not reading for the task right now.
+        case flowing
+        /// The channel is carrying out a burst of reads asked for with ``Action/requestInput``.
+        case requested
+        /// The peer's end of stream arrived (or the connection closed in order). With a
+        /// truncation (TLS ended without `close_notify`), reads get the bytes buffered before
+        /// it, then that error where the end would be.
+        case ended(truncation: StreamTaskError?)
+    }
+
+    /// This side's closing of one direction (`closeRead` or `closeWrite`).
+    enum Direction {
+        case open
+        /// The close is queued behind earlier operations of its lane: later operations of the
+        /// lane fail at once.
+        case closeQueued
+        /// The close ran: for input, buffered bytes were dropped and reads fail; for output,
+        /// the peer was sent the end of stream.
+        case shutDown
+    }
+
+    /// Whether the channel takes more writes now.
+    enum Writability {
+        case writable
+        /// The channel's outbound buffer is over its high-water mark: writes wait here.
+        case full
+    }
+
+    /// Whose operations the machine accepts.
+    enum Owner {
+        case task
+        /// `captureStreams` took effect: only the streams' own operations are accepted.
+        case streams
+    }
+
+    struct Pending {
+        let id: OperationID
+        let operation: Operation
+        /// A write that has been handed to the channel, or a TLS transition under way.
+        var issued = false
+    }
+
+    let highWaterMark: Int
+    private(set) var connection = Connection.notConnected
+    var inbound = Inbound.flowing
+    var input = Direction.open
+    var output = Direction.open
+    var writability = Writability.writable
+    private(set) var owner = Owner.task
+    var pending: [Pending] = []
+    var buffer: ByteBuffer?
+
+    init(highWaterMark: Int = 256 * 1024) {
+        self.highWaterMark = highWaterMark
+    }
+
+    /// Bytes received and not yet read.
+    var bufferedByteCount: Int { buffer?.readableBytes ?? 0 }
+
+    /// Whether any operation is still waiting or in flight.
+    var hasPendingOperations: Bool { !pending.isEmpty }
+
+    /// `captureStreams` took effect: the connection belongs to the streams.
+    var streamsCaptured: Bool { owner == .streams }
+
+    /// The error the connection closed with, if it closed with one.
+    var closeError: StreamTaskError? {
+        if case .closed(let error) = connection { return error }
+        return nil
+    }
+
+    /// Whether the connection is up (open, or closing but not closed yet).
+    var isConnected: Bool {
+        switch connection {
+        case .open, .closing: return true
+        case .notConnected, .closed: return false
+        }
+    }
+
+    // MARK: Inputs
+
+    /// Queues `operation`. After `captureStreams` has taken effect, only operations
+    /// `fromStreams` (the captured streams' own) are accepted; others fail at once.
+    mutating func enqueue(_ operation: Operation, id: OperationID, fromStreams: Bool = false) -> [Action] {
+        if owner == .streams && !fromStreams {
+            return [.fail(id, .streamsCaptured)]
+        }
+        if let error = validate(operation) {
+            return [.fail(id, error)]
+        }
+        switch operation {
+        case .closeRead where input == .open: input = .closeQueued
+        case .closeWrite where output == .open: output = .closeQueued
+        default: break
+        }
+        pending.append(Pending(id: id, operation: operation))
+        return process()
+    }
+
+    mutating func connected() -> [Action] {
+        switch connection {
+        case .notConnected:
+            connection = .open
+            return process()
+        case .closed:
+            // Cancelled while the channel was being set up.
+            return []
+        case .open, .closing:
+            preconditionFailure("connected twice")
+        }
+    }
+
+    mutating func received(_ bytes: ByteBuffer) -> [Action] {
+        switch connection {
+        case .notConnected:
+            preconditionFailure("bytes received before the connection was up")
+        case .closed:
+            // Cancelled: what was in flight no longer matters.
+            return []
+        case .open, .closing:
+            break
+        }
+        guard input != .shutDown, !inbound.hasEnded else { return [] }
+        var bytes = bytes
+        if buffer == nil || buffer!.readableBytes == 0 {
+            buffer = bytes
+        } else {
+            buffer!.writeBuffer(&bytes)
+        }
+        return process()
+    }
+
+    /// The channel finished a burst of reads asked for with ``Action/requestInput``.
+    mutating func receiveCompleted() -> [Action] {
+        if case .requested = inbound { inbound = .flowing }
+        return process()
+    }
+
+    /// The peer closed its side of the stream (a FIN arrived). With `truncation`, that end is
+    /// not trustworthy: reads that reach it fail with that error, and leave what is buffered.
+    mutating func inputEnded(truncation: StreamTaskError? = nil) -> [Action] {
+        if case .notConnected = connection {
+            preconditionFailure("input ended before the connection was up")
+        }
+        guard input != .shutDown, !inbound.hasEnded else { return [] }
+        var actions = endInput(truncation: truncation)
+        actions += process()
+        return actions
+    }
+
+    mutating func writabilityChanged(_ isWritable: Bool) -> [Action] {
+        writability = isWritable ? .writable : .full
+        return isWritable ? process() : []
+    }
+
+    mutating func writeCompleted(_ id: OperationID, error: StreamTaskError?) -> [Action] {
+        guard let index = pending.firstIndex(where: { $0.id == id }) else { return [] }
+        guard case .write = pending[index].operation, pending[index].issued else {
+            preconditionFailure("\(id) completed as a write, but no write of that id was handed to the channel")
+        }
+        pending.remove(at: index)
+        var actions: [Action] = [error.map { .fail(id, $0) } ?? .succeed(id)]
+        actions += process()
+        return actions
+    }
+
+    /// A TLS transition finished: with `nil` the connection is now protected (or plaintext
+    /// again after `stopTLS`); an error closes the connection, since the stream's state is
+    /// unknown after a failed handshake.
+    mutating func tlsTransitionCompleted(
+        _ id: OperationID,
+        error: StreamTaskError?,
+        closesConnection: Bool = true
+    ) -> [Action] {
+        guard let index = pending.firstIndex(where: { $0.id == id }) else { return [] }
+        switch pending[index].operation {
+        case .startTLS, .stopTLS:
+            precondition(pending[index].issued, "\(id) completed as a TLS transition before it was started")
+        default:
+            preconditionFailure("\(id) completed as a TLS transition, but no transition of that id was under way")
+        }
+        pending.remove(at: index)
+        // Ask for input afresh: the TLS handler read on its own during the handshake.
+        if case .requested = inbound { inbound = .flowing }
+        guard let error else {
+            var actions: [Action] = [.succeed(id)]
+            actions += process()
+            return actions
+        }
+        var actions: [Action] = [.fail(id, error)]
+        guard closesConnection else {
+            actions += process()
+            return actions
+        }
+        actions += closed(error: error)
+        actions.append(.close)
+        return actions
+    }
+
+    /// Withdraws an operation that timed out or whose caller stopped waiting.
+    ///
+    /// A write the channel already has cannot be taken back, and part of it may have been sent,
+    /// nor can a TLS handshake under way: the stream is no longer in a known state, so the
+    /// connection is closed.
+    mutating func abandon(_ id: OperationID, error: StreamTaskError) -> [Action] {
+        guard let index = pending.firstIndex(where: { $0.id == id }) else { return [] }
+        let item = pending.remove(at: index)
+        var actions: [Action] = [.fail(id, error)]
+        if item.issued {
+            let reason = StreamTaskError(
+                error.code,
+                "the connection was closed because an operation under way was abandoned (\(error.message))"
+            )
+            actions += closed(error: reason)
+            actions.append(.close)
+        } else {
+            actions += process()
+        }
+        return actions
+    }
+
+    /// The connection is gone: in order (`nil`) or with an error.
+    mutating func closed(error: StreamTaskError?) -> [Action] {
+        if case .closed = connection { return [] }
+        connection = .closed(error)
+        var actions: [Action] = []
+        if error == nil && !inbound.hasEnded && input != .shutDown {
+            // An orderly close ends the input too (SwiftNIO closes at once, without an
+            // input-closed event, when the FIN comes after our own output was shut).
+            actions += endInput(truncation: nil)
+        }
+        let failure = error ?? .connectionIsClosed
+        for item in pending where item.issued {
+            actions.append(.fail(item.id, failure))
+        }
+        pending.removeAll(where: { $0.issued })
+        actions += process()
+        return actions
+    }
+
+    /// Fails every operation with a cancellation error and closes the connection.
+    mutating func cancel() -> [Action] {
+        var actions: [Action] = pending.map { .fail($0.id, .cancelled) }
+        pending.removeAll()
+        buffer = nil
+        let wasConnected = isConnected
+        if case .closed = connection { return actions }
+        connection = .closed(.cancelled)
+        if wasConnected { actions.append(.close) }
+        return actions
+    }
+
+    // MARK: Transitions shared by several inputs
+
+    /// The input ends here. A clean end is the stream's read-closed event; a truncated one is
+    /// not (reads report it instead).
+    private mutating func endInput(truncation: StreamTaskError?) -> [Action] {
+        inbound = .ended(truncation: truncation)
+        return truncation == nil ? [.emit(.readClosed)] : []
+    }
+
+    /// `closeRead` reached the head of its lane: drop what is buffered and stop reading.
+    mutating func shutDownInput() -> [Action] {
+        guard input != .shutDown else { return [] }
+        input = .shutDown
+        buffer = nil
+        // A clean end of stream has already been reported as the read side's close.
+        var actions: [Action] = inbound.hasEndedCleanly ? [] : [.emit(.readClosed)]
+        if isConnected, !inbound.hasEnded {
+            actions.append(.shutdownInput)
+        }
+        return actions
+    }
+
+    /// Records that `captureStreams` took effect.
+    mutating func handOverToStreams() {
+        owner = .streams
+    }
+
+    /// Records that the machine asked for the connection's close.
+    mutating func closeAsked() {
+        precondition(connection == .open, "close asked twice, or for a connection that is not open")
+        connection = .closing
+    }
+
+    private func validate(_ operation: Operation) -> StreamTaskError? {
+        switch operation {
+        case .read(let minLength, let maxLength):
+            if minLength < 0 {
+                return .invalidArgument("minLength must not be negative (got \(minLength))")
+            }
+            if maxLength < 1 {
+                return .invalidArgument("maxLength must be at least 1 (got \(maxLength))")
+            }
+            if maxLength < minLength {
+                return .invalidArgument("maxLength (\(maxLength)) must not be less than minLength (\(minLength))")
+            }
+            return input == .open ? nil : .readClosed
+        case .readThrough(let delimiter, let maxLength):
+            if delimiter.isEmpty {
+                return .invalidArgument("the delimiter must not be empty")
+            }
+            if maxLength < delimiter.count {
+                return .invalidArgument(
+                    "maxLength (\(maxLength)) must be at least the delimiter's length (\(delimiter.count))"
+                )
+            }
+            return input == .open ? nil : .readClosed
+        case .write:
+            return output == .open ? nil : .writeClosed
+        case .closeRead, .closeWrite, .startTLS, .stopTLS:
+            return nil
+        case .captureStreams:
+            return owner == .streams ? .streamsCaptured : nil
+        }
+    }
+}
+
+extension StreamTaskStateMachine.Inbound {
+    var hasEnded: Bool {
+        if case .ended = self { return true }
+        return false
+    }
+
+    var hasEndedCleanly: Bool {
+        if case .ended(truncation: nil) = self { return true }
+        return false
+    }
+
+    var truncation: StreamTaskError? {
+        if case .ended(let truncation) = self { return truncation }
+        return nil
+    }
+}
+
+extension StreamTaskStateMachine.Connection: Equatable {
+    static func == (lhs: Self, rhs: Self) -> Bool {
+        switch (lhs, rhs) {
+        case (.notConnected, .notConnected), (.open, .open), (.closing, .closing): return true
+        case (.closed(let a), .closed(let b)): return a?.code == b?.code
+        default: return false
+        }
+    }
+}

@@ -1,0 +1,210 @@
+import NIOCore
+import Testing
+
+@testable import StreamTaskKit
+
+/// The transitions that cannot happen stop the process; the legal ones beside each of them keep
+/// working. Each trap is run in a child process (an exit test).
+@Suite struct StreamTaskStateMachineTransitionTests {
+    typealias Machine = StreamTaskStateMachine
+    typealias Action = Machine.Action
+
+    private static func id(_ n: UInt64) -> OperationID { OperationID(rawValue: n) }
+
+    private static func openMachine() -> Machine {
+        var machine = Machine(highWaterMark: 1024)
+        _ = machine.connected()
+        return machine
+    }
+
+    private func count(_ actions: [Action], _ predicate: (Action) -> Bool) -> Int {
+        actions.filter(predicate).count
+    }
+
+    private func isReadClosed(_ action: Action) -> Bool {
+        if case .emit(.readClosed) = action { return true }
+        return false
+    }
+
+    private func isClose(_ action: Action) -> Bool {
+        if case .close = action { return true }
+        return false
+    }
+
+    // MARK: Writes
+
+    @Test func aWriteNeverHandedToTheChannelCannotComplete() async {
+        await #expect(processExitsWith: .failure) {
+            var machine = Machine(highWaterMark: 1024)
+            // Not connected: the write waits, unissued.
+            _ = machine.enqueue(.write(ByteBuffer(string: "x")), id: Self.id(1))
+            _ = machine.writeCompleted(Self.id(1), error: nil)
+        }
+    }
+
+    @Test func aReadCannotCompleteAsAWrite() async {
+        await #expect(processExitsWith: .failure) {
+            var machine = Self.openMachine()
+            _ = machine.enqueue(.read(minLength: 1, maxLength: 1), id: Self.id(1))
+            _ = machine.writeCompleted(Self.id(1), error: nil)
+        }
+    }
+
+    @Test func anIssuedWriteCompletesAndAWithdrawnOneIsIgnored() {
+        var machine = Self.openMachine()
+        _ = machine.enqueue(.write(ByteBuffer(string: "a")), id: Self.id(1))
+        let completed = machine.writeCompleted(Self.id(1), error: nil)
+        #expect(count(completed) { if case .succeed(let id) = $0 { return id == Self.id(1) } else { return false } } == 1)
+        // Already done (or withdrawn by a timeout): a late report changes nothing.
+        #expect(machine.writeCompleted(Self.id(1), error: nil).isEmpty)
+        #expect(!machine.hasPendingOperations)
+    }
+
+    // MARK: TLS transitions
+
+    @Test func aReadCannotCompleteAsATLSTransition() async {
+        await #expect(processExitsWith: .failure) {
+            var machine = Self.openMachine()
+            _ = machine.enqueue(.read(minLength: 1, maxLength: 1), id: Self.id(1))
+            _ = machine.tlsTransitionCompleted(Self.id(1), error: nil)
+        }
+    }
+
+    @Test func aTLSTransitionQueuedBehindAReadCannotCompleteBeforeItStarted() async {
+        await #expect(processExitsWith: .failure) {
+            var machine = Self.openMachine()
+            _ = machine.enqueue(.read(minLength: 1, maxLength: 1), id: Self.id(1))
+            _ = machine.enqueue(.stopTLS, id: Self.id(2))
+            _ = machine.tlsTransitionCompleted(Self.id(2), error: nil)
+        }
+    }
+
+    @Test func aStartedTLSTransitionCompletesAndAnUnknownOneIsIgnored() {
+        var machine = Self.openMachine()
+        let started = machine.enqueue(.stopTLS, id: Self.id(1))
+        #expect(count(started) { if case .stopTLS = $0 { return true } else { return false } } == 1)
+        #expect(machine.tlsTransitionCompleted(Self.id(9), error: nil).isEmpty)
+        let done = machine.tlsTransitionCompleted(Self.id(1), error: nil)
+        #expect(count(done) { if case .succeed = $0 { return true } else { return false } } == 1)
+        #expect(machine.isConnected)
+    }
+
+    // MARK: The connection's life
+
+    @Test func bytesCannotArriveBeforeTheConnection() async {
+        await #expect(processExitsWith: .failure) {
+            var machine = Machine(highWaterMark: 1024)
+            _ = machine.received(ByteBuffer(string: "early"))
+        }
+    }
+
+    @Test func theInputCannotEndBeforeTheConnection() async {
+        await #expect(processExitsWith: .failure) {
+            var machine = Machine(highWaterMark: 1024)
+            _ = machine.inputEnded()
+        }
+    }
+
+    @Test func aConnectionCannotComeUpTwice() async {
+        await #expect(processExitsWith: .failure) {
+            var machine = Self.openMachine()
+            _ = machine.connected()
+        }
+    }
+
+    @Test func aCancelledMachineIgnoresTheChannelThatWasComingUp() {
+        var machine = Machine(highWaterMark: 1024)
+        _ = machine.cancel()
+        #expect(machine.connected().isEmpty)
+        #expect(machine.received(ByteBuffer(string: "late")).isEmpty)
+        #expect(machine.bufferedByteCount == 0)
+        #expect(machine.closeError?.code == .cancelled)
+    }
+
+    @Test func bothDirectionsDoneAsksForTheCloseOnce() {
+        var machine = Self.openMachine()
+        _ = machine.inputEnded()
+        let closing = machine.enqueue(.closeWrite, id: Self.id(1))
+        #expect(count(closing, isClose) == 1)
+        #expect(machine.connection == .closing)
+        // Still connected as far as operations go, and nothing asks for the close again.
+        #expect(machine.isConnected)
+        #expect(count(machine.writabilityChanged(true), isClose) == 0)
+        #expect(count(machine.receiveCompleted(), isClose) == 0)
+        let closed = machine.closed(error: nil)
+        #expect(count(closed, isClose) == 0)
+        #expect(machine.connection == .closed(nil))
+    }
+
+    // MARK: The read side's close is reported once
+
+    @Test func closeReadAfterACleanEndReportsNothingMore() {
+        var machine = Self.openMachine()
+        #expect(count(machine.inputEnded(), isReadClosed) == 1)
+        let closing = machine.enqueue(.closeRead, id: Self.id(1))
+        #expect(count(closing, isReadClosed) == 0)
+        #expect(machine.input == .shutDown)
+    }
+
+    @Test func closeReadAfterATruncatedEndReportsTheClose() {
+        var machine = Self.openMachine()
+        let truncation = StreamTaskError(.tlsTruncated, "cut")
+        #expect(count(machine.inputEnded(truncation: truncation), isReadClosed) == 0)
+        #expect(count(machine.enqueue(.closeRead, id: Self.id(1)), isReadClosed) == 1)
+    }
+
+    @Test func anEndAfterCloseReadIsNotReportedAgain() {
+        var machine = Self.openMachine()
+        let closing = machine.enqueue(.closeRead, id: Self.id(1))
+        #expect(count(closing, isReadClosed) == 1)
+        #expect(count(closing) { if case .shutdownInput = $0 { return true } else { return false } } == 1)
+        #expect(machine.inputEnded().isEmpty)
+        #expect(count(machine.closed(error: nil), isReadClosed) == 0)
+    }
+
+    @Test func anOrderlyCloseEndsTheInputAndReportsIt() {
+        var machine = Self.openMachine()
+        _ = machine.received(ByteBuffer(string: "tail"))
+        #expect(count(machine.closed(error: nil), isReadClosed) == 1)
+        let read = machine.enqueue(.read(minLength: 1, maxLength: 10), id: Self.id(1))
+        let outcome = read.compactMap { action -> (String, Bool)? in
+            if case .succeedRead(_, let bytes, let atEOF) = action { return (String(buffer: bytes), atEOF) }
+            return nil
+        }
+        #expect(outcome.map(\.0) == ["tail"])
+        #expect(outcome.map(\.1) == [true])
+    }
+
+    // MARK: Lanes
+
+    @Test func closeQueuedRefusesLaterOperationsOfItsLaneOnly() {
+        var machine = Machine(highWaterMark: 1024)
+        _ = machine.enqueue(.closeWrite, id: Self.id(1))
+        _ = machine.enqueue(.closeRead, id: Self.id(2))
+        #expect(machine.output == .closeQueued)
+        #expect(machine.input == .closeQueued)
+        let refusedWrite = machine.enqueue(.write(ByteBuffer(string: "x")), id: Self.id(3))
+        let refusedRead = machine.enqueue(.read(minLength: 1, maxLength: 1), id: Self.id(4))
+        let codes = (refusedWrite + refusedRead).compactMap { action -> StreamTaskError.Code? in
+            if case .fail(_, let error) = action { return error.code }
+            return nil
+        }
+        #expect(codes == [.writeClosed, .readClosed])
+        // A barrier is no lane's: it still queues.
+        #expect(machine.enqueue(.stopTLS, id: Self.id(5)).isEmpty)
+    }
+
+    @Test func aFullChannelHoldsWritesButNotReads() {
+        var machine = Self.openMachine()
+        _ = machine.writabilityChanged(false)
+        #expect(machine.writability == .full)
+        let held = machine.enqueue(.write(ByteBuffer(string: "x")), id: Self.id(1))
+        #expect(count(held) { if case .write = $0 { return true } else { return false } } == 0)
+        _ = machine.received(ByteBuffer(string: "y"))
+        let read = machine.enqueue(.read(minLength: 1, maxLength: 1), id: Self.id(2))
+        #expect(count(read) { if case .succeedRead = $0 { return true } else { return false } } == 1)
+        let resumed = machine.writabilityChanged(true)
+        #expect(count(resumed) { if case .write = $0 { return true } else { return false } } == 1)
+        #expect(count(resumed) { if case .flush = $0 { return true } else { return false } } == 1)
+    }
+}
