@@ -87,10 +87,10 @@ final class HTTPExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        if TLSErrorMapper.isUncleanShutdown(error), !ended, !dataTask.carrier.tls.closingByThisSide {
+        if TLSErrorMapper.isUncleanShutdown(error), !ended, !dataTask.carrier.driver.tls.closingByThisSide {
             // An https server's connection ended without close_notify before the response did:
             // a body read to the end of the connection would otherwise look complete.
-            dataTask.failed(StreamTask.truncation)
+            dataTask.failed(StreamTaskDriver.truncation)
         }
         guard error is HTTPParserError || error is NIOHTTPDecoderError else {
             context.fireErrorCaught(error)
@@ -165,7 +165,7 @@ final class HTTPExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
     /// the server, so its close_notify is not awaited: a server keeping the connection alive
     /// may never send it, and the wait (NIOSSL's 5 s) would hold the host's slot.
     private func closeConnection(context: ChannelHandlerContext) {
-        dataTask.carrier.tls.closingByThisSide = true
+        dataTask.carrier.driver.tls.closingByThisSide = true
         context.closeWholeConnection()
         context.closeBeneathTLS()
     }

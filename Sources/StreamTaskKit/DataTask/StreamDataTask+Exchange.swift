@@ -135,7 +135,7 @@ extension StreamDataTask {
             return
         }
         do {
-            carrier.becameStream(request: originalRequest, response: response)
+            carrier.driver.becameStream(request: originalRequest, response: response)
             try exchange.becomeStream()
             self.exchange = nil
         } catch {
@@ -179,7 +179,7 @@ extension StreamDataTask {
             bodyContinuation.finish()
         }
         let carrier = self.carrier
-        carrier.onLoop { carrier.dataTask = nil }
+        carrier.driver.onLoop { carrier.driver.dataTask = nil }
         completionPromise.succeed(())
         if let delegate = currentDelegate {
             let session = self.session

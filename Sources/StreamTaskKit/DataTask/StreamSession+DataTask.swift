@@ -16,15 +16,16 @@ extension StreamSession {
         let carrier: StreamTask
         do {
             let endpoint = try HTTPRequestBuilder.endpoint(of: request)
-            carrier = streamTask(withHostName: endpoint.host, port: endpoint.port)
+            carrier = streamTask(withHostName: endpoint.host, port: endpoint.port, proxy: nil, origin: .dataTask)
         } catch {
             let failure = error as? StreamTaskError ?? StreamTaskError.invalidArgument("\(error)")
-            carrier = StreamTask(session: self, identifier: 0, host: "", port: 0, failedWith: failure)
+            carrier = refusedTask(host: "", port: 0, origin: .dataTask, failure: failure)
         }
         // The carrier's own delegate callbacks would describe the HTTP exchange as a stream.
-        carrier.updateShared { $0.delegateMuted = true }
+        carrier.withShared { $0.delegateMuted = true }
         let dataTask = StreamDataTask(request: request, session: self, carrier: carrier)
-        carrier.dataTask = dataTask
+        // Before anyone can resume it: the carrier is new, and nothing else knows its driver yet.
+        carrier.driver.onLoop { carrier.driver.dataTask = dataTask }
         return dataTask
     }
 }

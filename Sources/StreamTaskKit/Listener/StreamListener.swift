@@ -155,6 +155,7 @@ public final class StreamListener: Sendable {
                 identifier: id,
                 host: remote?.ipAddress ?? "?",
                 port: remote?.port ?? 0,
+                origin: .accepted,
                 eventLoop: channel.eventLoop
             )
         }

@@ -34,6 +34,12 @@ public final class StreamSession: Sendable {
         var limiter: HostConnectionLimiter
         var invalidated = false
         var invalidationReported = false
+
+        /// The next task identifier: unique within the session, whether the task runs or not.
+        mutating func takeTaskIdentifier() -> Int {
+            defer { nextTaskIdentifier += 1 }
+            return nextTaskIdentifier
+        }
     }
 
     private let state: NIOLockedValueBox<State>
@@ -81,23 +87,38 @@ public final class StreamSession: Sendable {
     /// A task whose proxy setting differs from the session's: the DNS-SD module connects to
     /// services it discovered on the local network directly, whatever proxy the session uses.
     package func streamTask(withHostName hostname: String, port: Int, proxy: ProxyConfiguration?) -> StreamTask {
+        streamTask(withHostName: hostname, port: port, proxy: proxy, origin: .connected)
+    }
+
+    /// A registered task of `origin` (a refused one once the session is invalidated).
+    func streamTask(
+        withHostName hostname: String,
+        port: Int,
+        proxy: ProxyConfiguration?,
+        origin: StreamTask.Origin
+    ) -> StreamTask {
         let hostname = Self.unbracketed(hostname)
         let registered: StreamTask? = state.withLockedValue { state in
-            let id = state.nextTaskIdentifier
-            state.nextTaskIdentifier += 1
             guard !state.invalidated else { return nil }
-            let task = StreamTask(session: self, identifier: id, host: hostname, port: port, proxy: proxy)
+            let id = state.takeTaskIdentifier()
+            let task = StreamTask(session: self, identifier: id, host: hostname, port: port, origin: origin, proxy: proxy)
             state.tasks[id] = task
             return task
         }
         if let registered { return registered }
-        return StreamTask(
-            session: self,
-            identifier: 0,
+        return refusedTask(
             host: hostname,
             port: port,
-            failedWith: StreamTaskError(.sessionInvalidated, "the session was invalidated; create a new session")
+            origin: origin,
+            failure: StreamTaskError(.sessionInvalidated, "the session was invalidated; create a new session")
         )
+    }
+
+    /// A task born completed with `failure`: never registered, but with an identifier of its
+    /// own like every other task of the session.
+    func refusedTask(host: String, port: Int, origin: StreamTask.Origin, failure: StreamTaskError) -> StreamTask {
+        let id = state.withLockedValue { $0.takeTaskIdentifier() }
+        return StreamTask(session: self, identifier: id, host: host, port: port, origin: origin, failedWith: failure)
     }
 
     /// The tasks that have not completed yet, suspended ones included, in creation order.
@@ -138,8 +159,7 @@ public final class StreamSession: Sendable {
     func adopt(_ makeTask: (Int) -> StreamTask) -> StreamTask? {
         state.withLockedValue { state in
             guard !state.invalidated else { return nil }
-            let id = state.nextTaskIdentifier
-            state.nextTaskIdentifier += 1
+            let id = state.takeTaskIdentifier()
             let task = makeTask(id)
             state.tasks[id] = task
             return task
@@ -155,7 +175,7 @@ public final class StreamSession: Sendable {
             return state.limiter.acquire(host: task.host, task: task.taskIdentifier)
         }
         if granted {
-            task.connectionSlotGranted()
+            task.driver.connectionSlotGranted()
         } else {
             logger.debug(
                 "waiting for a connection slot",
@@ -176,7 +196,7 @@ public final class StreamSession: Sendable {
             }
             return nil
         }
-        next?.connectionSlotGranted()
+        next?.driver.connectionSlotGranted()
     }
 
     /// Tells the delegate the session is invalid, once it is invalidated and has no tasks.

@@ -49,18 +49,21 @@ extension StreamTask {
         return (CapturedInputStream(connection: connection), CapturedOutputStream(connection: connection))
     }
 
-    // MARK: Carrying out the queue's decision (on the event loop)
+}
 
+extension StreamTaskDriver {
     /// Every operation before `captureStreams` has completed: the task leaves the session and
     /// the operation succeeds; the streams take over the connection.
     func handOverStreams(_ id: OperationID) {
-        updateShared { shared in
-            shared.state = .completed
-            // The streams' owner has the connection now; its end is theirs, not the task's.
-            shared.delegateMuted = true
+        if let task = owner {
+            task.withShared { shared in
+                shared.state = .completed
+                // The streams' owner has the connection now; its end is theirs, not the task's.
+                shared.delegateMuted = true
+            }
+            task.session.taskCompleted(task)
+            task.session.reportInvalidationIfDone()
         }
-        session.taskCompleted(self)
-        session.reportInvalidationIfDone()
         run([.succeed(id)])
     }
 }

@@ -154,7 +154,7 @@ extension StreamTask {
             }
         } onCancel: {
             abandoned.withLockedValue { $0 = true }
-            abandon(id)
+            driver.abandon(id)
         }
     }
 }

@@ -4,26 +4,28 @@ import NIOTLS
 
 /// The last handler of a task's pipeline: passes the channel's events to the task and carries
 /// out the task's I/O on the channel.
+///
+/// Not `Sendable`: it lives in one pipeline and is used only on that channel's event loop.
 final class StreamTaskChannelHandler: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = ByteBuffer
     typealias OutboundOut = ByteBuffer
 
-    private let task: StreamTask
+    private let driver: StreamTaskDriver
     private(set) var context: ChannelHandlerContext?
 
-    init(task: StreamTask) {
-        self.task = task
+    init(driver: StreamTaskDriver) {
+        self.driver = driver
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
         self.context = context
         if context.channel.isActive {
-            task.channelBecameActive(context.channel)
+            driver.channelBecameActive(context.channel)
         }
     }
 
     func channelActive(context: ChannelHandlerContext) {
-        task.channelBecameActive(context.channel)
+        driver.channelBecameActive(context.channel)
         context.fireChannelActive()
     }
 
@@ -32,33 +34,33 @@ final class StreamTaskChannelHandler: ChannelInboundHandler, RemovableChannelHan
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        task.channelReceived(unwrapInboundIn(data))
+        driver.channelReceived(unwrapInboundIn(data))
     }
 
     func channelReadComplete(context: ChannelHandlerContext) {
-        task.channelReceiveCompleted()
+        driver.channelReceiveCompleted()
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
         if let event = event as? ChannelEvent, event == .inputClosed {
-            task.channelInputClosed()
+            driver.channelInputClosed()
         } else if let event = event as? TLSUserEvent, case .handshakeCompleted(let negotiatedProtocol) = event {
-            task.tlsHandshakeCompleted(applicationProtocol: negotiatedProtocol)
+            driver.tlsHandshakeCompleted(applicationProtocol: negotiatedProtocol)
         }
         context.fireUserInboundEventTriggered(event)
     }
 
     func channelWritabilityChanged(context: ChannelHandlerContext) {
-        task.channelWritabilityChanged(context.channel.isWritable)
+        driver.channelWritabilityChanged(context.channel.isWritable)
         context.fireChannelWritabilityChanged()
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        task.channelFailed(error)
+        driver.channelFailed(error)
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        task.channelClosed()
+        driver.channelClosed()
         context.fireChannelInactive()
     }
 
@@ -78,14 +80,17 @@ final class StreamTaskChannelHandler: ChannelInboundHandler, RemovableChannelHan
     /// need not wait for the peer's (RFC 8446, section 6.1): a peer that keeps its side open
     /// would otherwise hold the close for the whole shutdown timeout. Without TLS it does nothing.
     func closeTransport() {
-        task.tls.closingByThisSide = true
+        driver.tls.closingByThisSide = true
         context?.closeBeneathTLS()
     }
 
     func shutdownOutput() { context?.close(mode: .output, promise: nil) }
     func shutdownInput() { context?.close(mode: .input, promise: nil) }
     func close() {
-        task.tls.closingByThisSide = true
+        driver.tls.closingByThisSide = true
         context?.closeWholeConnection()
     }
 }
+
+@available(*, unavailable)
+extension StreamTaskChannelHandler: Sendable {}

@@ -10,7 +10,7 @@ struct ProxyRoute {
     let target: SOCKS5Handshake.Target
 }
 
-extension StreamTask {
+extension StreamTaskDriver {
     /// Resolves what the task connects to: the proxy's addresses when `proxy` is given (and,
     /// for a SOCKS5 proxy that does not resolve names, the target's address too), else the
     /// host's. Resolution failures come back as the task's final errors.
@@ -40,9 +40,9 @@ extension StreamTask {
     }
 
     /// Runs the proxy handshake on `channel`, connected to the route's proxy, then hands the
-    /// channel to the task. A cancelled task closes the channel through `connectingChannel`.
+    /// channel to the task. A task that completes first closes the channel (see `Phase`).
     func openTunnel(on channel: any Channel, route: ProxyRoute, timeout: TimeInterval) {
-        connectingChannel = channel
+        holdConnectingChannel(channel)
         configuration.logger.debug(
             "proxy handshake",
             metadata: ["task": "\(taskIdentifier)", "proxy": "\(route.proxy)"]
@@ -75,8 +75,8 @@ extension StreamTask {
         // Runs before the handshake handler leaves the pipeline: the task's handler is in place
         // when the bytes read past the proxy's reply are passed on.
         promise.futureResult.whenComplete { result in
-            self.connectingChannel = nil
-            guard self.lifecycle == .connecting else {
+            self.holdConnectingChannel(nil)
+            guard self.isConnecting else {
                 channel.close(promise: nil)
                 return
             }

@@ -2,43 +2,44 @@ import Foundation
 import NIOCore
 import NIOPosix
 
-extension StreamTask {
+extension StreamTaskDriver {
     /// The session granted a connection slot (at once, or when another task to the host ended).
     func connectionSlotGranted() {
         onLoop { self.startConnecting() }
     }
 
     private func startConnecting() {
+        eventLoop.preconditionInEventLoop()
         // A task that completed (was cancelled) meanwhile has already given its slot back.
-        guard lifecycle == .idle else { return }
-        lifecycle = .connecting
+        guard case .idle = phase else { return }
         let timeout = configuration.timeoutIntervalForConnect
         // The proxy, if any, comes first: through one, the task resolves and connects to it.
         let proxy: ProxyEndpoint?
         do {
             proxy = try configuration.proxy.endpoint(forHost: host, port: port)
         } catch {
+            phase = .connecting(timer: nil, channel: nil)
             connectFailed(ChannelErrorMapper.mapConnect(error, host: host, port: port, timeout: timeout))
             return
         }
-        if timeout > 0 {
-            connectTimer = eventLoop.scheduleTask(in: .seconds(timeout)) {
+        let timer = timeout > 0
+            ? eventLoop.scheduleTask(in: .seconds(timeout)) {
                 self.connectFailed(self.connectTimeoutError(through: proxy, timeout: timeout))
-            }
-        }
+            } : nil
+        phase = .connecting(timer: timer, channel: nil)
         configuration.logger.debug("resolving", metadata: ["task": "\(taskIdentifier)", "host": "\(proxy?.host ?? host)"])
-        updateShared {
+        owner?.withShared {
             $0.metrics.domainLookupStartDate = Date()
             $0.metrics.isProxyConnection = proxy != nil
             $0.metrics.proxyKind = proxy?.kind
         }
         resolveAddresses(through: proxy, timeout: timeout).whenComplete { result in
-            guard self.lifecycle == .connecting else { return }
+            guard self.isConnecting else { return }
             switch result {
             case .failure(let error):
                 self.connectFailed(self.connectError(error, through: proxy, timeout: timeout))
             case .success(let (addresses, route)):
-                self.updateShared {
+                self.owner?.withShared {
                     let now = Date()
                     $0.metrics.domainLookupEndDate = now
                     $0.metrics.connectStartDate = now
@@ -58,7 +59,7 @@ extension StreamTask {
         bootstrap.connect(host: route?.proxy.host ?? host, port: route?.proxy.port ?? port).whenComplete { result in
             switch result {
             case .success(let channel):
-                guard self.lifecycle == .connecting else {
+                guard self.isConnecting else {
                     channel.close(promise: nil)
                     return
                 }
@@ -68,17 +69,27 @@ extension StreamTask {
                     self.connectionEstablished(channel, timeout: timeout)
                 }
             case .failure(let error):
-                guard self.lifecycle == .connecting else { return }
+                guard self.isConnecting else { return }
                 self.connectFailed(self.connectError(error, through: route?.proxy, timeout: timeout))
             }
         }
     }
 
+    /// While connecting: remembers the channel connected to a proxy, so that a task that
+    /// completes during the handshake closes it (`nil` once the task has taken it).
+    func holdConnectingChannel(_ channel: (any Channel)?) {
+        guard case .connecting(let timer, _) = phase else { return }
+        phase = .connecting(timer: timer, channel: channel)
+    }
+
     /// The connection to the host is up (through the proxy's tunnel, if any): the task takes it.
     func connectionEstablished(_ channel: any Channel, timeout: TimeInterval) {
-        connectTimer?.cancel()
-        connectTimer = nil
-        updateShared { $0.metrics.connectEndDate = Date() }
+        eventLoop.preconditionInEventLoop()
+        if case .connecting(let timer, _) = phase {
+            timer?.cancel()
+            phase = .connecting(timer: nil, channel: nil)
+        }
+        owner?.withShared { $0.metrics.connectEndDate = Date() }
         do {
             if let dataTask {
                 // The HTTP exchange goes in front of the task's handler.
@@ -95,81 +106,17 @@ extension StreamTask {
     /// start once the channel is active (at once for a connected channel; for an accepted one,
     /// when it has been registered). Runs on the channel's event loop, which is the task's.
     func attach(_ channel: any Channel) throws {
-        let handler = StreamTaskChannelHandler(task: self)
-        self.handler = handler
-        lifecycle = .running
-        updateShared { $0.state = .running }
+        eventLoop.preconditionInEventLoop()
+        let handler = StreamTaskChannelHandler(driver: self)
+        phase = .attached(handler)
+        owner?.withShared { $0.state = .running }
         try channel.pipeline.syncOperations.addHandler(handler)
     }
 
-    /// The channel is connected and registered: record its addresses and start the queue.
-    func channelBecameActive(_ channel: any Channel) {
-        guard case .notConnected = queue.connection else { return }
-        updateShared { shared in
-            shared.metrics.localAddress = channel.localAddress?.ipAddress
-            shared.metrics.localPort = channel.localAddress?.port
-            shared.metrics.remoteAddress = channel.remoteAddress?.ipAddress
-            shared.metrics.remotePort = channel.remoteAddress?.port
-        }
-        configuration.logger.debug(
-            "connected",
-            metadata: ["task": "\(taskIdentifier)", "remote": "\(channel.remoteAddress.map { "\($0)" } ?? "?")"]
-        )
-        startWatchingRoutes(channel)
-        run(queue.connected())
-    }
-
     func connectFailed(_ error: StreamTaskError) {
-        guard lifecycle == .connecting else { return }
+        eventLoop.preconditionInEventLoop()
+        guard isConnecting else { return }
         configuration.logger.debug("connect failed", metadata: ["task": "\(taskIdentifier)", "error": "\(error)"])
-        run(queue.closed(error: error.at(host: host, port: port)), thenComplete: true)
-    }
-
-    // MARK: Channel events (from StreamTaskChannelHandler, on the event loop)
-
-    func channelReceived(_ bytes: ByteBuffer) {
-        let count = Int64(bytes.readableBytes)
-        updateShared { $0.metrics.countOfBytesReceived += count }
-        run(queue.received(bytes))
-    }
-
-    func channelReceiveCompleted() {
-        run(queue.receiveCompleted())
-    }
-
-    func channelInputClosed() {
-        // Under TLS, input closed from the TLS handler is the peer's close_notify: the stream
-        // itself ends only when the transport says so (TransportInputObserver), and the
-        // conversation may go on in plaintext after stopTLS.
-        if tls.isActive {
-            configuration.logger.debug("peer ended TLS (close_notify)", metadata: ["task": "\(taskIdentifier)"])
-            tls.peerEndedTLS = true
-            return
-        }
-        run(queue.inputEnded())
-    }
-
-    func channelWritabilityChanged(_ isWritable: Bool) {
-        run(queue.writabilityChanged(isWritable))
-    }
-
-    func channelFailed(_ error: any Error) {
-        if tlsHandshakeFailed(error) { return }
-        if tls.closingByThisSide, TLSErrorMapper.isUncleanShutdown(error) {
-            // This side closed the socket beneath TLS on purpose, without the peer's close_notify.
-            return
-        }
-        let failure = tlsFailure(error) ?? ChannelErrorMapper.map(error)
-        if failure.code == .tlsTruncated {
-            // Before SwiftNIO SSL passes the end of input on as if it were an orderly one.
-            run(queue.inputEnded(truncation: failure.at(host: host, port: port)))
-        }
-        configuration.logger.debug("connection error", metadata: ["task": "\(taskIdentifier)", "error": "\(failure)"])
-        if channelFailure == nil { channelFailure = failure }
-        handler?.close()
-    }
-
-    func channelClosed() {
-        run(queue.closed(error: channelFailure), thenComplete: true)
+        run(machine.closed(error: error.at(host: host, port: port)), thenComplete: true)
     }
 }

@@ -1,6 +1,6 @@
 import NIOCore
 
-extension StreamTask {
+extension StreamTaskDriver {
     /// The connection is up: have the process's route monitor watch it, unless the session
     /// turned monitoring off or the connection is over loopback (its route never changes).
     /// Runs on the event loop.
@@ -11,7 +11,7 @@ extension StreamTask {
             !local.isLoopback, !remote.isLoopback
         else { return }
         // A listener's task has no connect phase; see RouteWatch.announcesInitialDifference.
-        let accepted = metrics.connectStartDate == nil
+        let accepted = origin == .accepted
         routeRegistration = RouteMonitor.shared.register(
             local: local,
             remote: remote,
@@ -32,13 +32,13 @@ extension StreamTask {
     /// From the monitor's thread: publish on the loop, while the connection is still the task's.
     private func routeEventArrived(_ event: RouteEvent) {
         onLoop {
-            guard self.lifecycle == .running, self.routeRegistration != nil else { return }
+            guard self.handler != nil, self.routeRegistration != nil else { return }
             self.configuration.logger.debug("route event", metadata: ["task": "\(self.taskIdentifier)", "event": "\(event)"])
             switch event {
             case .betterRouteDiscovered:
-                self.publish(.betterRouteDiscovered)
+                self.owner?.publish(.betterRouteDiscovered)
             case .viabilityChanged(let isViable):
-                self.publish(.viabilityChanged(isViable: isViable))
+                self.owner?.publish(.viabilityChanged(isViable: isViable))
             }
         }
     }

@@ -1,0 +1,28 @@
+import Foundation
+
+extension StreamTaskDriver {
+    static let abandonedError = StreamTaskError(
+        .cancelled,
+        "the Swift task waiting for this operation was cancelled; unread bytes stay buffered"
+    )
+
+    static func timeoutError(for operation: StreamTaskStateMachine.Operation, after seconds: TimeInterval)
+        -> StreamTaskError
+    {
+        switch operation {
+        case .read, .readThrough:
+            return StreamTaskError(
+                .timedOut,
+                "the read timed out after \(seconds) s; no bytes were lost, the next read gets them"
+            )
+        case .write:
+            return StreamTaskError(.timedOut, "the write timed out after \(seconds) s")
+        case .startTLS, .stopTLS:
+            return StreamTaskError(.timedOut, "the TLS transition timed out after \(seconds) s")
+        case .captureStreams:
+            return StreamTaskError(.timedOut, "capturing the streams timed out after \(seconds) s")
+        case .closeRead, .closeWrite:
+            return StreamTaskError(.timedOut, "closing timed out after \(seconds) s")
+        }
+    }
+}

@@ -1,0 +1,51 @@
+import NIOCore
+
+extension StreamTaskStateMachine {
+    enum Operation {
+        /// Read at least `minLength` and at most `maxLength` bytes.
+        case read(minLength: Int, maxLength: Int)
+        /// Read up to and including `delimiter`, which must end within `maxLength` bytes.
+        case readThrough(delimiter: [UInt8], maxLength: Int)
+        case write(ByteBuffer)
+        case closeRead
+        case closeWrite
+        /// Start TLS in `role` (see `TLSRole`); a barrier: it waits for every earlier operation
+        /// and every later one waits for it.
+        case startTLS(TLSRole)
+        /// Send close_notify, wait for the peer's, and go back to plaintext; a barrier too.
+        case stopTLS
+        /// Hand the connection over to streams (`captureStreams()`); a barrier too.
+        case captureStreams
+    }
+
+    enum Event: Equatable {
+        case readClosed
+        case writeClosed
+    }
+
+    enum Action {
+        /// A read finished: its bytes, and whether the stream is now at its end.
+        case succeedRead(OperationID, ByteBuffer, atEOF: Bool)
+        /// A write, `closeRead` or `closeWrite` finished.
+        case succeed(OperationID)
+        case fail(OperationID, StreamTaskError)
+        /// Hand these bytes to the channel; report the write's outcome with `writeCompleted`.
+        case write(OperationID, ByteBuffer)
+        case flush
+        case shutdownOutput
+        case shutdownInput
+        /// Ask the channel for more input; report the end of that burst with `receiveCompleted`.
+        case requestInput
+        /// Close the whole connection.
+        case close
+        case emit(Event)
+        /// Put TLS into the pipeline in `role`, then feed it `early` (a server's buffered start
+        /// of the client's handshake); report the outcome with `tlsTransitionCompleted`.
+        case startTLS(OperationID, TLSRole, early: ByteBuffer?)
+        /// Unwrap TLS; report the outcome with `tlsTransitionCompleted`.
+        case stopTLS(OperationID)
+        /// Every operation before `captureStreams` has completed: hand the connection over.
+        /// The operation is already done; only operations `fromStreams` are accepted from now on.
+        case captureStreams(OperationID)
+    }
+}
