@@ -2,6 +2,10 @@ import Foundation
 import NIOPosix
 import Testing
 
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
 @testable import StreamTaskKit
 
 /// The session's per-host limit, task registry and invalidation, over real sockets.
@@ -98,6 +102,21 @@ import Testing
         let error = await expectStreamError(.sessionInvalidated) { try await late.write("refused") }
         #expect(error?.message.contains("invalidated") == true)
         await server.stop()
+    }
+
+    @Test func tasksRefusedAtBirthStillGetIdentifiersOfTheirOwn() throws {
+        let session = StreamSession()
+        let running = session.streamTask(withHostName: "127.0.0.1", port: 9)
+        let unusable = session.dataTask(with: URLRequest(url: try #require(URL(string: "ftp://127.0.0.1/"))))
+        session.invalidateAndCancel()
+        let refused = session.streamTask(withHostName: "127.0.0.1", port: 9)
+        let refusedToo = session.streamTask(withHostName: "127.0.0.1", port: 9)
+        #expect(refused.state == .completed)
+        #expect(refused.error?.code == .sessionInvalidated)
+        #expect(unusable.state == .completed)
+        let identifiers = [running.taskIdentifier, unusable.taskIdentifier, refused.taskIdentifier, refusedToo.taskIdentifier]
+        #expect(Set(identifiers).count == identifiers.count, "identifiers \(identifiers) repeat")
+        #expect(identifiers == identifiers.sorted(), "identifiers \(identifiers) are handed out in creation order")
     }
 
     @Test func finishTasksAndInvalidateLetsRunningTasksFinish() async throws {
