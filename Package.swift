@@ -5,7 +5,9 @@ let package = Package(
     name: "swift-stream-task-kit",
     platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9)],
     products: [
+        // The one import: the core and HTTP data tasks. StreamTaskCore alone has no HTTP.
         .library(name: "StreamTaskKit", targets: ["StreamTaskKit"]),
+        .library(name: "StreamTaskCore", targets: ["StreamTaskCore"]),
         // DNS-SD is a product of its own: StreamTaskKit builds without dns_sd.h installed.
         .library(name: "StreamTaskDNSSD", targets: ["StreamTaskDNSSD"]),
         .executable(name: "echo-server", targets: ["echo-server"]),
@@ -22,20 +24,51 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
     ],
     targets: [
+        // Which route the system would take to a peer, and whether a connection's interface and
+        // address are still there: rtnetlink on Linux, Network.framework on Darwin. Knows
+        // nothing of tasks; the core turns its events into task events.
         .target(
-            name: "StreamTaskKit",
+            name: "StreamTaskRoutes",
             dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // Stream tasks, sessions, listeners, TLS, proxies, route events: no HTTP, and no
+        // FoundationNetworking.
+        .target(
+            name: "StreamTaskCore",
+            dependencies: [
+                "StreamTaskRoutes",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOFoundationCompat", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOTLS", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ]
+        ),
+        // HTTP/1.1 data tasks whose response can become a stream task; plugs into a task
+        // through the core's StreamTaskAttachment.
+        .target(
+            name: "StreamTaskHTTP",
+            dependencies: [
+                "StreamTaskCore",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOFoundationCompat", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ]
+        ),
+        // The umbrella: re-exports the core and HTTP, so that one import is enough.
+        .target(
+            name: "StreamTaskKit",
+            dependencies: ["StreamTaskCore", "StreamTaskHTTP"]
         ),
         // dns_sd.h: Avahi's compatibility library on Linux, the system's on Darwin. No pkgConfig:
         // the .pc file's `-D_REENTRANT` is a flag SwiftPM refuses, with a warning on every build,
@@ -52,7 +85,7 @@ let package = Package(
             dependencies: [
                 "CDNSSD",
                 "CDNSSDQuiet",
-                "StreamTaskKit",
+                "StreamTaskCore",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ],
@@ -148,6 +181,9 @@ let package = Package(
         .testTarget(
             name: "StreamTaskKitTests",
             dependencies: [
+                "StreamTaskCore",
+                "StreamTaskRoutes",
+                "StreamTaskHTTP",
                 "StreamTaskKit",
                 "StreamTaskTestSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -181,6 +217,7 @@ let package = Package(
             name: "StreamTaskDNSSDTests",
             dependencies: [
                 "StreamTaskDNSSD",
+                "StreamTaskCore",
                 "StreamTaskKit",
                 "StreamTaskTestSupport",
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Builds the DocC catalogs of StreamTaskKit and StreamTaskDNSSD and fails on any warning: a
-# symbol link that does not resolve (or resolves to more than one overload), a topic that
+# Builds the DocC catalogs of StreamTaskCore, StreamTaskHTTP, StreamTaskKit (the umbrella) and
+# StreamTaskDNSSD, and fails on any warning: a symbol link that does not resolve (or resolves to more than one overload), a topic that
 # names nothing.
 #
 #   scripts/docs.sh                 # check both catalogs
@@ -23,7 +23,7 @@ trap 'rm -rf "$work"' EXIT
 mkdir -p "$graphs"
 
 status=0
-for module in StreamTaskKit StreamTaskDNSSD; do
+for module in StreamTaskCore StreamTaskHTTP StreamTaskKit StreamTaskDNSSD; do
     echo "docs.sh: building $module's symbol graph"
     swift build --target "$module" --scratch-path "$scratch" \
         -Xswiftc -emit-symbol-graph -Xswiftc -emit-symbol-graph-dir -Xswiftc "$PWD/$graphs"

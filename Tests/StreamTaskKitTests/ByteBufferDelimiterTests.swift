@@ -1,7 +1,7 @@
 import NIOCore
 import Testing
 
-@testable import StreamTaskKit
+@testable import StreamTaskCore
 
 @Suite struct ByteBufferDelimiterTests {
     @Test(arguments: [

@@ -1,6 +1,6 @@
 import Foundation
 
-@testable import StreamTaskKit
+@testable import StreamTaskCore
 
 #if canImport(Glibc)
 import Glibc

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import StreamTaskKit
+@testable import StreamTaskCore
 
 /// Faults injected by real peers, each checked the same way: the task it hits fails with a
 /// clear error, a bystander connection on the same session carries on, no socket to the

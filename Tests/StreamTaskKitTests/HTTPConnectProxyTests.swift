@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import StreamTaskKit
+@testable import StreamTaskCore
 
 /// Tasks through HTTP CONNECT proxies: tinyproxy, started by each test, and fakes of our own
 /// for what tinyproxy will not do (relay a half-close, misbehave).

@@ -1,6 +1,6 @@
 import Testing
 
-@testable import StreamTaskKit
+@testable import StreamTaskCore
 
 @Suite struct HostConnectionLimiterTests {
     /// Runs a mutating call outside `#expect`, which cannot make one itself.

@@ -1,6 +1,6 @@
 import Testing
 
-@testable import StreamTaskKit
+@testable import StreamTaskCore
 
 /// Proxy URLs, the proxy variables and `no_proxy`, as plain values: every rule of curl's that
 /// the library follows.

@@ -2,7 +2,7 @@ import NIOCore
 import NIOEmbedded
 import Testing
 
-@testable import StreamTaskKit
+@testable import StreamTaskCore
 
 /// The handshake handler on an `EmbeddedChannel`: what it sends, what it passes on, how it fails.
 @Suite struct ProxyHandshakeHandlerTests {

@@ -1,7 +1,7 @@
 import NIOCore
 import Testing
 
-@testable import StreamTaskKit
+@testable import StreamTaskCore
 
 /// The CONNECT and SOCKS5 handshakes as plain values: what they send, and what they make of
 /// each reply.

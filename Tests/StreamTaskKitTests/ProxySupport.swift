@@ -2,7 +2,7 @@ import Foundation
 import NIOConcurrencyHelpers
 import Testing
 
-@testable import StreamTaskKit
+@testable import StreamTaskCore
 
 #if canImport(Glibc)
 import Glibc

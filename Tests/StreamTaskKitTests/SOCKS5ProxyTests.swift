@@ -2,7 +2,7 @@ import Foundation
 import NIOCore
 import Testing
 
-@testable import StreamTaskKit
+@testable import StreamTaskCore
 
 /// Tasks through SOCKS5 proxies: dante (`danted`), started by each test.
 @Suite(.serialized, .timeLimit(.minutes(1))) struct SOCKS5ProxyTests {

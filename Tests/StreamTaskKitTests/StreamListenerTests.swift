@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import StreamTaskKit
+@testable import StreamTaskCore
 
 /// The listener over real sockets: binding, limits, shutdown, and a client nobody here wrote.
 @Suite(.timeLimit(.minutes(1))) struct StreamListenerTests {

@@ -6,7 +6,8 @@ import Testing
 import FoundationNetworking
 #endif
 
-@testable import StreamTaskKit
+@testable import StreamTaskCore
+@testable import StreamTaskHTTP
 
 /// The session's per-host limit, task registry and invalidation, over real sockets.
 @Suite(.timeLimit(.minutes(1))) struct StreamSessionTests {

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import StreamTaskKit
+@testable import StreamTaskCore
 
 /// Code that prefers a task's executor runs on the task's event loop, before and after every
 /// operation it awaits, and operations behave there as they do from the cooperative pool.

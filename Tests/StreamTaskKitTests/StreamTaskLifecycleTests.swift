@@ -2,7 +2,7 @@ import Foundation
 import NIOConcurrencyHelpers
 import Testing
 
-@testable import StreamTaskKit
+@testable import StreamTaskCore
 
 /// Connecting, failing, cancelling, metrics, events and the session's bookkeeping.
 @Suite(.timeLimit(.minutes(1))) struct StreamTaskLifecycleTests {

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import StreamTaskKit
+@testable import StreamTaskCore
 
 /// Reads over real sockets on 127.0.0.1, with one of our listeners as the peer.
 @Suite(.timeLimit(.minutes(1))) struct StreamTaskReadTests {

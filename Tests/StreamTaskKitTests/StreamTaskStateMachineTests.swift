@@ -1,7 +1,7 @@
 import NIOCore
 import Testing
 
-@testable import StreamTaskKit
+@testable import StreamTaskCore
 
 /// The operation queue as a plain value: every ordering rule without a socket.
 @Suite struct StreamTaskStateMachineTests {

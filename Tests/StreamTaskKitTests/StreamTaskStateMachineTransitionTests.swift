@@ -1,7 +1,7 @@
 import NIOCore
 import Testing
 
-@testable import StreamTaskKit
+@testable import StreamTaskCore
 
 /// The transitions that cannot happen stop the process; the legal ones beside each of them keep
 /// working. Each trap is run in a child process (an exit test).

@@ -2,7 +2,7 @@ import Foundation
 import NIOCore
 import Testing
 
-@testable import StreamTaskKit
+@testable import StreamTaskCore
 
 /// Writes and half-close over real sockets on 127.0.0.1.
 @Suite(.timeLimit(.minutes(1))) struct StreamTaskWriteTests {

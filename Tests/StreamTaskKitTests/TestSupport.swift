@@ -2,7 +2,7 @@ import Foundation
 import NIOConcurrencyHelpers
 import Testing
 
-@testable import StreamTaskKit
+@testable import StreamTaskCore
 
 /// A listener of ours on 127.0.0.1, on a port the system picked.
 struct LoopbackServer {

@@ -1,4 +1,4 @@
-import StreamTaskKit
+import StreamTaskCore
 
 extension StreamListener {
     /// Advertises the listener as a DNS-SD service on its port, so that browsers find it and

@@ -1,5 +1,5 @@
 import Foundation
-import StreamTaskKit
+import StreamTaskCore
 
 extension StreamSession {
     /// Resolves a DNS-SD service and returns a task connected to it, like

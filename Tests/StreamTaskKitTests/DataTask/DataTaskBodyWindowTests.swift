@@ -3,7 +3,8 @@ import Foundation
 import NIOConcurrencyHelpers
 import Testing
 
-@testable import StreamTaskKit
+@testable import StreamTaskCore
+@testable import StreamTaskHTTP
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -117,7 +118,7 @@ extension DataTaskBodyWindowTests {
 
 /// Blocks its first `didReceive data` until `gate` is signalled, then counts bytes, noting
 /// the most the task held back for it meanwhile.
-private final class SlowBodyDelegate: StreamSessionDelegate, Sendable {
+private final class SlowBodyDelegate: StreamSessionDataDelegate, Sendable {
     let gate = DispatchSemaphore(value: 0)
     let received = NIOLockedValueBox(0)
     let largestWaiting = NIOLockedValueBox(0)

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import StreamTaskKit
+@testable import StreamTaskCore
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking

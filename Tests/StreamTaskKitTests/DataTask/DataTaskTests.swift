@@ -2,7 +2,8 @@ import Foundation
 import NIOConcurrencyHelpers
 import Testing
 
-@testable import StreamTaskKit
+@testable import StreamTaskCore
+@testable import StreamTaskHTTP
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -186,7 +187,7 @@ import FoundationNetworking
 }
 
 /// Answers every response with one disposition and records the data-task callbacks.
-final class DisposingDelegate: StreamSessionDelegate {
+final class DisposingDelegate: StreamSessionDataDelegate {
     let disposition: StreamDataTask.ResponseDisposition
     let events = Recorder<String>()
     private let stream = NIOLockedValueBox<StreamTask?>(nil)

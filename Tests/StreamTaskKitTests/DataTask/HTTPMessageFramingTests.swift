@@ -4,7 +4,8 @@ import NIOEmbedded
 import NIOHTTP1
 import Testing
 
-@testable import StreamTaskKit
+@testable import StreamTaskCore
+@testable import StreamTaskHTTP
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking

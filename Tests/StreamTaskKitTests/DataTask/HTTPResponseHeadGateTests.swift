@@ -3,7 +3,8 @@ import NIOEmbedded
 import NIOHTTP1
 import Testing
 
-@testable import StreamTaskKit
+@testable import StreamTaskCore
+@testable import StreamTaskHTTP
 
 /// The head gate with SwiftNIO's real response decoder on an `EmbeddedChannel`: whatever
 /// follows a head in the same read is held, then released to the decoder or handed on.

@@ -1,7 +1,8 @@
 import Foundation
 import Testing
 
-@testable import StreamTaskKit
+@testable import StreamTaskCore
+@testable import StreamTaskHTTP
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking

@@ -1,6 +1,7 @@
 import Testing
 
-@testable import StreamTaskKit
+@testable import StreamTaskCore
+@testable import StreamTaskRoutes
 
 /// The netlink codec against bytes a Linux kernel (x86-64, little-endian) really sent, and
 /// against malformed input, which must throw and never trap.

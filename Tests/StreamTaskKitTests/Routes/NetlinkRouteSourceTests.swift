@@ -2,7 +2,8 @@
 import NIOConcurrencyHelpers
 import Testing
 
-@testable import StreamTaskKit
+@testable import StreamTaskCore
+@testable import StreamTaskRoutes
 
 /// The Linux source against the real kernel, without root (NETLINK_ROUTE needs no privilege):
 /// it answers a registration with a first look, and its thread ends and closes its sockets

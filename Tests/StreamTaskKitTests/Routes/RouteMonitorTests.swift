@@ -1,7 +1,8 @@
 import NIOConcurrencyHelpers
 import Testing
 
-@testable import StreamTaskKit
+@testable import StreamTaskCore
+@testable import StreamTaskRoutes
 
 /// The process-wide registry, on a private instance with a fake source: started by the first
 /// registration, stopped by the last, one route lookup per peer, stale sources ignored.

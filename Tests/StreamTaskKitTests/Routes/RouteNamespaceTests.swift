@@ -1,7 +1,8 @@
 import Foundation
 import Testing
 
-@testable import StreamTaskKit
+@testable import StreamTaskCore
+@testable import StreamTaskRoutes
 
 /// The route monitor against the real kernel: a server reachable over two veth links from a
 /// network namespace made for the test (see ``RouteLab``). Needs root and iproute2: elsewhere

@@ -1,6 +1,7 @@
 import Testing
 
-@testable import StreamTaskKit
+@testable import StreamTaskCore
+@testable import StreamTaskRoutes
 
 /// The per-connection decision as a plain value: facts in, events out, no sockets.
 @Suite struct RouteWatchTests {

@@ -1,7 +1,7 @@
 import NIOCore
 import Testing
 
-@testable import StreamTaskKit
+@testable import StreamTaskCore
 
 /// The `captureStreams` barrier of the operation queue, as a plain value.
 @Suite struct CaptureStreamsQueueTests {

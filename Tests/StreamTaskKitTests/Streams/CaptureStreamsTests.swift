@@ -2,7 +2,7 @@ import Foundation
 import NIOConcurrencyHelpers
 import Testing
 
-@testable import StreamTaskKit
+@testable import StreamTaskCore
 
 /// `captureStreams()`: the connection handed over as Foundation streams (read and written on
 /// threads of their own, since they block) or as an async byte sequence and writer.

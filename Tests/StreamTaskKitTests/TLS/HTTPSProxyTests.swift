@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import StreamTaskKit
+@testable import StreamTaskCore
 
 /// An HTTPS proxy: stunnel (Debian's stunnel4) speaking TLS in front of tinyproxy.
 @Suite(.serialized, .timeLimit(.minutes(1))) struct HTTPSProxyTests {

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import StreamTaskKit
+@testable import StreamTaskCore
 
 /// STARTTLS in conversations: injected plaintext in both roles, stopping TLS, and our client
 /// against a real mail server that offers STARTTLS.

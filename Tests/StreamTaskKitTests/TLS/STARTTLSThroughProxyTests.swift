@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import StreamTaskKit
+@testable import StreamTaskCore
 
 /// STARTTLS through each kind of proxy: the tunnel carries the upgrade like a direct connection.
 @Suite(.serialized, .timeLimit(.minutes(1))) struct STARTTLSThroughProxyTests {

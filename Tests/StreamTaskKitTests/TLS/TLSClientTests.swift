@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import StreamTaskKit
+@testable import StreamTaskCore
 
 /// Our client tasks against `openssl s_server`, with certificates made by `openssl`.
 @Suite(.timeLimit(.minutes(1))) struct TLSClientTests {

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import StreamTaskKit
+@testable import StreamTaskCore
 
 /// Closing a TLS connection: no close waits for a close_notify that will not come. Both ends
 /// wait up to ten minutes for the peer's close_notify here, so a close that wrongly waits for

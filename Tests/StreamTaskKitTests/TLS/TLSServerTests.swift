@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import StreamTaskKit
+@testable import StreamTaskCore
 
 /// Our listener's tasks as TLS servers, against `openssl s_client`.
 @Suite(.timeLimit(.minutes(1))) struct TLSServerTests {

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import StreamTaskKit
+@testable import StreamTaskCore
 
 /// A TLS peer that closes the connection without `close_notify` (RFC 8446, section 6.1):
 /// what came before is read, and then an error stands where the end of stream would be.

@@ -1,7 +1,7 @@
 import NIOCore
 import Testing
 
-@testable import StreamTaskKit
+@testable import StreamTaskCore
 
 /// The TLS barrier rules of the operation queue, the ServerHello parser and pins, as values.
 @Suite struct TLSUnitTests {

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import StreamTaskKit
+@testable import StreamTaskCore
 
 /// Certificates made at run time with the `openssl` command-line tool, once per test process:
 /// a CA, a server certificate for localhost/127.0.0.1/::1, an expired one, one for another name,

@@ -1,0 +1,69 @@
+import Foundation
+import NIOCore
+
+extension StreamTask {
+    // MARK: URLSessionStreamTask's form
+
+    /// Once every queued read and write has completed, hands the connection over as a
+    /// Foundation `InputStream` and `OutputStream`, delivered to the delegate's
+    /// ``StreamSessionDelegate/streamSession(_:streamTask:didBecome:outputStream:)``.
+    ///
+    /// The task then leaves the session: it no longer counts against the per-host limit, is no
+    /// longer in ``StreamSession/allTasks``, and its state is ``State/completed``. Operations
+    /// on it fail with ``StreamTaskError/Code/streamsCaptured``; unread bytes go to the input
+    /// stream. The streams read and write the same connection, blocking the calling thread:
+    /// see <doc:StreamHandover> for which threads may use them.
+    public func captureStreams() {
+        submit(.captureStreams, timeout: 0) { result in
+            guard case .success = result, let delegate = self.delegate ?? self.session.delegate else { return }
+            let session = self.session
+            session.delegateQueue.async {
+                let (input, output) = self.makeFoundationStreams()
+                delegate.streamSession(session, streamTask: self, didBecome: input, outputStream: output)
+            }
+        }
+    }
+
+    // MARK: Async forms
+
+    /// Like ``captureStreams()``, but returns the streams (the delegate is not told).
+    ///
+    /// - Parameter timeout: Seconds to wait for the operations queued before it; 0 means none.
+    public func captureFoundationStreams(timeout: TimeInterval = 0) async throws -> (InputStream, OutputStream) {
+        _ = try await perform(.captureStreams, timeout: timeout)
+        return makeFoundationStreams()
+    }
+
+    /// Like ``captureStreams()``, for async code: returns the connection's incoming bytes as a
+    /// sequence of chunks and a writer for its outgoing side. Nothing blocks a thread.
+    ///
+    /// - Parameter timeout: Seconds to wait for the operations queued before it; 0 means none.
+    public func captureByteStreams(timeout: TimeInterval = 0) async throws -> (bytes: CapturedBytes, writer: CapturedWriter) {
+        _ = try await perform(.captureStreams, timeout: timeout)
+        let connection = CapturedConnection(task: self)
+        return (CapturedBytes(connection: connection), CapturedWriter(connection: connection))
+    }
+
+    func makeFoundationStreams() -> (InputStream, OutputStream) {
+        let connection = CapturedConnection(task: self)
+        return (CapturedInputStream(connection: connection), CapturedOutputStream(connection: connection))
+    }
+
+}
+
+extension StreamTaskDriver {
+    /// Every operation before `captureStreams` has completed: the task leaves the session and
+    /// the operation succeeds; the streams take over the connection.
+    func handOverStreams(_ id: OperationID) {
+        if let task = owner {
+            task.withShared { shared in
+                shared.state = .completed
+                // The streams' owner has the connection now; its end is theirs, not the task's.
+                shared.delegateMuted = true
+            }
+            task.session.taskCompleted(task)
+            task.session.reportInvalidationIfDone()
+        }
+        run([.succeed(id)])
+    }
+}

@@ -1,0 +1,186 @@
+import Foundation
+import NIOCore
+import NIOSSL
+
+extension StreamTaskDriver {
+    // MARK: Carrying out the machine's decisions (on the event loop)
+
+    func beginTLS(_ id: OperationID, role: TLSRole, early: ByteBuffer?) {
+        guard let handler, let context = handler.context else {
+            run(machine.tlsTransitionCompleted(id, error: .connectionIsClosed))
+            return
+        }
+        let configuration = role.configuration
+        do {
+            let (ssl, observer) = try prepareTLS(role: role, peerName: role.isServer ? nil : host, transition: id, isActive: true)
+            let transport = TransportInputObserver {
+                self.transportInputEnded()
+            }
+            let pipeline = context.pipeline.syncOperations
+            try pipeline.addHandler(ssl, position: .before(handler))
+            try pipeline.addHandler(transport, position: .before(ssl))
+            try pipeline.addHandler(observer, position: .before(ssl))
+            if let early {
+                // The start of the client's handshake, read before TLS was in place: it enters
+                // the pipeline again from the socket's end.
+                pipeline.fireChannelRead(NIOAny(early))
+                pipeline.fireChannelReadComplete()
+            }
+        } catch {
+            tls.transition = nil
+            let failure = TLSErrorMapper.map(error, verification: nil, configuration: configuration)
+            run(machine.tlsTransitionCompleted(id, error: failure))
+        }
+    }
+
+    /// The task's own TLS for `role`: a handler whose verdict on the peer, and a handshake
+    /// observer whose cipher suite, go to ``tls``, which now follows `transition` (the operation
+    /// waiting for the handshake). Marks the start of the handshake in the metrics. `isActive`:
+    /// the task's stream is inside this TLS (not while a data task's exchange runs on it).
+    package func prepareTLS(
+        role: TLSRole,
+        peerName: String?,
+        transition: OperationID,
+        isActive: Bool
+    ) throws -> (ssl: NIOSSLHandler, observer: any ChannelHandler) {
+        let ssl = try makeTLSHandler(role: role, peerName: peerName) { chain, failure in
+            self.tls.presentedChain = chain
+            self.tls.verificationFailure = failure
+        }
+        let observer = TLSHandshakeObserver(isServer: role.isServer) { suite in
+            self.tls.cipherSuite = suite
+        }
+        tls = TLSProgress(transition: transition, role: role, isActive: isActive, handler: ssl)
+        owner?.withShared { $0.metrics.secureConnectionStartDate = Date() }
+        return (ssl, observer)
+    }
+
+    /// A TLS handler for `role` whose peer ``PeerCertificateVerifier`` checks against
+    /// `peerName`. `record` gets, on the event loop, the chain the peer presented and the
+    /// verifier's reason for refusing it (`nil` when accepted).
+    func makeTLSHandler(
+        role: TLSRole,
+        peerName: String?,
+        record: @escaping (_ chain: [TLSCertificate], _ failure: StreamTaskError?) -> Void
+    ) throws -> NIOSSLHandler {
+        let configuration = role.configuration
+        let sslContext = try configuration.context(isServer: role.isServer)
+        let verifier = PeerCertificateVerifier(configuration: configuration, expectedHostname: peerName)
+        let verify: NIOSSLCustomVerificationCallback = { certificates, promise in
+            self.verifyPeer(certificates, with: verifier, record: record, promise: promise)
+        }
+        if role.isServer {
+            return NIOSSLServerHandler(context: sslContext, customVerificationCallback: verify)
+        }
+        let serverName = peerName.flatMap { PeerCertificateVerifier.isIPAddress($0) ? nil : $0 }
+        return try NIOSSLClientHandler(context: sslContext, serverHostname: serverName, customVerificationCallback: verify)
+    }
+
+    /// SwiftNIO SSL's verification callback (on the event loop): verifies the chain off the
+    /// loop, and answers on the loop once `record` has the verdict.
+    private func verifyPeer(
+        _ certificates: [NIOSSLCertificate],
+        with verifier: PeerCertificateVerifier,
+        record: @escaping ([TLSCertificate], StreamTaskError?) -> Void,
+        promise: EventLoopPromise<NIOSSLVerificationResult>
+    ) {
+        let presented = certificates.compactMap { try? TLSCertificate(verifiedDER: $0.toDERBytes()) }
+        let recorder = NIOLoopBound(record, eventLoop: eventLoop)
+        Task {
+            let failure = await verifier.verify(presented)
+            self.onLoop {
+                recorder.value(presented, failure)
+                promise.succeed(failure == nil ? .certificateVerified : .failed)
+            }
+        }
+    }
+
+    func tlsHandshakeCompleted(applicationProtocol: String?) {
+        guard let id = tls.transition else { return }
+        tls.transition = nil
+        let ssl = tls.handler
+        var chain = tls.presentedChain
+        if chain.isEmpty, let leaf = ssl?.peerCertificate, let der = try? leaf.toDERBytes() {
+            chain = [TLSCertificate(verifiedDER: der)]
+        }
+        let version = ssl?.tlsVersion.map { StreamTLSConfiguration.Version($0).description }
+        let suite = tls.cipherSuite.map(ServerHelloParser.name(of:))
+        owner?.withShared { shared in
+            shared.metrics.secureConnectionEndDate = Date()
+            shared.metrics.negotiatedTLSVersion = version
+            shared.metrics.negotiatedCipherSuite = suite
+            shared.metrics.negotiatedApplicationProtocol = applicationProtocol
+            shared.metrics.peerCertificateChain = chain
+        }
+        configuration.logger.debug(
+            "TLS established",
+            metadata: ["task": "\(taskIdentifier)", "version": "\(version ?? "?")", "cipher": "\(suite ?? "?")"]
+        )
+        run(machine.tlsTransitionCompleted(id, error: nil))
+    }
+
+    /// A channel error while a handshake is under way ends it; returns whether it was one.
+    func tlsHandshakeFailed(_ error: any Error) -> Bool {
+        guard let id = tls.transition, let role = tls.role else { return false }
+        tls.transition = nil
+        let failure = TLSErrorMapper.map(error, verification: tls.verificationFailure, configuration: role.configuration)
+        configuration.logger.debug("TLS handshake failed", metadata: ["task": "\(taskIdentifier)", "error": "\(failure)"])
+        if channelFailure == nil { channelFailure = failure }
+        run(machine.tlsTransitionCompleted(id, error: failure))
+        return true
+    }
+
+    /// A TLS error after the handshake (TLS 1.3 servers refuse a client certificate only after
+    /// the client has finished), described as a TLS failure; `nil` for other errors.
+    func tlsFailure(_ error: any Error) -> StreamTaskError? {
+        guard let role = tls.role, TLSErrorMapper.isTLSError(error) else { return nil }
+        if tls.handshakeDone, TLSErrorMapper.isUncleanShutdown(error) {
+            return Self.truncation
+        }
+        return TLSErrorMapper.map(error, verification: tls.verificationFailure, configuration: role.configuration)
+    }
+
+    /// The transport under TLS ended. Without the peer's `close_notify` first, and once the
+    /// handshake is done, that is a truncation, not an end of stream (RFC 8446, section 6.1).
+    func transportInputEnded() {
+        if tls.isEstablished, !tls.peerEndedTLS {
+            configuration.logger.debug("transport ended without close_notify", metadata: ["task": "\(taskIdentifier)"])
+            run(machine.inputEnded(truncation: Self.truncation.at(host: host, port: port)))
+        } else {
+            run(machine.inputEnded())
+        }
+    }
+
+    package static let truncation = StreamTaskError(
+        .tlsTruncated,
+        "the peer closed the connection without ending TLS first (no close_notify): what came before is intact, but more may have been cut off"
+    )
+
+    func endTLS(_ id: OperationID) {
+        // This task's own TLS handler: a tunnel through an HTTPS proxy has another one.
+        guard tls.isActive, let ssl = tls.handler else {
+            let error = StreamTaskError(.tlsNotActive, "the connection is not using TLS")
+            run(machine.tlsTransitionCompleted(id, error: error, closesConnection: false))
+            return
+        }
+        let promise = eventLoop.makePromise(of: Void.self)
+        promise.futureResult.whenComplete { result in
+            switch result {
+            case .success:
+                // Back to plaintext: the socket's end of stream reaches the task directly again.
+                self.tls.isActive = false
+                self.tls.handler = nil
+                if let pipeline = self.handler?.context?.pipeline.syncOperations,
+                    let transport = try? pipeline.handler(type: TransportInputObserver.self)
+                {
+                    pipeline.removeHandler(transport, promise: nil)
+                }
+                self.run(self.machine.tlsTransitionCompleted(id, error: nil))
+            case .failure(let error):
+                let failure = StreamTaskError(.connectionClosed, "TLS could not be stopped cleanly: \(error)", underlying: error)
+                self.run(self.machine.tlsTransitionCompleted(id, error: failure))
+            }
+        }
+        ssl.stopTLS(promise: promise)
+    }
+}

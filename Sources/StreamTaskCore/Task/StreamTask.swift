@@ -1,0 +1,262 @@
+import Foundation
+import NIOConcurrencyHelpers
+import NIOCore
+
+/// A TCP connection that you read and write with queued, timed operations, like
+/// `URLSessionStreamTask`.
+///
+/// A task made by ``StreamSession/streamTask(withHostName:port:)`` starts suspended: operations
+/// issued before ``resume()`` wait, and run once the connection is up. A task accepted by a
+/// ``StreamListener`` is already connected.
+///
+/// Reads complete in the order they were issued, and so do writes; the two are independent, so
+/// a pending read never holds back a write. Every public method may be called from any thread.
+public final class StreamTask: Sendable, CustomStringConvertible {
+    /// Where a task is in its life.
+    public enum State: Sendable, Equatable {
+        /// Created and not resumed yet.
+        case suspended
+        /// Resumed: waiting for a connection slot, connecting, or connected.
+        case running
+        /// `cancel()` was called and the connection is closing.
+        case canceling
+        /// The connection is closed and every operation has finished.
+        case completed
+    }
+
+    /// How a task came to be.
+    package enum Origin: Sendable {
+        /// Made by a session to connect to a host.
+        case connected
+        /// Accepted by a ``StreamListener``.
+        case accepted
+        /// Made by a session to carry a ``StreamDataTask``'s HTTP exchange.
+        case dataTask
+    }
+
+    /// A number that identifies the task within its session.
+    public let taskIdentifier: Int
+    /// The host the task connects to (for an accepted task: the peer's address).
+    public let host: String
+    /// The port the task connects to (for an accepted task: the peer's port).
+    public let port: Int
+    /// The session the task belongs to.
+    public let session: StreamSession
+
+    /// The event loop that carries the task's connection: its I/O, its timers and the
+    /// completions of ``write(_:timeout:promise:)`` run there.
+    public let eventLoop: any EventLoop
+    let configuration: StreamSession.Configuration
+    let origin: Origin
+    /// Everything the task does on its event loop.
+    package let driver: StreamTaskDriver
+
+    typealias Outcome = StreamTaskDriver.Outcome
+
+    /// What any thread may read, behind a lock.
+    package struct Shared {
+        var state: State
+        var error: StreamTaskError?
+        var metrics: StreamTaskMetrics
+        var delegate: (any StreamSessionDelegate)?
+        var nextOperation: UInt64 = 0
+        /// While set, the delegate hears nothing about this task: it carries a data task, or
+        /// its connection was handed over to streams.
+        package var delegateMuted = false
+        /// What a feature above the core keeps about the task for its own public properties
+        /// (for a task that was a data task: its request and response).
+        package var record: (any Sendable)?
+    }
+
+    private let shared: NIOLockedValueBox<Shared>
+    private let broadcaster = EventBroadcaster<StreamTaskEvent>()
+
+    init(
+        session: StreamSession,
+        identifier: Int,
+        host: String,
+        port: Int,
+        origin: Origin = .connected,
+        eventLoop: (any EventLoop)? = nil,
+        proxy: ProxyConfiguration? = nil,
+        failedWith failure: StreamTaskError? = nil
+    ) {
+        self.session = session
+        self.taskIdentifier = identifier
+        self.host = host
+        self.port = port
+        self.origin = origin
+        var configuration = session.configuration
+        if let proxy { configuration.proxy = proxy }
+        self.configuration = configuration
+        let eventLoop = eventLoop ?? session.eventLoopGroup.next()
+        self.eventLoop = eventLoop
+        self.shared = NIOLockedValueBox(Shared(state: .suspended, metrics: StreamTaskMetrics()))
+        self.driver = StreamTaskDriver(
+            host: host, port: port, taskIdentifier: identifier, eventLoop: eventLoop,
+            configuration: configuration, origin: origin)
+        guard let failure else {
+            driver.link(self)
+            return
+        }
+        // A task the session refused: it is born completed.
+        driver.bornFailed(failure)
+        shared.withLockedValue {
+            $0.state = .completed
+            $0.error = failure
+            $0.metrics.taskEndDate = $0.metrics.taskStartDate
+        }
+        broadcaster.emit(.completed(failure), last: true)
+    }
+
+    // MARK: Public state
+
+    /// Where the task is in its life.
+    public var state: State { withShared { $0.state } }
+
+    /// Why the task completed, once it has: `nil` while running and after an orderly close.
+    public var error: StreamTaskError? { withShared { $0.error } }
+
+    /// The task's metrics so far.
+    public var metrics: StreamTaskMetrics { withShared { $0.metrics } }
+
+    /// Bytes handed to the kernel so far (``StreamTaskMetrics/countOfBytesSent`` without copying
+    /// the metrics): with the bytes given to writes, it tells how much is still queued, as a
+    /// server needs to drop a client that stopped reading before its queue grows unbounded.
+    /// Counted when the write completes on the connection's event loop, before any completion
+    /// handler runs.
+    public var countOfBytesSent: Int64 { withShared { $0.metrics.countOfBytesSent } }
+
+    /// A delegate for this task only; when `nil`, the session's delegate hears about it.
+    public var delegate: (any StreamSessionDelegate)? {
+        get { withShared { $0.delegate } }
+        set { withShared { $0.delegate = newValue } }
+    }
+
+    /// An executor that runs Swift code on the thread that carries this task's connection.
+    ///
+    /// Reads and writes awaited from code that prefers this executor start and complete on
+    /// that thread, without a hand-off to another thread in either direction: the fastest way
+    /// to drive one connection, in particular for many small operations.
+    ///
+    /// ```swift
+    /// try await withTaskExecutorPreference(task.executor) {
+    ///     while let line = try await task.readData(upToAndIncluding: Data("\r\n".utf8), maxLength: 512) {
+    ///         try await task.write(line)
+    ///     }
+    /// }
+    /// ```
+    ///
+    /// Or start a task on it: `Task(executorPreference: task.executor) { … }`.
+    ///
+    /// Everything that code runs goes to that thread, and so does the code of any default actor
+    /// it calls (a default actor runs on its caller's preferred executor). Work that blocks or
+    /// computes for long holds up every connection on the thread, so keep it elsewhere: an
+    /// actor shared by many connections, for example, belongs on the cooperative pool, and
+    /// callers on a loop should reach it from a task without this preference.
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, *)
+    public var executor: any TaskExecutor { EventLoopTaskExecutor(eventLoop) }
+
+    /// The task's events, from its creation on: each iteration starts with the events that
+    /// already happened, and the sequence ends after ``StreamTaskEvent/completed(_:)``.
+    public var events: AsyncStream<StreamTaskEvent> { broadcaster.subscribe() }
+
+    public var description: String {
+        "StreamTask #\(taskIdentifier) \(StreamTaskError.endpoint(host: host, port: port))"
+    }
+
+    // MARK: Lifecycle
+
+    /// Starts the task: waits for a connection slot for its host if the session's limit is
+    /// reached, resolves the host name and connects. Calling it again does nothing.
+    public func resume() {
+        // Ask for the slot here, not after hopping to the task's event loop: tasks live on
+        // different loops, and the session's queue must see them in the order they were resumed.
+        let resumed = withShared { shared -> Bool in
+            guard shared.state == .suspended else { return false }
+            shared.state = .running
+            return true
+        }
+        if resumed {
+            session.requestConnectionSlot(for: self)
+        }
+    }
+
+    /// Cancels the task: every queued operation fails with ``StreamTaskError/Code/cancelled``
+    /// and the connection closes. Does nothing once the task's streams were captured: closing
+    /// them ends the connection.
+    public func cancel() {
+        driver.cancel()
+    }
+
+    // MARK: Operations
+
+    package func makeOperationID() -> OperationID {
+        withShared { shared in
+            shared.nextOperation += 1
+            return OperationID(rawValue: shared.nextOperation)
+        }
+    }
+
+    /// Hands `operation` to the driver; `completion` runs on the event loop when it finishes.
+    /// When `abandoned` is already set as the operation reaches the loop, it fails at once.
+    func submit(
+        _ operation: StreamTaskStateMachine.Operation,
+        id: OperationID? = nil,
+        timeout: TimeInterval,
+        abandoned: NIOLockedValueBox<Bool>? = nil,
+        fromStreams: Bool = false,
+        completion: @escaping StreamTaskDriver.Completion
+    ) {
+        driver.submit(
+            operation, id: id ?? makeOperationID(), timeout: timeout, abandoned: abandoned, fromStreams: fromStreams,
+            completion: completion)
+    }
+
+    // MARK: Shared state and events
+
+    /// Reads or changes what any thread may read, under its lock.
+    package func withShared<T>(_ body: (inout Shared) -> T) -> T {
+        shared.withLockedValue(body)
+    }
+
+    /// Tells the event subscribers and, unless muted, the delegate about `event`.
+    func publish(_ event: StreamTaskEvent) {
+        var last = false
+        if case .completed = event { last = true }
+        broadcaster.emit(event, last: last)
+        guard !withShared({ $0.delegateMuted }) else { return }
+        guard let delegate = self.delegate ?? session.delegate else { return }
+        let session = self.session
+        session.delegateQueue.async {
+            switch event {
+            case .readClosed:
+                delegate.streamSession(session, readClosedFor: self)
+            case .writeClosed:
+                delegate.streamSession(session, writeClosedFor: self)
+            case .metricsCollected(let metrics):
+                delegate.streamSession(session, task: self, didFinishCollecting: metrics)
+            case .completed(let error):
+                delegate.streamSession(session, task: self, didCompleteWithError: error)
+            case .betterRouteDiscovered:
+                delegate.streamSession(session, betterRouteDiscoveredFor: self)
+            case .viabilityChanged(let isViable):
+                delegate.streamSession(session, viabilityDidChangeFor: self, isViable: isViable)
+            }
+        }
+    }
+}
+
+extension TimeAmount {
+    /// A time amount from seconds, as `TimeInterval`s come in.
+    static func seconds(_ interval: TimeInterval) -> TimeAmount {
+        .nanoseconds(Int64((interval * 1_000_000_000).rounded()))
+    }
+}
+
+extension StreamTask {
+    /// Takes over a channel a listener accepted (see ``StreamTaskDriver/attach(_:)``).
+    func attach(_ channel: any Channel) throws {
+        try driver.attach(channel)
+    }
+}

@@ -1,0 +1,121 @@
+import Foundation
+import NIOCore
+import NIOPosix
+
+extension StreamTaskDriver {
+    /// The session granted a connection slot (at once, or when another task to the host ended).
+    func connectionSlotGranted() {
+        onLoop { self.startConnecting() }
+    }
+
+    private func startConnecting() {
+        eventLoop.preconditionInEventLoop()
+        // A task that completed (was cancelled) meanwhile has already given its slot back.
+        guard case .idle = phase else { return }
+        let timeout = configuration.timeoutIntervalForConnect
+        // The proxy, if any, comes first: through one, the task resolves and connects to it.
+        let proxy: ProxyEndpoint?
+        do {
+            proxy = try configuration.proxy.endpoint(forHost: host, port: port)
+        } catch {
+            phase = .connecting(timer: nil, channel: nil)
+            connectFailed(ChannelErrorMapper.mapConnect(error, host: host, port: port, timeout: timeout))
+            return
+        }
+        let timer = timeout > 0
+            ? eventLoop.scheduleTask(in: .seconds(timeout)) {
+                self.connectFailed(self.connectTimeoutError(through: proxy, timeout: timeout))
+            } : nil
+        phase = .connecting(timer: timer, channel: nil)
+        configuration.logger.debug("resolving", metadata: ["task": "\(taskIdentifier)", "host": "\(proxy?.host ?? host)"])
+        owner?.withShared {
+            $0.metrics.domainLookupStartDate = Date()
+            $0.metrics.isProxyConnection = proxy != nil
+            $0.metrics.proxyKind = proxy?.kind
+        }
+        resolveAddresses(through: proxy, timeout: timeout).whenComplete { result in
+            guard self.isConnecting else { return }
+            switch result {
+            case .failure(let error):
+                self.connectFailed(self.connectError(error, through: proxy, timeout: timeout))
+            case .success(let (addresses, route)):
+                self.owner?.withShared {
+                    let now = Date()
+                    $0.metrics.domainLookupEndDate = now
+                    $0.metrics.connectStartDate = now
+                }
+                self.connect(to: addresses, route: route, timeout: timeout)
+            }
+        }
+    }
+
+    private func connect(to addresses: [SocketAddress], route: ProxyRoute?, timeout: TimeInterval) {
+        let bootstrap = ClientBootstrap(group: eventLoop)
+            .channelOption(ChannelOptions.autoRead, value: false)
+            .channelOption(ChannelOptions.allowRemoteHalfClosure, value: true)
+            .resolver(ResolvedAddresses(addresses: addresses, eventLoop: eventLoop))
+            // The task's own timer bounds the whole connect; this bounds NIO's attempts with it.
+            .connectTimeout(timeout > 0 ? .seconds(timeout) : .hours(24 * 365))
+        bootstrap.connect(host: route?.proxy.host ?? host, port: route?.proxy.port ?? port).whenComplete { result in
+            switch result {
+            case .success(let channel):
+                guard self.isConnecting else {
+                    channel.close(promise: nil)
+                    return
+                }
+                if let route {
+                    self.openTunnel(on: channel, route: route, timeout: timeout)
+                } else {
+                    self.connectionEstablished(channel, timeout: timeout)
+                }
+            case .failure(let error):
+                guard self.isConnecting else { return }
+                self.connectFailed(self.connectError(error, through: route?.proxy, timeout: timeout))
+            }
+        }
+    }
+
+    /// While connecting: remembers the channel connected to a proxy, so that a task that
+    /// completes during the handshake closes it (`nil` once the task has taken it).
+    func holdConnectingChannel(_ channel: (any Channel)?) {
+        guard case .connecting(let timer, _) = phase else { return }
+        phase = .connecting(timer: timer, channel: channel)
+    }
+
+    /// The connection to the host is up (through the proxy's tunnel, if any): the task takes it.
+    func connectionEstablished(_ channel: any Channel, timeout: TimeInterval) {
+        eventLoop.preconditionInEventLoop()
+        if case .connecting(let timer, _) = phase {
+            timer?.cancel()
+            phase = .connecting(timer: nil, channel: nil)
+        }
+        owner?.withShared { $0.metrics.connectEndDate = Date() }
+        do {
+            // What rides on the connection (a data task's exchange) goes in front of the
+            // task's handler.
+            try attachment?.install(on: channel, driver: self)
+            try attach(channel)
+        } catch {
+            channel.close(promise: nil)
+            connectFailed(ChannelErrorMapper.mapConnect(error, host: host, port: port, timeout: timeout))
+        }
+    }
+
+    /// Takes over a channel: the task's handler joins its pipeline, and queued operations
+    /// start once the channel is active (at once for a connected channel; for an accepted one,
+    /// when it has been registered). Runs on the channel's event loop, which is the task's.
+    func attach(_ channel: any Channel) throws {
+        eventLoop.preconditionInEventLoop()
+        let handler = StreamTaskChannelHandler(driver: self)
+        phase = .attached(handler)
+        owner?.withShared { $0.state = .running }
+        try channel.pipeline.syncOperations.addHandler(handler)
+    }
+
+    func connectFailed(_ error: StreamTaskError) {
+        eventLoop.preconditionInEventLoop()
+        guard isConnecting else { return }
+        configuration.logger.debug("connect failed", metadata: ["task": "\(taskIdentifier)", "error": "\(error)"])
+        run(machine.closed(error: error.at(host: host, port: port)), thenComplete: true)
+    }
+}

@@ -1,0 +1,386 @@
+import Foundation
+import NIOConcurrencyHelpers
+import NIOCore
+
+/// The one place where a task's life is decided: it owns the task's state machine, its
+/// channel, its timers and the completions of its operations, and runs only on the task's
+/// event loop.
+///
+/// ```
+/// StreamTask (any thread)            StreamTaskDriver (event loop)          channel
+///   readData / write / startTLS ─────▶ submit ─▶ enqueue ─▶ machine.enqueue
+///                                       run(actions) ─▶ perform ──────────▶ write / read / close
+///   completion ◀──────────────────────── finish ◀── machine.received ◀───── channelReceived
+/// ```
+///
+/// Every input, from the façade or from the channel, becomes an input of the
+/// ``StreamTaskStateMachine``; the actions it returns are carried out by ``run(_:)``, in order
+/// and never nested. The features that add handlers to the pipeline (TLS, proxies, data tasks,
+/// route monitoring) are extensions of this type in their own folders.
+package final class StreamTaskDriver: @unchecked Sendable {
+    // @unchecked Sendable: every stored `var` is touched only on `eventLoop`, and each entry
+    // point checks that it runs there (`preconditionInEventLoop`) or hops there first.
+
+    /// Where the task's channel is; the machine's `connection` tells what operations see.
+    enum Phase {
+        /// No connection slot yet (suspended, or waiting behind other tasks to the host).
+        case idle
+        /// Resolving, connecting or in a proxy handshake; `timer` bounds it, and `channel`, once
+        /// connected to the proxy, is closed if the task completes first.
+        case connecting(timer: Scheduled<Void>?, channel: (any Channel)?)
+        /// The task's handler is in the channel's pipeline.
+        case attached(StreamTaskChannelHandler)
+        case completed
+    }
+
+    typealias Outcome = (bytes: ByteBuffer, atEOF: Bool)
+    typealias Completion = @Sendable (Result<Outcome, StreamTaskError>) -> Void
+
+    let eventLoop: any EventLoop
+    package let configuration: StreamSession.Configuration
+    package let host: String
+    package let port: Int
+    let taskIdentifier: Int
+    let origin: StreamTask.Origin
+
+    /// The façade, until the task completes (the two hold each other until then).
+    private(set) var owner: StreamTask?
+    var phase = Phase.idle
+    var machine: StreamTaskStateMachine
+    /// The first error the channel reported; the connection closes with it.
+    var channelFailure: StreamTaskError?
+    package var tls = TLSProgress()
+    /// The route monitor's registration while connected (see StreamTaskDriver+Routes.swift).
+    var routeRegistration: Int?
+    /// What rides on the connection before the task has it (a data task's HTTP exchange,
+    /// until it becomes a stream).
+    package var attachment: (any StreamTaskAttachment)?
+    private var completions: [OperationID: Completion] = [:]
+    private var timers: [OperationID: Scheduled<Void>] = [:]
+    private var performing = false
+    private var deferred: [(actions: [StreamTaskStateMachine.Action], complete: Bool)] = []
+
+    init(
+        host: String,
+        port: Int,
+        taskIdentifier: Int,
+        eventLoop: any EventLoop,
+        configuration: StreamSession.Configuration,
+        origin: StreamTask.Origin
+    ) {
+        self.eventLoop = eventLoop
+        self.configuration = configuration
+        self.host = host
+        self.port = port
+        self.taskIdentifier = taskIdentifier
+        self.origin = origin
+        self.machine = StreamTaskStateMachine(highWaterMark: configuration.inboundBufferLimit)
+    }
+
+    /// Links the façade, once it is initialised; a task born failed is never linked.
+    func link(_ task: StreamTask) {
+        owner = task
+    }
+
+    /// A task the session refused: completed before it was ever linked.
+    func bornFailed(_ failure: StreamTaskError) {
+        _ = machine.closed(error: failure)
+        phase = .completed
+    }
+
+    var isCompleted: Bool {
+        if case .completed = phase { return true }
+        return false
+    }
+
+    var isConnecting: Bool {
+        if case .connecting = phase { return true }
+        return false
+    }
+
+    /// The task's handler, while it is in the pipeline.
+    var handler: StreamTaskChannelHandler? {
+        if case .attached(let handler) = phase { return handler }
+        return nil
+    }
+
+    // MARK: Entry points from the façade (any thread)
+
+    /// Runs `body` on the event loop: at once when already there, else after a hop.
+    package func onLoop(_ body: @escaping @Sendable () -> Void) {
+        if eventLoop.inEventLoop {
+            body()
+        } else {
+            eventLoop.execute(body)
+        }
+    }
+
+    /// Queues `operation`; `completion` runs on the event loop when it finishes. When
+    /// `abandoned` is already set as the operation reaches the loop, it fails at once.
+    func submit(
+        _ operation: StreamTaskStateMachine.Operation,
+        id: OperationID,
+        timeout: TimeInterval,
+        abandoned: NIOLockedValueBox<Bool>? = nil,
+        fromStreams: Bool = false,
+        completion: @escaping Completion
+    ) {
+        // Not through `onLoop`: on the loop, as code on the task's executor is, no closure
+        // is made for the hop that is not taken.
+        if eventLoop.inEventLoop {
+            enqueue(operation, id: id, timeout: timeout, abandoned: abandoned, fromStreams: fromStreams, completion: completion)
+        } else {
+            eventLoop.execute {
+                self.enqueue(
+                    operation, id: id, timeout: timeout, abandoned: abandoned, fromStreams: fromStreams,
+                    completion: completion)
+            }
+        }
+    }
+
+    private func enqueue(
+        _ operation: StreamTaskStateMachine.Operation,
+        id: OperationID,
+        timeout: TimeInterval,
+        abandoned: NIOLockedValueBox<Bool>?,
+        fromStreams: Bool,
+        completion: @escaping Completion
+    ) {
+        eventLoop.preconditionInEventLoop()
+        if abandoned?.withLockedValue({ $0 }) == true {
+            completion(.failure(Self.abandonedError))
+            return
+        }
+        completions[id] = completion
+        if timeout > 0 {
+            let error = Self.timeoutError(for: operation, after: timeout)
+            timers[id] = eventLoop.scheduleTask(in: .seconds(timeout)) {
+                self.timers[id] = nil
+                self.run(self.machine.abandon(id, error: error))
+            }
+        }
+        run(machine.enqueue(operation, id: id, fromStreams: fromStreams))
+    }
+
+    /// The caller stopped waiting for operation `id` (its Swift task was cancelled).
+    func abandon(_ id: OperationID) {
+        onLoop { self.run(self.machine.abandon(id, error: Self.abandonedError)) }
+    }
+
+    /// Fails every operation and closes the connection; does nothing once the connection was
+    /// handed over to streams (closing them ends it).
+    func cancel() {
+        onLoop {
+            guard !self.machine.streamsCaptured else { return }
+            switch self.phase {
+            case .completed:
+                return
+            case .attached(let handler):
+                self.owner?.withShared { $0.state = .canceling }
+                self.run(self.machine.cancel())
+                handler.closeTransport()
+            case .idle, .connecting:
+                self.run(self.machine.cancel(), thenComplete: true)
+            }
+        }
+    }
+
+    // MARK: Carrying out the machine's actions
+
+    /// Carries out what the state machine decided, then completes the task if asked.
+    ///
+    /// Never nested: an action can make the channel call back at once (shutting the output
+    /// down can close the channel), and the actions that callback produces wait until the
+    /// current list is done, so events and completions keep their order.
+    func run(_ actions: [StreamTaskStateMachine.Action], thenComplete: Bool = false) {
+        eventLoop.preconditionInEventLoop()
+        if performing {
+            deferred.append((actions, thenComplete))
+            return
+        }
+        performing = true
+        perform(actions, thenComplete: thenComplete)
+        while !deferred.isEmpty {
+            let next = deferred.removeFirst()
+            perform(next.actions, thenComplete: next.complete)
+        }
+        performing = false
+    }
+
+    private func perform(_ actions: [StreamTaskStateMachine.Action], thenComplete: Bool) {
+        defer {
+            if thenComplete { complete() }
+        }
+        for action in actions {
+            switch action {
+            case .succeedRead(let id, let bytes, let atEOF):
+                finish(id, .success((bytes, atEOF)))
+            case .succeed(let id):
+                finish(id, .success((ByteBuffer(), false)))
+            case .fail(let id, let error):
+                finish(id, .failure(error.at(host: host, port: port)))
+            case .write(let id, let bytes):
+                write(bytes, id: id)
+            case .flush:
+                handler?.flush()
+            case .shutdownOutput:
+                handler?.shutdownOutput()
+            case .shutdownInput:
+                handler?.shutdownInput()
+            case .requestInput:
+                handler?.read()
+            case .close:
+                handler?.close()
+            case .emit(.readClosed):
+                owner?.publish(.readClosed)
+            case .emit(.writeClosed):
+                owner?.publish(.writeClosed)
+            case .startTLS(let id, let role, let early):
+                beginTLS(id, role: role, early: early)
+            case .stopTLS(let id):
+                endTLS(id)
+            case .captureStreams(let id):
+                handOverStreams(id)
+            }
+        }
+    }
+
+    private func write(_ bytes: ByteBuffer, id: OperationID) {
+        let promise = eventLoop.makePromise(of: Void.self)
+        let count = Int64(bytes.readableBytes)
+        promise.futureResult.whenComplete { result in
+            switch result {
+            case .success:
+                self.owner?.withShared { $0.metrics.countOfBytesSent += count }
+                self.run(self.machine.writeCompleted(id, error: nil))
+            case .failure(let error):
+                var failure = ChannelErrorMapper.map(error)
+                if failure.code == .connectionClosed, let cause = self.channelFailure {
+                    // Closed because of an error seen first (a reset noticed by a read): the
+                    // write failed for that reason, so it says so.
+                    failure = cause
+                } else if self.channelFailure == nil, failure.code != .connectionClosed {
+                    self.channelFailure = failure
+                }
+                self.run(self.machine.writeCompleted(id, error: failure))
+            }
+        }
+        if let handler {
+            handler.write(bytes, promise: promise)
+        } else {
+            promise.fail(ChannelError.ioOnClosedChannel)
+        }
+    }
+
+    private func finish(_ id: OperationID, _ result: Result<Outcome, StreamTaskError>) {
+        timers.removeValue(forKey: id)?.cancel()
+        completions.removeValue(forKey: id)?(result)
+    }
+
+    /// Marks the task completed: reports its metrics and outcome, and leaves the session.
+    /// Call it through `run(_:thenComplete:)` so that it comes after the actions before it.
+    private func complete() {
+        let previous = phase
+        phase = .completed
+        switch previous {
+        case .completed:
+            return
+        case .connecting(let timer, let channel):
+            timer?.cancel()
+            channel?.close(promise: nil)
+        case .idle, .attached:
+            break
+        }
+        stopWatchingRoutes()
+        // The metrics keep what TLS negotiated; the handler itself goes with the connection.
+        tls.handler = nil
+        guard let task = owner else { return }
+        owner = nil
+        let error = machine.closeError
+        let metrics = task.withShared { shared -> StreamTaskMetrics in
+            shared.state = .completed
+            shared.error = error
+            shared.metrics.taskEndDate = Date()
+            return shared.metrics
+        }
+        task.publish(.metricsCollected(metrics))
+        // Leave the session before announcing completion, so that whoever hears of it finds
+        // the task gone from `allTasks` and its connection slot passed on.
+        task.session.taskCompleted(task)
+        if let attachment {
+            self.attachment = nil
+            attachment.carrierCompleted(error)
+        }
+        task.publish(.completed(error))
+        task.session.reportInvalidationIfDone()
+    }
+
+    // MARK: Channel events (from StreamTaskChannelHandler, on the event loop)
+
+    /// The channel is connected and registered: record its addresses and start the machine.
+    func channelBecameActive(_ channel: any Channel) {
+        eventLoop.preconditionInEventLoop()
+        guard case .notConnected = machine.connection else { return }
+        owner?.withShared { shared in
+            shared.metrics.localAddress = channel.localAddress?.ipAddress
+            shared.metrics.localPort = channel.localAddress?.port
+            shared.metrics.remoteAddress = channel.remoteAddress?.ipAddress
+            shared.metrics.remotePort = channel.remoteAddress?.port
+        }
+        configuration.logger.debug(
+            "connected",
+            metadata: ["task": "\(taskIdentifier)", "remote": "\(channel.remoteAddress.map { "\($0)" } ?? "?")"]
+        )
+        startWatchingRoutes(channel)
+        run(machine.connected())
+    }
+
+    func channelReceived(_ bytes: ByteBuffer) {
+        eventLoop.preconditionInEventLoop()
+        let count = Int64(bytes.readableBytes)
+        owner?.withShared { $0.metrics.countOfBytesReceived += count }
+        run(machine.received(bytes))
+    }
+
+    func channelReceiveCompleted() {
+        run(machine.receiveCompleted())
+    }
+
+    func channelInputClosed() {
+        eventLoop.preconditionInEventLoop()
+        // Under TLS, input closed from the TLS handler is the peer's close_notify: the stream
+        // itself ends only when the transport says so (TransportInputObserver), and the
+        // conversation may go on in plaintext after stopTLS.
+        if tls.isActive {
+            configuration.logger.debug("peer ended TLS (close_notify)", metadata: ["task": "\(taskIdentifier)"])
+            tls.peerEndedTLS = true
+            return
+        }
+        run(machine.inputEnded())
+    }
+
+    func channelWritabilityChanged(_ isWritable: Bool) {
+        run(machine.writabilityChanged(isWritable))
+    }
+
+    func channelFailed(_ error: any Error) {
+        eventLoop.preconditionInEventLoop()
+        if tlsHandshakeFailed(error) { return }
+        if tls.closingByThisSide, TLSErrorMapper.isUncleanShutdown(error) {
+            // This side closed the socket beneath TLS on purpose, without the peer's close_notify.
+            return
+        }
+        let failure = tlsFailure(error) ?? ChannelErrorMapper.map(error)
+        if failure.code == .tlsTruncated {
+            // Before SwiftNIO SSL passes the end of input on as if it were an orderly one.
+            run(machine.inputEnded(truncation: failure.at(host: host, port: port)))
+        }
+        configuration.logger.debug("connection error", metadata: ["task": "\(taskIdentifier)", "error": "\(failure)"])
+        if channelFailure == nil { channelFailure = failure }
+        handler?.close()
+    }
+
+    func channelClosed() {
+        run(machine.closed(error: channelFailure), thenComplete: true)
+    }
+}

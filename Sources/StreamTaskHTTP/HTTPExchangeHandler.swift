@@ -1,0 +1,197 @@
+import Foundation
+import NIOCore
+import NIOHTTP1
+import StreamTaskCore
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// A data task's HTTP/1.1 exchange, on the pipeline of the stream task that carries it:
+/// sends the request, reports the response head to the ``StreamDataTask``, and, once the owner
+/// allowed it, the body.
+///
+/// It sits between SwiftNIO's HTTP codec and the stream task's handler, which hears nothing
+/// but channel events until the data task becomes a stream: then this handler, the codec and
+/// the ``HTTPResponseHeadGate`` leave the pipeline (``becomeStream()``), and the gate passes
+/// the bytes it held after the head to the stream task.
+final class HTTPExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPClientResponsePart
+    typealias OutboundIn = ByteBuffer
+    typealias OutboundOut = HTTPClientRequestPart
+
+    private let request: HTTPRequestHead
+    private let body: ByteBuffer?
+    private let url: URL
+    private let gate: HTTPResponseHeadGate
+    private let dataTask: StreamDataTask
+    private var context: ChannelHandlerContext?
+    private var sent = false
+    private var headSeen = false
+    private var allowed = false
+    private var ended = false
+
+    init(request: HTTPRequestHead, body: ByteBuffer?, url: URL, gate: HTTPResponseHeadGate, dataTask: StreamDataTask) {
+        self.request = request
+        self.body = body
+        self.url = url
+        self.gate = gate
+        self.dataTask = dataTask
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        self.context = context
+        if context.channel.isActive { send(context: context) }
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        self.context = nil
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        send(context: context)
+        context.fireChannelActive()
+    }
+
+    private func send(context: ChannelHandlerContext) {
+        guard !sent else { return }
+        sent = true
+        context.write(wrapOutboundOut(.head(request)), promise: nil)
+        if let body, body.readableBytes > 0 {
+            context.write(wrapOutboundOut(.body(.byteBuffer(body))), promise: nil)
+        }
+        context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+        context.read()
+    }
+
+    // MARK: Inbound
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch unwrapInboundIn(data) {
+        case .head(let head):
+            guard !headSeen else { return }
+            headSeen = true
+            gate.headArrived()
+            dataTask.responseArrived(Self.response(head, url: url))
+        case .body(let bytes):
+            if allowed { dataTask.bodyReceived(bytes) }
+        case .end:
+            ended = true
+            if allowed { finish(context: context) }
+        }
+    }
+
+    func channelReadComplete(context: ChannelHandlerContext) {
+        // Not passed on: the stream task asks for input only when it has a reader, and it has
+        // none while the HTTP exchange runs.
+        if allowed && !ended && dataTask.mayReadMoreBody() { context.read() }
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        if TLSErrorMapper.isUncleanShutdown(error), !ended, !dataTask.carrier.driver.tls.closingByThisSide {
+            // An https server's connection ended without close_notify before the response did:
+            // a body read to the end of the connection would otherwise look complete.
+            dataTask.failed(StreamTaskDriver.truncation)
+        }
+        guard error is HTTPParserError || error is NIOHTTPDecoderError else {
+            context.fireErrorCaught(error)
+            return
+        }
+        dataTask.failed(
+            StreamTaskError(.httpProtocolError, "the server's response is not valid HTTP/1.1: \(error)", underlying: error)
+        )
+        closeConnection(context: context)
+    }
+
+    // MARK: Outbound
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        // Nothing but this handler writes while the exchange runs.
+        promise?.fail(StreamTaskError(.invalidArgument, "the task carries an HTTP data task; write once it has become a stream"))
+    }
+
+    // MARK: The owner's decision (on the event loop, never inside a read)
+
+    /// The body is wanted: let the bytes after the head through to the decoder.
+    func allow() {
+        guard let context, !allowed else { return }
+        allowed = true
+        if ended {
+            finish(context: context)
+        } else {
+            gate.release()
+            context.read()
+        }
+    }
+
+    /// The owner took enough of the body that reading, paused at the window, goes on.
+    func resumeReadingBody() {
+        guard let context, allowed, !ended else { return }
+        context.read()
+    }
+
+    /// Takes the HTTP handlers out of the pipeline; the gate goes last and passes the bytes it
+    /// held after the head on to the stream task's handler.
+    ///
+    /// The decoder leaves on a later turn of the event loop (SwiftNIO's `ByteToMessageHandler`
+    /// always does), so the gate waits for it: bytes released earlier would be decoded as a
+    /// body. Meanwhile the gate holds whatever else arrives.
+    func becomeStream() throws {
+        guard let context else {
+            throw StreamTaskError(.connectionClosed, "the connection closed before the data task could become a stream")
+        }
+        let pipeline = context.pipeline.syncOperations
+        let decoder = try pipeline.handler(type: ByteToMessageHandler<HTTPResponseDecoder>.self)
+        let encoder = try pipeline.handler(type: HTTPRequestEncoder.self)
+        let gate = self.gate
+        pipeline.removeHandler(context: context, promise: nil)
+        pipeline.removeHandler(encoder, promise: nil)
+        let decoderGone = context.eventLoop.makePromise(of: Void.self)
+        pipeline.removeHandler(decoder, promise: decoderGone)
+        let loop = context.eventLoop
+        decoderGone.futureResult.assumeIsolated().whenComplete { _ in
+            // Removing the gate hands its bytes on; if the channel closed meanwhile, they go
+            // with it.
+            gate.leave(on: loop)
+        }
+    }
+
+    private func finish(context: ChannelHandlerContext) {
+        dataTask.bodyEnded()
+        // One request per connection: the exchange is over.
+        closeConnection(context: context)
+    }
+
+    /// Closes the connection once the exchange is over or failed. Nothing more is wanted from
+    /// the server, so its close_notify is not awaited: a server keeping the connection alive
+    /// may never send it, and the wait (NIOSSL's 5 s) would hold the host's slot.
+    private func closeConnection(context: ChannelHandlerContext) {
+        dataTask.carrier.driver.tls.closingByThisSide = true
+        context.closeWholeConnection()
+        context.closeBeneathTLS()
+    }
+
+    /// Foundation's form of a response head.
+    static func response(_ head: HTTPResponseHead, url: URL) -> HTTPURLResponse {
+        // Field names are case-insensitive (RFC 9110, section 5.1): repeated fields are joined
+        // under the first spelling seen, whatever the case of the others (a proxy may pass on a
+        // backend's `set-cookie` next to its own `Set-Cookie`).
+        var fields: [String: String] = [:]
+        var spelling: [String: String] = [:]
+        for (name, value) in head.headers {
+            let key = spelling[name.lowercased(), default: name]
+            spelling[name.lowercased()] = key
+            if let existing = fields[key] {
+                fields[key] = existing + ", " + value
+            } else {
+                fields[key] = value
+            }
+        }
+        return HTTPURLResponse(
+            url: url,
+            statusCode: Int(head.status.code),
+            httpVersion: "HTTP/\(head.version.major).\(head.version.minor)",
+            headerFields: fields
+        )!
+    }
+}

@@ -1,0 +1,185 @@
+import Foundation
+import NIOConcurrencyHelpers
+import NIOCore
+import StreamTaskCore
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// An HTTP/1.1 request over a session's connections, whose response you can take as a body or
+/// turn into a stream task, like a `URLSessionDataTask` whose delegate answers
+/// `.becomeStream`.
+///
+/// The request goes over a connection opened as a ``StreamTask``'s would be: the session's
+/// proxy settings and connection limit apply, and an `https` (or `wss`) URL uses TLS from the
+/// first byte with the session's ``StreamSession/Configuration/tls``. When the response head
+/// arrives, the owner decides (``ResponseDisposition``):
+/// - ``ResponseDisposition/allow``: the body arrives (content-length, chunked, or up to the end
+///   of the connection), through ``body``, ``bodyData()`` or the delegate;
+/// - ``ResponseDisposition/cancel``: the connection closes;
+/// - ``ResponseDisposition/becomeStream``: the connection becomes a ``StreamTask`` with no
+///   HTTP framing left. Its first bytes are whatever the server sent after the response head;
+///   it carries ``StreamTask/originalRequest`` and ``StreamTask/response``. This is how a
+///   `101 Switching Protocols` answer (a WebSocket, say) is taken over.
+///
+/// Who decides: the task's or the session's delegate, in
+/// ``StreamSessionDelegate/streamSession(_:dataTask:didReceive:completionHandler:)`` (whose
+/// default allows), unless you called ``receiveResponse()`` before the head arrived. Without a
+/// delegate, or after ``receiveResponse()``, you decide: ``allow()`` (or iterate ``body``, or
+/// call ``bodyData()``), ``cancel()`` or ``becomeStream()``; until then the response waits, and
+/// nothing after its head is read.
+///
+/// ```swift
+/// let task = session.dataTask(with: request)
+/// let response = try await task.receiveResponse()   // resumes the task
+/// if response.statusCode == 101 {
+///     let stream = try await task.becomeStream()
+///     // read and write `stream`
+/// } else {
+///     let body = try await task.bodyData()
+/// }
+/// ```
+///
+/// The body is read as fast as its owner takes it: at most ``bodyWindow`` bytes (1 MiB)
+/// wait in ``body`` or for the delegate before the task stops reading, and the rest waits in
+/// the server.
+///
+/// One request per connection: the connection closes after the body. While the request runs,
+/// the stream task that carries it is one of the session's ``StreamSession/allTasks`` (it is
+/// the task ``becomeStream()`` returns); its delegate hears nothing about it until then.
+public final class StreamDataTask: @unchecked Sendable, CustomStringConvertible {
+    // @unchecked Sendable: mutable state lives in `shared`, behind a lock; the promises are
+    // thread-safe, and `exchange` is only touched on the carrier's event loop.
+
+    /// What to do with a response once its head has arrived.
+    public enum ResponseDisposition: Sendable, Equatable {
+        /// Receive the body.
+        case allow
+        /// Close the connection; the task completes with ``StreamTaskError/Code/cancelled``.
+        case cancel
+        /// Turn the connection into a ``StreamTask`` with no HTTP framing left.
+        case becomeStream
+    }
+
+    /// The request, as given.
+    public let originalRequest: URLRequest
+    /// The session the task belongs to.
+    public let session: StreamSession
+
+    let carrier: StreamTask
+    let eventLoop: any EventLoop
+    /// Set on the carrier's event loop once the HTTP handlers are in its pipeline.
+    var exchange: HTTPExchangeHandler?
+
+    enum Phase {
+        case waitingForResponse
+        case deciding
+        case receivingBody
+        case becomingStream
+        case completed
+    }
+
+    struct Shared {
+        var phase = Phase.waitingForResponse
+        var response: HTTPURLResponse?
+        var error: StreamTaskError?
+        var callerDecides = false
+        /// A decision made before the head arrived, carried out when it does.
+        var earlyDisposition: ResponseDisposition?
+        var delegate: (any StreamSessionDelegate)?
+        /// Body bytes handed to the owner (queued in ``body`` or for the delegate) and not yet
+        /// taken: reading stops while this is ``StreamDataTask/bodyWindow`` or more.
+        var bodyBytesUnconsumed = 0
+        /// Reading stopped at the window, and starts again once half of it is taken.
+        var bodyReadingPaused = false
+        /// Someone iterates ``body``.
+        var bodyIterated = false
+        /// Body bytes that went to the delegate alone, before ``body`` was iterated.
+        var bodyBytesNotInBody = 0
+    }
+
+    /// How many body bytes may wait for the owner before the task stops reading from the
+    /// connection (the server's writes then wait in its socket, not in this process).
+    public static let bodyWindow = 1 << 20
+
+    let shared = NIOLockedValueBox(Shared())
+    let responsePromise: EventLoopPromise<HTTPURLResponse>
+    let streamPromise: EventLoopPromise<StreamTask>
+    let completionPromise: EventLoopPromise<Void>
+    let bodyStream: AsyncThrowingStream<Data, any Error>
+    let bodyContinuation: AsyncThrowingStream<Data, any Error>.Continuation
+
+    init(request: URLRequest, session: StreamSession, carrier: StreamTask) {
+        self.originalRequest = request
+        self.session = session
+        self.carrier = carrier
+        self.eventLoop = carrier.eventLoop
+        self.responsePromise = eventLoop.makePromise()
+        self.streamPromise = eventLoop.makePromise()
+        self.completionPromise = eventLoop.makePromise()
+        (bodyStream, bodyContinuation) = AsyncThrowingStream.makeStream()
+    }
+
+    deinit {
+        // A task never resumed: its promises must not leak unfulfilled.
+        let failure = StreamTaskError(.cancelled, "the data task was released")
+        responsePromise.fail(failure)
+        streamPromise.fail(failure)
+        completionPromise.succeed(())
+    }
+
+    // MARK: Public state
+
+    /// A number that identifies the task within its session: that of the stream task carrying it.
+    public var taskIdentifier: Int { carrier.taskIdentifier }
+
+    /// The response head, once it has arrived.
+    public var response: HTTPURLResponse? { shared.withLockedValue { $0.response } }
+
+    /// Why the task failed, once it has; `nil` while running and after success.
+    public var error: StreamTaskError? { shared.withLockedValue { $0.error } }
+
+    /// Where the task is in its life: ``StreamTask/State/completed`` once the body has ended,
+    /// the task was cancelled or failed, or it became a stream.
+    public var state: StreamTask.State {
+        if shared.withLockedValue({ $0.phase == .completed }) { return .completed }
+        return carrier.state
+    }
+
+    /// A delegate for this task only; when `nil`, the session's delegate hears about it.
+    public var delegate: (any StreamSessionDelegate)? {
+        get { shared.withLockedValue { $0.delegate } }
+        set { shared.withLockedValue { $0.delegate = newValue } }
+    }
+
+    public var description: String {
+        "StreamDataTask #\(taskIdentifier) \(originalRequest.httpMethod ?? "GET") \(originalRequest.url?.absoluteString ?? "?")"
+    }
+
+    // MARK: Lifecycle
+
+    /// Starts the task: waits for a connection slot if the session's limit for the host is
+    /// reached, connects (through the proxy, if any), and sends the request. The delegate, if
+    /// any, decides what to do with the response unless you did first; without one, the
+    /// response waits for your decision. Calling it again does nothing.
+    public func resume() {
+        if carrier.state == .completed {
+            // Refused at creation (an invalid URL, an invalidated session).
+            finish(error: carrier.error ?? StreamTaskError(.connectionClosed, "the task could not start"))
+            return
+        }
+        carrier.resume()
+    }
+
+    /// Cancels the task: the connection closes, and the task completes with
+    /// ``StreamTaskError/Code/cancelled`` (unless it has already become a stream).
+    public func cancel() {
+        eventLoop.execute {
+            guard self.phaseIsNot(.becomingStream, .completed) else { return }
+            // Completed first: closing the connection makes the decoder report a cut-off body.
+            self.finish(error: .cancelled)
+            self.carrier.cancel()
+        }
+    }
+}

@@ -1,0 +1,32 @@
+import Foundation
+import StreamTaskCore
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+extension StreamSession {
+    /// Creates a task that sends `request` over HTTP/1.1 when you call
+    /// ``StreamDataTask/resume()`` (or ``StreamDataTask/receiveResponse()``), through the
+    /// session's proxy settings; an `https` or `wss` URL uses TLS from the first byte.
+    ///
+    /// The request's URL must be `http`, `https`, `ws` or `wss` with a host; otherwise, or after
+    /// the session is invalidated, the task fails as soon as it is resumed
+    /// (``StreamTaskError/Code/invalidArgument``, ``StreamTaskError/Code/sessionInvalidated``).
+    public func dataTask(with request: URLRequest) -> StreamDataTask {
+        let carrier: StreamTask
+        do {
+            let endpoint = try HTTPRequestBuilder.endpoint(of: request)
+            carrier = streamTask(withHostName: endpoint.host, port: endpoint.port, proxy: nil, origin: .dataTask)
+        } catch {
+            let failure = error as? StreamTaskError ?? StreamTaskError.invalidArgument("\(error)")
+            carrier = refusedTask(host: "", port: 0, origin: .dataTask, failure: failure)
+        }
+        // The carrier's own delegate callbacks would describe the HTTP exchange as a stream.
+        carrier.withShared { $0.delegateMuted = true }
+        let dataTask = StreamDataTask(request: request, session: self, carrier: carrier)
+        // Before anyone can resume it: the carrier is new, and nothing else knows its driver yet.
+        carrier.driver.onLoop { carrier.driver.attachment = dataTask }
+        return dataTask
+    }
+}

@@ -1,0 +1,23 @@
+import Foundation
+import NIOCore
+import StreamTaskCore
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// What a task that was a data task keeps about its HTTP exchange.
+struct DataTaskRecord: Sendable {
+    let request: URLRequest
+    let response: HTTPURLResponse
+}
+
+extension StreamTask {
+    /// For a task that was a ``StreamDataTask`` and became a stream: the request it sent.
+    public var originalRequest: URLRequest? { dataTaskRecord?.request }
+
+    /// For a task that was a ``StreamDataTask`` and became a stream: the response head it got.
+    public var response: HTTPURLResponse? { dataTaskRecord?.response }
+
+    private var dataTaskRecord: DataTaskRecord? { withShared { $0.record as? DataTaskRecord } }
+}
