@@ -195,3 +195,7 @@ final class HTTPExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
         )!
     }
 }
+
+/// Used only on its channel's event loop.
+@available(*, unavailable)
+extension HTTPExchangeHandler: Sendable {}

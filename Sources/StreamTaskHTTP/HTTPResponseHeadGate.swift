@@ -192,3 +192,7 @@ final class HTTPResponseHeadGate: ChannelInboundHandler, RemovableChannelHandler
         }
     }
 }
+
+/// Used only on its channel's event loop.
+@available(*, unavailable)
+extension HTTPResponseHeadGate: Sendable {}

@@ -177,3 +177,7 @@ final class ProxyHandshakeHandler<Handshake: ProxyHandshake>: ChannelInboundHand
         context.close(promise: nil)
     }
 }
+
+/// Used only on its channel's event loop.
+@available(*, unavailable)
+extension ProxyHandshakeHandler: Sendable {}

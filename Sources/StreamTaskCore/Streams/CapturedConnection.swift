@@ -22,12 +22,12 @@ final class CapturedConnection: Sendable {
     // MARK: Async
 
     func read(maxLength: Int) async throws -> (Data, atEOF: Bool) {
-        let outcome = try await task.perform(.read(minLength: 1, maxLength: maxLength), timeout: 0, fromStreams: true)
+        let outcome = try await task.awaitOperation(.read(minLength: 1, maxLength: maxLength), timeout: 0, fromStreams: true)
         return (Data(buffer: outcome.bytes, byteTransferStrategy: .automatic), outcome.atEOF)
     }
 
     func write(_ data: Data) async throws {
-        _ = try await task.perform(.write(ByteBuffer(data: data)), timeout: 0, fromStreams: true)
+        _ = try await task.awaitOperation(.write(ByteBuffer(data: data)), timeout: 0, fromStreams: true)
     }
 
     func closeWrite() {

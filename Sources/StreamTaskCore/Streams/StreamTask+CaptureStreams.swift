@@ -30,7 +30,7 @@ extension StreamTask {
     ///
     /// - Parameter timeout: Seconds to wait for the operations queued before it; 0 means none.
     public func captureFoundationStreams(timeout: TimeInterval = 0) async throws -> (InputStream, OutputStream) {
-        _ = try await perform(.captureStreams, timeout: timeout)
+        _ = try await awaitOperation(.captureStreams, timeout: timeout)
         return makeFoundationStreams()
     }
 
@@ -39,7 +39,7 @@ extension StreamTask {
     ///
     /// - Parameter timeout: Seconds to wait for the operations queued before it; 0 means none.
     public func captureByteStreams(timeout: TimeInterval = 0) async throws -> (bytes: CapturedBytes, writer: CapturedWriter) {
-        _ = try await perform(.captureStreams, timeout: timeout)
+        _ = try await awaitOperation(.captureStreams, timeout: timeout)
         let connection = CapturedConnection(task: self)
         return (CapturedBytes(connection: connection), CapturedWriter(connection: connection))
     }
@@ -64,6 +64,6 @@ extension StreamTaskDriver {
             task.session.taskCompleted(task)
             task.session.reportInvalidationIfDone()
         }
-        run([.succeed(id)])
+        carryOut([.succeed(id)])
     }
 }

@@ -38,18 +38,18 @@ extension StreamTask {
     /// - Parameter timeout: Seconds for the wait behind earlier operations and the handshake; 0
     ///   means none. A handshake that times out closes the connection.
     public func startTLS(timeout: TimeInterval = 0) async throws {
-        _ = try await perform(.startTLS(.client(configuration.tls)), timeout: timeout)
+        _ = try await awaitOperation(.startTLS(.client(configuration.tls)), timeout: timeout)
     }
 
     /// Upgrades to TLS as a server and returns once the handshake is done.
     public func startTLS(asServerWith configuration: StreamTLSConfiguration, timeout: TimeInterval = 0) async throws {
-        _ = try await perform(.startTLS(.server(configuration)), timeout: timeout)
+        _ = try await awaitOperation(.startTLS(.server(configuration)), timeout: timeout)
     }
 
     /// Ends TLS (close_notify both ways) and returns once the connection is plaintext again.
     ///
     /// - Throws: ``StreamTaskError/Code/tlsNotActive`` if the connection is not using TLS.
     public func stopTLS(timeout: TimeInterval = 0) async throws {
-        _ = try await perform(.stopTLS, timeout: timeout)
+        _ = try await awaitOperation(.stopTLS, timeout: timeout)
     }
 }

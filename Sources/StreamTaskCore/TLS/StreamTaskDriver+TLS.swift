@@ -7,7 +7,7 @@ extension StreamTaskDriver {
 
     func beginTLS(_ id: OperationID, role: TLSRole, early: ByteBuffer?) {
         guard let handler, let context = handler.context else {
-            run(machine.tlsTransitionCompleted(id, error: .connectionIsClosed))
+            carryOut(machine.tlsTransitionCompleted(id, error: .connectionIsClosed))
             return
         }
         let configuration = role.configuration
@@ -29,7 +29,7 @@ extension StreamTaskDriver {
         } catch {
             tls.transition = nil
             let failure = TLSErrorMapper.map(error, verification: nil, configuration: configuration)
-            run(machine.tlsTransitionCompleted(id, error: failure))
+            carryOut(machine.tlsTransitionCompleted(id, error: failure))
         }
     }
 
@@ -116,7 +116,7 @@ extension StreamTaskDriver {
             "TLS established",
             metadata: ["task": "\(taskIdentifier)", "version": "\(version ?? "?")", "cipher": "\(suite ?? "?")"]
         )
-        run(machine.tlsTransitionCompleted(id, error: nil))
+        carryOut(machine.tlsTransitionCompleted(id, error: nil))
     }
 
     /// A channel error while a handshake is under way ends it; returns whether it was one.
@@ -126,7 +126,7 @@ extension StreamTaskDriver {
         let failure = TLSErrorMapper.map(error, verification: tls.verificationFailure, configuration: role.configuration)
         configuration.logger.debug("TLS handshake failed", metadata: ["task": "\(taskIdentifier)", "error": "\(failure)"])
         if channelFailure == nil { channelFailure = failure }
-        run(machine.tlsTransitionCompleted(id, error: failure))
+        carryOut(machine.tlsTransitionCompleted(id, error: failure))
         return true
     }
 
@@ -145,9 +145,9 @@ extension StreamTaskDriver {
     func transportInputEnded() {
         if tls.isEstablished, !tls.peerEndedTLS {
             configuration.logger.debug("transport ended without close_notify", metadata: ["task": "\(taskIdentifier)"])
-            run(machine.inputEnded(truncation: Self.truncation.at(host: host, port: port)))
+            carryOut(machine.inputEnded(truncation: Self.truncation.at(host: host, port: port)))
         } else {
-            run(machine.inputEnded())
+            carryOut(machine.inputEnded())
         }
     }
 
@@ -160,7 +160,7 @@ extension StreamTaskDriver {
         // This task's own TLS handler: a tunnel through an HTTPS proxy has another one.
         guard tls.isActive, let ssl = tls.handler else {
             let error = StreamTaskError(.tlsNotActive, "the connection is not using TLS")
-            run(machine.tlsTransitionCompleted(id, error: error, closesConnection: false))
+            carryOut(machine.tlsTransitionCompleted(id, error: error, closesConnection: false))
             return
         }
         let promise = eventLoop.makePromise(of: Void.self)
@@ -175,10 +175,10 @@ extension StreamTaskDriver {
                 {
                     pipeline.removeHandler(transport, promise: nil)
                 }
-                self.run(self.machine.tlsTransitionCompleted(id, error: nil))
+                self.carryOut(self.machine.tlsTransitionCompleted(id, error: nil))
             case .failure(let error):
                 let failure = StreamTaskError(.connectionClosed, "TLS could not be stopped cleanly: \(error)", underlying: error)
-                self.run(self.machine.tlsTransitionCompleted(id, error: failure))
+                self.carryOut(self.machine.tlsTransitionCompleted(id, error: failure))
             }
         }
         ssl.stopTLS(promise: promise)

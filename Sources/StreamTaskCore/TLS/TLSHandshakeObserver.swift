@@ -60,3 +60,7 @@ final class TLSHandshakeObserver: ChannelDuplexHandler, RemovableChannelHandler 
         }
     }
 }
+
+/// Used only on its channel's event loop.
+@available(*, unavailable)
+extension TLSHandshakeObserver: Sendable {}

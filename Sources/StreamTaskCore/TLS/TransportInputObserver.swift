@@ -23,3 +23,7 @@ final class TransportInputObserver: ChannelInboundHandler, RemovableChannelHandl
         context.fireUserInboundEventTriggered(event)
     }
 }
+
+/// Used only on its channel's event loop.
+@available(*, unavailable)
+extension TransportInputObserver: Sendable {}

@@ -26,7 +26,7 @@ extension StreamTask {
         maxLength maxBytes: Int,
         timeout: TimeInterval
     ) async throws -> (Data?, Bool) {
-        let outcome = try await perform(.read(minLength: minBytes, maxLength: maxBytes), timeout: timeout)
+        let outcome = try await awaitOperation(.read(minLength: minBytes, maxLength: maxBytes), timeout: timeout)
         return (Data(buffer: outcome.bytes, byteTransferStrategy: .automatic), outcome.atEOF)
     }
 
@@ -48,7 +48,7 @@ extension StreamTask {
         maxLength: Int,
         timeout: TimeInterval
     ) async throws -> Data? {
-        let outcome = try await perform(.readThrough(delimiter: Array(delimiter), maxLength: maxLength), timeout: timeout)
+        let outcome = try await awaitOperation(.readThrough(delimiter: Array(delimiter), maxLength: maxLength), timeout: timeout)
         return Self.delimitedResult(outcome)
     }
 
@@ -74,7 +74,7 @@ extension StreamTask {
     ///   - data: The bytes to send.
     ///   - timeout: Seconds to wait; 0 means no timeout.
     public func write(_ data: Data, timeout: TimeInterval) async throws {
-        _ = try await perform(.write(ByteBuffer(data: data)), timeout: timeout)
+        _ = try await awaitOperation(.write(ByteBuffer(data: data)), timeout: timeout)
     }
 
     /// Writes the readable bytes of `buffer`, by the same rules as writing a `Data`.
@@ -87,7 +87,7 @@ extension StreamTask {
     ///   - buffer: The bytes to send (its readable bytes; its indices are not moved).
     ///   - timeout: Seconds to wait; 0 means no timeout.
     public func write(_ buffer: ByteBuffer, timeout: TimeInterval) async throws {
-        _ = try await perform(.write(buffer), timeout: timeout)
+        _ = try await awaitOperation(.write(buffer), timeout: timeout)
     }
 
     /// Writes the readable bytes of `buffer` and completes `promise` on the task's
@@ -134,7 +134,7 @@ extension StreamTask {
     }
 
     /// Queues `operation` and waits for it; cancelling the waiting Swift task withdraws it.
-    func perform(
+    func awaitOperation(
         _ operation: StreamTaskStateMachine.Operation,
         timeout: TimeInterval,
         fromStreams: Bool = false

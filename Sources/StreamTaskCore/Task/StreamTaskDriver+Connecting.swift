@@ -116,6 +116,6 @@ extension StreamTaskDriver {
         eventLoop.preconditionInEventLoop()
         guard isConnecting else { return }
         configuration.logger.debug("connect failed", metadata: ["task": "\(taskIdentifier)", "error": "\(error)"])
-        run(machine.closed(error: error.at(host: host, port: port)), thenComplete: true)
+        carryOut(machine.closed(error: error.at(host: host, port: port)), thenComplete: true)
     }
 }

@@ -9,12 +9,12 @@ import NIOCore
 /// ```
 /// StreamTask (any thread)            StreamTaskDriver (event loop)          channel
 ///   readData / write / startTLS ─────▶ submit ─▶ enqueue ─▶ machine.enqueue
-///                                       run(actions) ─▶ perform ──────────▶ write / read / close
+///                                       carryOut(actions) ─▶ carryOutNow ──────────▶ write / read / close
 ///   completion ◀──────────────────────── finish ◀── machine.received ◀───── channelReceived
 /// ```
 ///
 /// Every input, from the façade or from the channel, becomes an input of the
-/// ``StreamTaskStateMachine``; the actions it returns are carried out by ``run(_:)``, in order
+/// ``StreamTaskStateMachine``; the actions it returns are carried out by `carryOut(_:thenComplete:)`, in order
 /// and never nested. The features that add handlers to the pipeline (TLS, proxies, data tasks,
 /// route monitoring) are extensions of this type in their own folders.
 package final class StreamTaskDriver: @unchecked Sendable {
@@ -156,15 +156,15 @@ package final class StreamTaskDriver: @unchecked Sendable {
             let error = Self.timeoutError(for: operation, after: timeout)
             timers[id] = eventLoop.scheduleTask(in: .seconds(timeout)) {
                 self.timers[id] = nil
-                self.run(self.machine.abandon(id, error: error))
+                self.carryOut(self.machine.abandon(id, error: error))
             }
         }
-        run(machine.enqueue(operation, id: id, fromStreams: fromStreams))
+        carryOut(machine.enqueue(operation, id: id, fromStreams: fromStreams))
     }
 
     /// The caller stopped waiting for operation `id` (its Swift task was cancelled).
     func abandon(_ id: OperationID) {
-        onLoop { self.run(self.machine.abandon(id, error: Self.abandonedError)) }
+        onLoop { self.carryOut(self.machine.abandon(id, error: Self.abandonedError)) }
     }
 
     /// Fails every operation and closes the connection; does nothing once the connection was
@@ -177,10 +177,10 @@ package final class StreamTaskDriver: @unchecked Sendable {
                 return
             case .attached(let handler):
                 self.owner?.withShared { $0.state = .canceling }
-                self.run(self.machine.cancel())
+                self.carryOut(self.machine.cancel())
                 handler.closeTransport()
             case .idle, .connecting:
-                self.run(self.machine.cancel(), thenComplete: true)
+                self.carryOut(self.machine.cancel(), thenComplete: true)
             }
         }
     }
@@ -192,22 +192,22 @@ package final class StreamTaskDriver: @unchecked Sendable {
     /// Never nested: an action can make the channel call back at once (shutting the output
     /// down can close the channel), and the actions that callback produces wait until the
     /// current list is done, so events and completions keep their order.
-    func run(_ actions: [StreamTaskStateMachine.Action], thenComplete: Bool = false) {
+    func carryOut(_ actions: [StreamTaskStateMachine.Action], thenComplete: Bool = false) {
         eventLoop.preconditionInEventLoop()
         if performing {
             deferred.append((actions, thenComplete))
             return
         }
         performing = true
-        perform(actions, thenComplete: thenComplete)
+        carryOutNow(actions, thenComplete: thenComplete)
         while !deferred.isEmpty {
             let next = deferred.removeFirst()
-            perform(next.actions, thenComplete: next.complete)
+            carryOutNow(next.actions, thenComplete: next.complete)
         }
         performing = false
     }
 
-    private func perform(_ actions: [StreamTaskStateMachine.Action], thenComplete: Bool) {
+    private func carryOutNow(_ actions: [StreamTaskStateMachine.Action], thenComplete: Bool) {
         defer {
             if thenComplete { complete() }
         }
@@ -220,7 +220,7 @@ package final class StreamTaskDriver: @unchecked Sendable {
             case .fail(let id, let error):
                 finish(id, .failure(error.at(host: host, port: port)))
             case .write(let id, let bytes):
-                write(bytes, id: id)
+                writeToChannel(bytes, id: id)
             case .flush:
                 handler?.flush()
             case .shutdownOutput:
@@ -245,14 +245,14 @@ package final class StreamTaskDriver: @unchecked Sendable {
         }
     }
 
-    private func write(_ bytes: ByteBuffer, id: OperationID) {
+    private func writeToChannel(_ bytes: ByteBuffer, id: OperationID) {
         let promise = eventLoop.makePromise(of: Void.self)
         let count = Int64(bytes.readableBytes)
         promise.futureResult.whenComplete { result in
             switch result {
             case .success:
                 self.owner?.withShared { $0.metrics.countOfBytesSent += count }
-                self.run(self.machine.writeCompleted(id, error: nil))
+                self.carryOut(self.machine.writeCompleted(id, error: nil))
             case .failure(let error):
                 var failure = ChannelErrorMapper.map(error)
                 if failure.code == .connectionClosed, let cause = self.channelFailure {
@@ -262,7 +262,7 @@ package final class StreamTaskDriver: @unchecked Sendable {
                 } else if self.channelFailure == nil, failure.code != .connectionClosed {
                     self.channelFailure = failure
                 }
-                self.run(self.machine.writeCompleted(id, error: failure))
+                self.carryOut(self.machine.writeCompleted(id, error: failure))
             }
         }
         if let handler {
@@ -278,7 +278,7 @@ package final class StreamTaskDriver: @unchecked Sendable {
     }
 
     /// Marks the task completed: reports its metrics and outcome, and leaves the session.
-    /// Call it through `run(_:thenComplete:)` so that it comes after the actions before it.
+    /// Call it through `carryOut(_:thenComplete:)` so that it comes after the actions before it.
     private func complete() {
         let previous = phase
         phase = .completed
@@ -332,18 +332,18 @@ package final class StreamTaskDriver: @unchecked Sendable {
             metadata: ["task": "\(taskIdentifier)", "remote": "\(channel.remoteAddress.map { "\($0)" } ?? "?")"]
         )
         startWatchingRoutes(channel)
-        run(machine.connected())
+        carryOut(machine.connected())
     }
 
     func channelReceived(_ bytes: ByteBuffer) {
         eventLoop.preconditionInEventLoop()
         let count = Int64(bytes.readableBytes)
         owner?.withShared { $0.metrics.countOfBytesReceived += count }
-        run(machine.received(bytes))
+        carryOut(machine.received(bytes))
     }
 
     func channelReceiveCompleted() {
-        run(machine.receiveCompleted())
+        carryOut(machine.receiveCompleted())
     }
 
     func channelInputClosed() {
@@ -356,11 +356,11 @@ package final class StreamTaskDriver: @unchecked Sendable {
             tls.peerEndedTLS = true
             return
         }
-        run(machine.inputEnded())
+        carryOut(machine.inputEnded())
     }
 
     func channelWritabilityChanged(_ isWritable: Bool) {
-        run(machine.writabilityChanged(isWritable))
+        carryOut(machine.writabilityChanged(isWritable))
     }
 
     func channelFailed(_ error: any Error) {
@@ -373,7 +373,7 @@ package final class StreamTaskDriver: @unchecked Sendable {
         let failure = tlsFailure(error) ?? ChannelErrorMapper.map(error)
         if failure.code == .tlsTruncated {
             // Before SwiftNIO SSL passes the end of input on as if it were an orderly one.
-            run(machine.inputEnded(truncation: failure.at(host: host, port: port)))
+            carryOut(machine.inputEnded(truncation: failure.at(host: host, port: port)))
         }
         configuration.logger.debug("connection error", metadata: ["task": "\(taskIdentifier)", "error": "\(failure)"])
         if channelFailure == nil { channelFailure = failure }
@@ -381,6 +381,6 @@ package final class StreamTaskDriver: @unchecked Sendable {
     }
 
     func channelClosed() {
-        run(machine.closed(error: channelFailure), thenComplete: true)
+        carryOut(machine.closed(error: channelFailure), thenComplete: true)
     }
 }
