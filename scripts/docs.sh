@@ -23,7 +23,16 @@ trap 'rm -rf "$work"' EXIT
 mkdir -p "$graphs"
 
 status=0
-for module in StreamTaskCore StreamTaskHTTP StreamTaskKit StreamTaskDNSSD; do
+# The umbrella, StreamTaskKit, has no code of its own: its catalog is articles only (its
+# symbol graph would repeat the core's and HTTP's, whose own catalogs document them).
+echo "docs.sh: converting Sources/StreamTaskKit/Docs.docc (articles only)"
+if ! docc convert Sources/StreamTaskKit/Docs.docc \
+    --fallback-display-name StreamTaskKit --fallback-bundle-identifier StreamTaskKit \
+    --output-path "${output:-$work}/StreamTaskKit.doccarchive" --warnings-as-errors; then
+    echo "docs.sh: StreamTaskKit's catalog has warnings (above)" >&2
+    status=1
+fi
+for module in StreamTaskCore StreamTaskHTTP StreamTaskDNSSD; do
     echo "docs.sh: building $module's symbol graph"
     swift build --target "$module" --scratch-path "$scratch" \
         -Xswiftc -emit-symbol-graph -Xswiftc -emit-symbol-graph-dir -Xswiftc "$PWD/$graphs"

@@ -13,7 +13,7 @@ import FoundationNetworking
 ///
 /// It sits between SwiftNIO's HTTP codec and the stream task's handler, which hears nothing
 /// but channel events until the data task becomes a stream: then this handler, the codec and
-/// the ``HTTPResponseHeadGate`` leave the pipeline (``becomeStream()``), and the gate passes
+/// the `HTTPResponseHeadGate` leave the pipeline (``becomeStream()``), and the gate passes
 /// the bytes it held after the head to the stream task.
 final class HTTPExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPClientResponsePart

@@ -14,7 +14,7 @@ import StreamTaskCore
 /// line feed with a carriage return too, since SwiftNIO's decoder takes only CRLF and RFC 9112
 /// (section 2.2) lets a recipient accept a lone LF in the start line and fields.
 ///
-/// Then either ``release()`` lets the held bytes through to the decoder (the body is wanted), or
+/// Then either `release()` lets the held bytes through to the decoder (the body is wanted), or
 /// the gate is removed from the pipeline after the HTTP handlers, and passes the held bytes,
 /// then an end of stream that came with them, to the next handler: the stream task's. Nothing
 /// is dropped and nothing is reordered.
@@ -29,7 +29,7 @@ final class HTTPResponseHeadGate: ChannelInboundHandler, RemovableChannelHandler
         case holding
         /// The body is wanted: everything passes through.
         case passing
-        /// More than ``headLimit`` bytes came before a final head: the rest is dropped.
+        /// More than `headLimit` bytes came before a final head: the rest is dropped.
         case refused
     }
 
@@ -113,7 +113,7 @@ final class HTTPResponseHeadGate: ChannelInboundHandler, RemovableChannelHandler
         }
     }
 
-    /// Passes `slice` (of the head) on, unless the head has grown past ``headLimit``.
+    /// Passes `slice` (of the head) on, unless the head has grown past `headLimit`.
     private func pass(_ slice: ByteBuffer, context: ChannelHandlerContext) {
         bytesBeforeHead += slice.readableBytes
         guard bytesBeforeHead <= Self.headLimit else {

@@ -15,7 +15,7 @@ extension StreamDataTask {
     ///
     /// Cancelling the waiting Swift task cancels the data task.
     ///
-    /// - Throws: The ``StreamTaskError`` the task failed with before a response arrived.
+    /// - Throws: The `StreamTaskError` the task failed with before a response arrived.
     public func receiveResponse() async throws -> HTTPURLResponse {
         shared.withLockedValue { shared in
             if shared.phase == .waitingForResponse { shared.callerDecides = true }
@@ -39,7 +39,7 @@ extension StreamDataTask {
     /// disposition) and returns it. Its first bytes are whatever the server sent after the
     /// response head.
     ///
-    /// - Throws: ``StreamTaskError/Code/invalidArgument`` if the owner already chose another
+    /// - Throws: `StreamTaskError/Code/invalidArgument` if the owner already chose another
     ///   disposition, or the error the task failed with.
     public func becomeStream() async throws -> StreamTask {
         _ = try await receiveResponse()
@@ -54,7 +54,7 @@ extension StreamDataTask {
     /// task's window (``bodyWindow``); then the task stops reading until you take some. With a
     /// delegate, the delegate gets every chunk, and `body` those that arrive once you iterate
     /// it: if some went to the delegate alone, iterating throws
-    /// ``StreamTaskError/Code/invalidArgument`` rather than return part of the body. Either
+    /// `StreamTaskError/Code/invalidArgument` rather than return part of the body. Either
     /// way the task reads no faster than the slower of the two takes the chunks: a consumer
     /// that stops taking them stops the download, and should cancel the task. An iterator
     /// let go before the body ended (the loop was left, or its Swift task was cancelled)
@@ -97,7 +97,7 @@ extension StreamDataTask {
         public struct Iterator: AsyncIteratorProtocol {
             let task: StreamDataTask
             var base: AsyncThrowingStream<Data, any Error>.AsyncIterator
-            /// Thrown by the first ``next()`` when the body's start went to the delegate alone.
+            /// Thrown by the first `next()` when the body's start went to the delegate alone.
             var missed: StreamTaskError?
             let consumer: Consumer
 

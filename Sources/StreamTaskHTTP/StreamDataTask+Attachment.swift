@@ -46,7 +46,7 @@ extension StreamDataTask: StreamTaskAttachment {
 
     /// The exchange became a stream: the carrier is the caller's task from now on. On the loop.
     func carrierBecameStream(request: URLRequest, response: HTTPURLResponse) {
-        carrier.driver.attachment = nil
+        carrier.driver.detach(self)
         carrier.withShared { shared in
             shared.record = DataTaskRecord(request: request, response: response)
             shared.delegateMuted = false
@@ -56,6 +56,6 @@ extension StreamDataTask: StreamTaskAttachment {
     /// The exchange ended without the carrier completing (the body was read): let go of it.
     func detachFromCarrier() {
         let driver = carrier.driver
-        driver.onLoop { driver.attachment = nil }
+        driver.onLoop { driver.detach(self) }
     }
 }

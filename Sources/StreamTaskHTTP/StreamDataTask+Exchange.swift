@@ -83,7 +83,7 @@ extension StreamDataTask {
     }
 
     /// The carrying stream task completed while it still carried this task.
-    package func carrierCompleted(_ error: StreamTaskError?) {
+    package func taskCompleted(_ error: StreamTaskError?) {
         let failure = error ?? StreamTaskError(.httpProtocolError, "the connection closed before the response was complete")
         finish(error: failure.at(host: carrier.host, port: carrier.port))
     }

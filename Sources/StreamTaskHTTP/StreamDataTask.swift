@@ -11,20 +11,20 @@ import FoundationNetworking
 /// turn into a stream task, like a `URLSessionDataTask` whose delegate answers
 /// `.becomeStream`.
 ///
-/// The request goes over a connection opened as a ``StreamTask``'s would be: the session's
+/// The request goes over a connection opened as a `StreamTask`'s would be: the session's
 /// proxy settings and connection limit apply, and an `https` (or `wss`) URL uses TLS from the
-/// first byte with the session's ``StreamSession/Configuration/tls``. When the response head
+/// first byte with the session's `StreamSession/Configuration/tls`. When the response head
 /// arrives, the owner decides (``ResponseDisposition``):
 /// - ``ResponseDisposition/allow``: the body arrives (content-length, chunked, or up to the end
 ///   of the connection), through ``body``, ``bodyData()`` or the delegate;
 /// - ``ResponseDisposition/cancel``: the connection closes;
-/// - ``ResponseDisposition/becomeStream``: the connection becomes a ``StreamTask`` with no
+/// - ``ResponseDisposition/becomeStream``: the connection becomes a `StreamTask` with no
 ///   HTTP framing left. Its first bytes are whatever the server sent after the response head;
-///   it carries ``StreamTask/originalRequest`` and ``StreamTask/response``. This is how a
+///   it carries `StreamTask/originalRequest` and `StreamTask/response`. This is how a
 ///   `101 Switching Protocols` answer (a WebSocket, say) is taken over.
 ///
 /// Who decides: the task's or the session's delegate, in
-/// ``StreamSessionDelegate/streamSession(_:dataTask:didReceive:completionHandler:)`` (whose
+/// `StreamSessionDelegate/streamSession(_:dataTask:didReceive:completionHandler:)` (whose
 /// default allows), unless you called ``receiveResponse()`` before the head arrived. Without a
 /// delegate, or after ``receiveResponse()``, you decide: ``allow()`` (or iterate ``body``, or
 /// call ``bodyData()``), ``cancel()`` or ``becomeStream()``; until then the response waits, and
@@ -46,7 +46,7 @@ import FoundationNetworking
 /// the server.
 ///
 /// One request per connection: the connection closes after the body. While the request runs,
-/// the stream task that carries it is one of the session's ``StreamSession/allTasks`` (it is
+/// the stream task that carries it is one of the session's `StreamSession/allTasks` (it is
 /// the task ``becomeStream()`` returns); its delegate hears nothing about it until then.
 public final class StreamDataTask: @unchecked Sendable, CustomStringConvertible {
     // @unchecked Sendable: mutable state lives in `shared`, behind a lock; the promises are
@@ -56,9 +56,9 @@ public final class StreamDataTask: @unchecked Sendable, CustomStringConvertible 
     public enum ResponseDisposition: Sendable, Equatable {
         /// Receive the body.
         case allow
-        /// Close the connection; the task completes with ``StreamTaskError/Code/cancelled``.
+        /// Close the connection; the task completes with `StreamTaskError/Code/cancelled`.
         case cancel
-        /// Turn the connection into a ``StreamTask`` with no HTTP framing left.
+        /// Turn the connection into a `StreamTask` with no HTTP framing left.
         case becomeStream
     }
 
@@ -140,7 +140,7 @@ public final class StreamDataTask: @unchecked Sendable, CustomStringConvertible 
     /// Why the task failed, once it has; `nil` while running and after success.
     public var error: StreamTaskError? { shared.withLockedValue { $0.error } }
 
-    /// Where the task is in its life: ``StreamTask/State/completed`` once the body has ended,
+    /// Where the task is in its life: `StreamTask/State/completed` once the body has ended,
     /// the task was cancelled or failed, or it became a stream.
     public var state: StreamTask.State {
         if shared.withLockedValue({ $0.phase == .completed }) { return .completed }
@@ -173,7 +173,7 @@ public final class StreamDataTask: @unchecked Sendable, CustomStringConvertible 
     }
 
     /// Cancels the task: the connection closes, and the task completes with
-    /// ``StreamTaskError/Code/cancelled`` (unless it has already become a stream).
+    /// `StreamTaskError/Code/cancelled` (unless it has already become a stream).
     public func cancel() {
         eventLoop.execute {
             guard self.phaseIsNot(.becomingStream, .completed) else { return }

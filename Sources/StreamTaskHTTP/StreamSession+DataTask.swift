@@ -12,7 +12,7 @@ extension StreamSession {
     ///
     /// The request's URL must be `http`, `https`, `ws` or `wss` with a host; otherwise, or after
     /// the session is invalidated, the task fails as soon as it is resumed
-    /// (``StreamTaskError/Code/invalidArgument``, ``StreamTaskError/Code/sessionInvalidated``).
+    /// (`StreamTaskError/Code/invalidArgument`, `StreamTaskError/Code/sessionInvalidated`).
     public func dataTask(with request: URLRequest) -> StreamDataTask {
         let carrier: StreamTask
         do {
@@ -26,7 +26,7 @@ extension StreamSession {
         carrier.withShared { $0.delegateMuted = true }
         let dataTask = StreamDataTask(request: request, session: self, carrier: carrier)
         // Before anyone can resume it: the carrier is new, and nothing else knows its driver yet.
-        carrier.driver.onLoop { carrier.driver.attachment = dataTask }
+        carrier.driver.onLoop { carrier.driver.attach(dataTask) }
         return dataTask
     }
 }

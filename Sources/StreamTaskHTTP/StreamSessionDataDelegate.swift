@@ -6,7 +6,7 @@ import FoundationNetworking
 #endif
 
 /// Callbacks about a session's data tasks, shaped like `URLSessionDataDelegate`: a
-/// ``StreamSessionDelegate`` that also hears about HTTP exchanges.
+/// `StreamSessionDelegate` that also hears about HTTP exchanges.
 ///
 /// Like Apple's data delegate, it refines the session's delegate: set an object that conforms
 /// to it as the session's (or the data task's) delegate, and the data-task methods below are

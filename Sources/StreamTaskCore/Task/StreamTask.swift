@@ -255,8 +255,8 @@ extension TimeAmount {
 }
 
 extension StreamTask {
-    /// Takes over a channel a listener accepted (see ``StreamTaskDriver/attach(_:)``).
+    /// Takes over a channel a listener accepted (see `StreamTaskDriver.takeOver(_:)`).
     func attach(_ channel: any Channel) throws {
-        try driver.attach(channel)
+        try driver.takeOver(channel)
     }
 }

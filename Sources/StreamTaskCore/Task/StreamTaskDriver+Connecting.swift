@@ -93,8 +93,10 @@ extension StreamTaskDriver {
         do {
             // What rides on the connection (a data task's exchange) goes in front of the
             // task's handler.
-            try attachment?.install(on: channel, driver: self)
-            try attach(channel)
+            for attachment in attachments {
+                try attachment.install(on: channel, driver: self)
+            }
+            try takeOver(channel)
         } catch {
             channel.close(promise: nil)
             connectFailed(ChannelErrorMapper.mapConnect(error, host: host, port: port, timeout: timeout))
@@ -104,7 +106,7 @@ extension StreamTaskDriver {
     /// Takes over a channel: the task's handler joins its pipeline, and queued operations
     /// start once the channel is active (at once for a connected channel; for an accepted one,
     /// when it has been registered). Runs on the channel's event loop, which is the task's.
-    func attach(_ channel: any Channel) throws {
+    func takeOver(_ channel: any Channel) throws {
         eventLoop.preconditionInEventLoop()
         let handler = StreamTaskChannelHandler(driver: self)
         phase = .attached(handler)

@@ -50,11 +50,9 @@ package final class StreamTaskDriver: @unchecked Sendable {
     /// The first error the channel reported; the connection closes with it.
     var channelFailure: StreamTaskError?
     package var tls = TLSProgress()
-    /// The route monitor's registration while connected (see StreamTaskDriver+Routes.swift).
-    var routeRegistration: Int?
-    /// What rides on the connection before the task has it (a data task's HTTP exchange,
-    /// until it becomes a stream).
-    package var attachment: (any StreamTaskAttachment)?
+    /// The features riding on the connection (a data task's HTTP exchange until it becomes a
+    /// stream, the route watch while connected): see ``StreamTaskAttachment``.
+    var attachments: [any StreamTaskAttachment] = []
     private var completions: [OperationID: Completion] = [:]
     private var timers: [OperationID: Scheduled<Void>] = [:]
     private var performing = false
@@ -291,7 +289,6 @@ package final class StreamTaskDriver: @unchecked Sendable {
         case .idle, .attached:
             break
         }
-        stopWatchingRoutes()
         // The metrics keep what TLS negotiated; the handler itself goes with the connection.
         tls.handler = nil
         guard let task = owner else { return }
@@ -307,10 +304,7 @@ package final class StreamTaskDriver: @unchecked Sendable {
         // Leave the session before announcing completion, so that whoever hears of it finds
         // the task gone from `allTasks` and its connection slot passed on.
         task.session.taskCompleted(task)
-        if let attachment {
-            self.attachment = nil
-            attachment.carrierCompleted(error)
-        }
+        releaseAttachments(after: error)
         task.publish(.completed(error))
         task.session.reportInvalidationIfDone()
     }
@@ -331,7 +325,10 @@ package final class StreamTaskDriver: @unchecked Sendable {
             "connected",
             metadata: ["task": "\(taskIdentifier)", "remote": "\(channel.remoteAddress.map { "\($0)" } ?? "?")"]
         )
-        startWatchingRoutes(channel)
+        watchRoutes(of: channel)
+        for attachment in attachments {
+            attachment.connectionBecameActive(channel, driver: self)
+        }
         carryOut(machine.connected())
     }
 
