@@ -140,7 +140,7 @@ extension StreamTaskStateMachine {
     }
 
     private mutating func stepWrite(_ item: Pending, bytes: ByteBuffer, at index: Int, _ sweep: inout Sweep) -> Step {
-        if item.issued {
+        if item.isUnderway {
             sweep.noteWriteInFlight()
             return .stays
         }
@@ -157,7 +157,7 @@ extension StreamTaskStateMachine {
                 sweep.blockWrites()
                 return .stays
             }
-            pending[index].issued = true
+            pending[index].stage = .underway
             sweep.actions.append(.write(item.id, bytes))
             sweep.writesIssued += 1
             sweep.noteWriteInFlight()
@@ -195,7 +195,7 @@ extension StreamTaskStateMachine {
             sweep.blockReads()
             sweep.blockWrites()
         }
-        guard !item.issued, index == 0 else { return .stays }
+        guard !item.isUnderway, index == 0 else { return .stays }
         switch reach {
         case .waiting:
             return .stays
@@ -216,7 +216,7 @@ extension StreamTaskStateMachine {
             early = buffer
             buffer = nil
         }
-        pending[index].issued = true
+        pending[index].stage = .underway
         switch item.operation {
         case .startTLS(let role): sweep.actions.append(.startTLS(item.id, role, early: early))
         default: sweep.actions.append(.stopTLS(item.id))

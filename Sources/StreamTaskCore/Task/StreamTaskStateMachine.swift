@@ -82,10 +82,20 @@ struct StreamTaskStateMachine {
     }
 
     struct Pending {
+        /// How far a queued operation has gone.
+        enum Stage {
+            /// Waiting in the queue.
+            case queued
+            /// Handed to the channel (a write) or under way (a TLS transition): it can no
+            /// longer be taken back without closing the connection.
+            case underway
+        }
+
         let id: OperationID
         let operation: Operation
-        /// A write that has been handed to the channel, or a TLS transition under way.
-        var issued = false
+        var stage = Stage.queued
+
+        var isUnderway: Bool { stage == .underway }
     }
 
     let highWaterMark: Int
@@ -203,7 +213,7 @@ struct StreamTaskStateMachine {
 
     mutating func writeCompleted(_ id: OperationID, error: StreamTaskError?) -> [Action] {
         guard let index = pending.firstIndex(where: { $0.id == id }) else { return [] }
-        guard case .write = pending[index].operation, pending[index].issued else {
+        guard case .write = pending[index].operation, pending[index].isUnderway else {
             preconditionFailure("\(id) completed as a write, but no write of that id was handed to the channel")
         }
         pending.remove(at: index)
@@ -223,7 +233,7 @@ struct StreamTaskStateMachine {
         guard let index = pending.firstIndex(where: { $0.id == id }) else { return [] }
         switch pending[index].operation {
         case .startTLS, .stopTLS:
-            precondition(pending[index].issued, "\(id) completed as a TLS transition before it was started")
+            precondition(pending[index].isUnderway, "\(id) completed as a TLS transition before it was started")
         default:
             preconditionFailure("\(id) completed as a TLS transition, but no transition of that id was under way")
         }
@@ -254,7 +264,7 @@ struct StreamTaskStateMachine {
         guard let index = pending.firstIndex(where: { $0.id == id }) else { return [] }
         let item = pending.remove(at: index)
         var actions: [Action] = [.fail(id, error)]
-        if item.issued {
+        if item.isUnderway {
             let reason = StreamTaskError(
                 error.code,
                 "the connection was closed because an operation under way was abandoned (\(error.message))"
@@ -278,10 +288,10 @@ struct StreamTaskStateMachine {
             actions += endInput(truncation: nil)
         }
         let failure = error ?? .connectionIsClosed
-        for item in pending where item.issued {
+        for item in pending where item.isUnderway {
             actions.append(.fail(item.id, failure))
         }
-        pending.removeAll(where: { $0.issued })
+        pending.removeAll(where: { $0.isUnderway })
         actions += process()
         return actions
     }
