@@ -10,7 +10,8 @@ import NIOConcurrencyHelpers
 ///
 /// The terminal is put in non-canonical mode without echo, and keys go through a
 /// ``ChatLineEditor``. Every output line clears the input line, prints, and draws the input
-/// line again. ``restore()`` puts the terminal back; call it before exiting.
+/// line again. ``restore()`` puts the terminal back; call it before exiting. A crash or a
+/// hang-up puts it back too (``TerminalCrashGuard``).
 public final class TerminalUserInterface: ChatUserInterface {
     public let inputs: AsyncStream<ChatUserInput>
     public var isTerminal: Bool { true }
@@ -31,6 +32,7 @@ public final class TerminalUserInterface: ChatUserInterface {
         var saved = termios()
         tcgetattr(0, &saved)
         original = saved
+        TerminalCrashGuard.install(restoring: saved)
         var raw = saved
         raw.c_lflag &= ~tcflag_t(ICANON | ECHO | ISIG | IEXTEN)
         raw.c_iflag &= ~tcflag_t(IXON | ICRNL)
