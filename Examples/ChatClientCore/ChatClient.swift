@@ -317,22 +317,25 @@ public actor ChatClient {
                 show(.error, "not connected yet; try again in a moment")
                 return
             }
-            for var message in messages {
+            for message in messages {
                 if message.command == "JOIN", let channel = message.parameters.first, !channel.contains(","), state.isJoined(channel) {
                     _ = state.switchChannel(to: channel)
                     updatePrompt()
                     show(.info, "now talking in \(state.currentChannel ?? channel)")
                     continue
                 }
-                message = message.fitted()
-                if message.command == "NICK", let nickname = message.parameters.first { state.nicknameRequested(nickname) }
-                do {
-                    try await send(message)
-                } catch {
-                    show(.error, "not sent: \(Self.describe(error))")
-                    return
+                // A long message goes as several, each short enough to arrive whole; each
+                // piece is echoed as it goes, so the echo is exactly what was sent.
+                for piece in ChatMessageSplitter.split(message, nick: state.nick) {
+                    if piece.command == "NICK", let nickname = piece.parameters.first { state.nicknameRequested(nickname) }
+                    do {
+                        try await send(piece)
+                    } catch {
+                        show(.error, "not sent: \(Self.describe(error))")
+                        return
+                    }
+                    echo(piece)
                 }
-                echo(message)
             }
         }
     }
