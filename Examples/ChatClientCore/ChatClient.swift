@@ -33,6 +33,8 @@ public actor ChatClient {
     private var betterRoutePending = false
     /// Set when this connection is being replaced over a better route: reconnect at once.
     private var movingToBetterRoute = false
+    /// Where a server found through DNS-SD was last found to be.
+    private var lastResolution: DNSSDResolvedService?
     /// How long nothing must be sent or received before moving to a better route.
     static let quietPeriod = Duration.seconds(2)
 
@@ -105,7 +107,7 @@ public actor ChatClient {
             if options.security == .tls { task.startSecureConnection() }
             task.resume()
         case .discovered(let server):
-            task = try await session.streamTask(with: server.resolved)
+            task = try await session.streamTask(with: resolve(server))
             if options.security == .tls { task.startSecureConnection() }
         }
         self.task = task
@@ -143,6 +145,22 @@ public actor ChatClient {
                 return
             }
         }
+    }
+
+    /// Where to connect to a server found through DNS-SD: where it was found, the first time;
+    /// then wherever it is advertised now, since a server that restarted may listen on another
+    /// port (the demo's server takes a free one), or run on another host.
+    private func resolve(_ server: DiscoveredChatServer) async throws -> DNSSDResolvedService {
+        guard let previous = lastResolution else {
+            lastResolution = server.resolved
+            return server.resolved
+        }
+        let resolved = try await previous.service.resolve(timeout: 5)
+        if resolved.hostName != previous.hostName || resolved.port != previous.port {
+            show(.info, "\(options.targetDescription) is now advertised at \(resolved.hostName):\(resolved.port)")
+        }
+        lastResolution = resolved
+        return resolved
     }
 
     /// Runs `body`, but a write that failed because the server closed the connection is not
