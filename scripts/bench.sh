@@ -67,7 +67,7 @@ wait_listening() { # PORT: until something listens there (at most 15 s)
 median() { python3 -c 'import statistics,sys; print(statistics.median(float(x) for x in sys.argv[1:]))' "$@"; }
 
 # --- what the benchmarks need --------------------------------------------------------------------
-bash scripts/install-deps.sh >&2
+bash scripts/install-deps.sh bench >&2
 ulimit -n 20000 2>/dev/null || ulimit -n "$(ulimit -Hn)"
 
 say "building in release mode (the first build takes 10-20 minutes on 2 cores)"

@@ -12,7 +12,7 @@ set -euo pipefail
 # Run from the repository root, wherever we were called from.
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
-bash scripts/install-deps.sh
+bash scripts/install-deps.sh demo
 
 echo "demo: building chat-server and chat-client"
 swift build --product chat-server

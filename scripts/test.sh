@@ -31,7 +31,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-bash scripts/install-deps.sh
+bash scripts/install-deps.sh test
 # The system account that dante's SOCKS5 password tests authenticate as (root only).
 bash scripts/proxy-test-user.sh
 
