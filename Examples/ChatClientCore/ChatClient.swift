@@ -66,6 +66,11 @@ public actor ChatClient {
                 show(.error, error.description)
                 status = 1
                 break
+            } catch let error as StreamTaskError where Self.isLasting(error) {
+                // Trying again gets the same certificate, and the same refusal.
+                show(.error, "\(options.targetDescription): \(Self.describe(error)); not reconnecting, since this will not change by itself")
+                status = 1
+                break
             } catch {
                 if !quitting && !movingToBetterRoute {
                     show(.error, "\(options.targetDescription): \(Self.describe(error))")
@@ -230,6 +235,8 @@ public actor ChatClient {
                 }
             case .closing(let reason):
                 show(.info, "server closing the link: \(reason)")
+            case .refused(let reason):
+                throw FatalError(description: "\(options.targetDescription) refused us: \(reason); not reconnecting")
             }
         }
         updatePrompt()
@@ -417,6 +424,12 @@ public actor ChatClient {
 
     private func updatePrompt() {
         ui.setPrompt(state.currentChannel.map { "[\($0)] " } ?? "[\(state.nick)] ")
+    }
+
+    /// Whether `error` is a refusal that will not change by itself: the server's certificate is
+    /// not trusted, not for this name, expired, not the pinned one, or its TLS too old.
+    static func isLasting(_ error: StreamTaskError) -> Bool {
+        [.tlsUntrustedCertificate, .tlsHostnameMismatch, .tlsCertificateExpired, .tlsPinMismatch, .tlsVersionTooOld].contains(error.code)
     }
 
     static func describe(_ error: any Error) -> String {
