@@ -259,7 +259,7 @@ public actor ChatClient {
 
     private func showSecured(_ task: StreamTask) {
         let metrics = task.metrics
-        let pinned = options.pinnedCertificateSHA256 != nil ? ", certificate matches the pinned fingerprint" : ""
+        let pinned = options.pinnedCertificateSHA256.map { ", certificate matches the pinned fingerprint \(ChatServiceRecord.fingerprint($0))" } ?? ""
         show(.info, "secured with \(metrics.negotiatedTLSVersion ?? "TLS") \(metrics.negotiatedCipherSuite ?? "")\(pinned)")
     }
 
@@ -326,7 +326,12 @@ public actor ChatClient {
         // What is typed (or piped in by a script) before the session is ready waits for it;
         // `/nick` and `/quote` need not, so a nickname refused while registering can be fixed.
         let early = ChatInputCommand.worksBeforeRegistration(line)
-        if !ChatInputCommand.needsNoServer(line) { await waitUntilReady(early: early) }
+        if !ChatInputCommand.needsNoServer(line) {
+            if !isReady(early: early), !line.trimmingSpaces.isEmpty {
+                show(.info, "not connected: this line waits and goes out once connected (/quit to stop)")
+            }
+            await waitUntilReady(early: early)
+        }
         let command = ChatInputCommand(parsing: line, currentChannel: state.currentChannel, channelTypes: state.channelTypes)
         switch command {
         case .none: break
@@ -371,9 +376,14 @@ public actor ChatClient {
     private func waitUntilReady(early: Bool) async {
         let deadline = ContinuousClock.now + .seconds(30)
         while !quitting && ContinuousClock.now < deadline {
-            if task != nil, early ? registrationSent : state.isReady { return }
+            if isReady(early: early) { return }
             try? await Task.sleep(for: .milliseconds(50))
         }
+    }
+
+    /// Whether a typed line can go now (an `early` one: once registration has been sent).
+    private func isReady(early: Bool) -> Bool {
+        task != nil && (early ? registrationSent : state.isReady)
     }
 
     /// Shows what we said, since the server does not echo messages to their sender.
@@ -433,7 +443,7 @@ public actor ChatClient {
     }
 
     static func describe(_ error: any Error) -> String {
-        (error as? StreamTaskError)?.message ?? "\(error)"
+        ChatFingerprintFormat.unified((error as? StreamTaskError)?.message ?? "\(error)")
     }
 
     /// A user name the server accepts: the nickname's letters and digits.

@@ -228,7 +228,8 @@ public struct ChatClientState: Sendable {
         case "322":
             guard parameters.count >= 4 else { return [] }
             let topic = last.isEmpty ? "" : ": \(last)"
-            return [.show(ChatDisplayLine(.info, channel: parameters[1], "\(parameters[1]) (\(parameters[2]) users)\(topic)"))]
+            let users = parameters[2] == "1" ? "1 user" : "\(parameters[2]) users"
+            return [.show(ChatDisplayLine(.info, channel: parameters[1], "\(parameters[1]) (\(users))\(topic)"))]
         case "352":
             guard parameters.count >= 8 else { return [] }
             return [.show(ChatDisplayLine(.info, channel: parameters[1], "\(parameters[5]) (\(parameters[2])@\(parameters[3])) in \(parameters[1])"))]
