@@ -23,6 +23,9 @@ public final class TerminalUserInterface: ChatUserInterface {
     }
     private let state = NIOLockedValueBox(State())
     private let original: termios
+    /// Redraws the input line when the terminal's size changes (SIGWINCH), so that it fits the
+    /// new width.
+    private let resizes: TerminalResizeWatcher
 
     /// Whether standard input and output are both terminals.
     public static var isAvailable: Bool { isatty(0) == 1 && isatty(1) == 1 }
@@ -41,6 +44,8 @@ public final class TerminalUserInterface: ChatUserInterface {
             cc[Int(VTIME)] = 0
         }
         tcsetattr(0, TCSANOW, &raw)
+
+        resizes = TerminalResizeWatcher { [state] in Self.redraw(state) }
 
         let (stream, continuation) = AsyncStream.makeStream(of: ChatUserInput.self)
         inputs = stream
@@ -85,6 +90,7 @@ public final class TerminalUserInterface: ChatUserInterface {
             return state.restored
         }
         guard !wasRestored else { return }
+        resizes.cancel()
         var original = original
         Self.write("\r\u{1B}[2K")
         tcsetattr(0, TCSANOW, &original)

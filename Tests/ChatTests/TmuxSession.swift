@@ -18,6 +18,16 @@ struct TmuxSession {
         try await run(["send-keys", "-t", "test", "Enter"])
     }
 
+    /// Types `text` without Enter.
+    func typeWithoutEnter(_ text: String) async throws {
+        try await run(["send-keys", "-t", "test", "-l", text])
+    }
+
+    /// Makes the window `width`×`height` cells, as a terminal window resized by its user.
+    func resize(width: Int, height: Int) async throws {
+        try await run(["resize-window", "-t", "test", "-x", "\(width)", "-y", "\(height)"])
+    }
+
     /// What the session's screen shows now.
     func screen() async -> String {
         (try? await output(["capture-pane", "-p", "-t", "test"])) ?? ""
