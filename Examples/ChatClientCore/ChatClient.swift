@@ -328,7 +328,8 @@ public actor ChatClient {
         let early = ChatInputCommand.worksBeforeRegistration(line)
         if !ChatInputCommand.needsNoServer(line) {
             if !isReady(early: early), !line.trimmingSpaces.isEmpty {
-                show(.info, "not connected: this line waits and goes out once connected (/quit to stop)")
+                let why = task == nil ? "not connected" : "not registered yet"
+                show(.info, "\(why): this line waits and goes out once the client is (/quit to stop)")
             }
             await waitUntilReady(early: early)
         }

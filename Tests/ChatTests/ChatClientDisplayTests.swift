@@ -51,7 +51,7 @@ struct ChatClientDisplayTests {
             let client = ChatClient(options: options, ui: ui)
             let run = Task { await client.run() }
             #expect(await eventually { server.received.contains("PRIVMSG bob :early words") }, "\(server.received)")
-            #expect(ui.lines.contains { $0.contains("not connected: this line waits") }, "\(ui.lines)")
+            #expect(ui.lines.contains { $0.contains(": this line waits and goes out once the client is") }, "\(ui.lines)")
             ui.type("/quit")
             ui.end()
             _ = await run.value
