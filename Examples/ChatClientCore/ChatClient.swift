@@ -355,9 +355,14 @@ public actor ChatClient {
                     show(.info, "now talking in \(state.currentChannel ?? channel)")
                     continue
                 }
-                // A long message goes as several, each short enough to arrive whole; each
-                // piece is echoed as it goes, so the echo is exactly what was sent.
-                for piece in ChatMessageSplitter.split(message, nick: state.nick) {
+                // A long message goes as several, each short enough to arrive whole, and paced
+                // within the server's flood limits; each piece is echoed as it goes, so the
+                // echo is exactly what was sent.
+                for (index, piece) in ChatMessageSplitter.split(message, nick: state.nick).enumerated() {
+                    if index >= options.pacedAfterLines {
+                        try? await Task.sleep(for: .seconds(1 / max(0.1, options.pacedLinesPerSecond)))
+                        guard !quitting else { return }
+                    }
                     if piece.command == "NICK", let nickname = piece.parameters.first { state.nicknameRequested(nickname) }
                     do {
                         try await send(piece)

@@ -79,4 +79,43 @@ struct ChatMessageSplitterTests {
             await reader.close()
         }
     }
+
+    /// A long paste goes out paced, so a server with tight flood limits neither drops the
+    /// sender nor loses a piece. (Here: 3 lines at once, 10 a second, 2 waiting at most; the
+    /// client sends 2 at once, then 5 a second.)
+    @Test func aLongPasteIsPacedWithinTheFloodLimits() async throws {
+        let paste = (1...800).map { "w\($0)" }.joined(separator: " ")
+        try await ChatServerFixture.with({
+            $0.floodBurst = 3
+            $0.floodLinesPerSecond = 10
+            $0.floodQueuedLines = 2
+        }) { _, port in
+            let reader = IRCTestClient(port: port)
+            try await reader.register("reader")
+            try await reader.join("#paste")
+            var options = ChatClientOptions(target: .host("127.0.0.1", port: port), security: .none, nick: "paster", channels: ["#paste"], proxy: .direct)
+            options.reconnects = false
+            options.pacedAfterLines = 2
+            options.pacedLinesPerSecond = 5
+            let ui = RecordingUserInterface()
+            let run = Task { await ChatClient(options: options, ui: ui).run() }
+            _ = try await reader.waitFor("paster joining") { $0.command == "JOIN" && $0.source?.hasPrefix("paster!") == true }
+            ui.type(paste)
+            var received: [String] = []
+            while received.joined(separator: " ").count < paste.count {
+                let message = try await reader.waitFor("the next piece") { $0.command == "PRIVMSG" || $0.command == "QUIT" }
+                guard message.command == "PRIVMSG" else {
+                    Issue.record("the sender was dropped: \(message)")
+                    break
+                }
+                received.append(message.parameters[1])
+            }
+            #expect(received.count > 5)
+            #expect(received.joined(separator: " ") == paste)
+            ui.type("/quit")
+            ui.end()
+            _ = await run.value
+            await reader.close()
+        }
+    }
 }
