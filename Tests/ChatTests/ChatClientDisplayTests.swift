@@ -4,6 +4,7 @@ import StreamTaskTestSupport
 import Testing
 
 @testable import ChatClientCore
+@testable import StreamTaskDNSSD
 
 /// What the client shows: counts, help, fingerprints, and lines that wait for the connection.
 @Suite(.timeLimit(.minutes(1)))
@@ -37,6 +38,15 @@ struct ChatClientDisplayTests {
         #expect(ChatFingerprintFormat.unified(message) == "the peer's certificate (\(ChatServiceRecord.fingerprint(bytes))) matches none of the 1 pinned")
         #expect(ChatFingerprintFormat.unified("SHA-256 AB:CD") == "SHA-256 AB:CD")
         #expect(ChatFingerprintFormat.unified("no fingerprint") == "no fingerprint")
+    }
+
+    /// The list of servers found names each one's certificate in the same form.
+    @Test func aFoundServerShowsItsFingerprint() throws {
+        let digest = (0..<32).map { UInt8($0) }
+        let service = DNSSDService(name: "Team", type: ChatServiceRecord.serviceType)
+        let resolved = DNSSDResolvedService(service: service, hostName: "chat.local.", port: 6667, txtRecord: DNSSDTXTRecord(), addresses: [])
+        let server = DiscoveredChatServer(resolved: resolved, record: ChatServiceRecord(name: "Team", offersSTARTTLS: true, certificateSHA256: digest))
+        #expect(server.summary == "Team at chat.local.:6667 (STARTTLS, certificate \(ChatServiceRecord.fingerprint(digest)))")
     }
 
     /// A line typed before the client is registered says that it waits, then goes out.
