@@ -54,7 +54,7 @@ if [[ -t 0 && -t 1 ]]; then
     echo "demo: starting chat-client with no address: it finds the server through DNS-SD."
     echo "demo: type to chat in #chat, /help for commands, /quit to end."
     echo "demo: for a second user, run this in another terminal (it finds the same server):"
-    echo "demo:     cd $(printf '%q' "$PWD") && swift run chat-client --nick guest --channel '#chat'"
+    echo "demo:     cd $(printf '%q' "$PWD") && swift run chat-client --nick visitor --channel '#chat'"
     "$bin/chat-client" --channel '#chat' || true
 else
     echo "demo: no terminal, so chat-client runs a short script"
