@@ -172,6 +172,22 @@ let package = Package(
             ],
             path: "Examples/echo-client"
         ),
+        // The Swift samples of README.md and the DocC articles, compiled: the fragments as
+        // function bodies, the whole programs as executables that scripts/test.sh runs against
+        // the example servers. scripts/check-samples.py checks that each is its document's text.
+        .target(
+            name: "DocSamples",
+            dependencies: [
+                "StreamTaskDNSSD",
+                "StreamTaskKit",
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            path: "Examples/Samples/DocSamples"
+        ),
+        .executableTarget(name: "sample-client", dependencies: ["StreamTaskKit"], path: "Examples/Samples/sample-client"),
+        .executableTarget(name: "sample-server", dependencies: ["StreamTaskKit"], path: "Examples/Samples/sample-server"),
+        .executableTarget(
+            name: "sample-dnssd", dependencies: ["StreamTaskDNSSD", "StreamTaskKit"], path: "Examples/Samples/sample-dnssd"),
         // What several test targets share: child processes, blocking work off the pool.
         .target(
             name: "StreamTaskTestSupport",

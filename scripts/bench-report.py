@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Turns scripts/bench.sh's figures into the table (printed) and BENCHMARKS.md.
+"""Turns scripts/bench.sh's figures into the table (printed) and Benchmarks/BENCHMARKS.md.
 
 Exits 2 when a run failed outright (a chat run lost, repeated or reordered messages, or the
 allocation count rose over its threshold); a goal missed is a MISS in the table, not a failure.

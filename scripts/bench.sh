@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# The one benchmark command: builds in release mode, runs every benchmark of BENCHMARKS.md on
+# The one benchmark command: builds in release mode, runs every benchmark of Benchmarks/BENCHMARKS.md on
 # loopback, each against a baseline measured in the same run, prints the table and writes
-# BENCHMARKS.md. Not part of the test suite.
+# Benchmarks/BENCHMARKS.md. Not part of the test suite.
 #
 #   scripts/bench.sh                 # the sizes (about 10 minutes after the build)
 #   BENCH_QUICK=1 scripts/bench.sh   # small sizes, for trying the machinery
@@ -67,7 +67,7 @@ wait_listening() { # PORT: until something listens there (at most 15 s)
 median() { python3 -c 'import statistics,sys; print(statistics.median(float(x) for x in sys.argv[1:]))' "$@"; }
 
 # --- what the benchmarks need --------------------------------------------------------------------
-bash scripts/install-deps.sh >&2
+bash scripts/install-deps.sh bench >&2
 ulimit -n 20000 2>/dev/null || ulimit -n "$(ulimit -Hn)"
 
 say "building in release mode (the first build takes 10-20 minutes on 2 cores)"
@@ -264,17 +264,17 @@ if wants chat; then
     done
 fi
 
-# --- the table and BENCHMARKS.md -----------------------------------------------------------------
+# --- the table and Benchmarks/BENCHMARKS.md ------------------------------------------------------
 command="scripts/bench.sh"
 [[ -n "$quick" ]] && command="BENCH_QUICK=1 $command"
 [[ -n "${BENCH_ONLY:-}" ]] && command="BENCH_ONLY=\"$BENCH_ONLY\" $command"
 # Kept (outside git) so that the document can be written again, say after editing
-# Benchmarks/FINDINGS.md, without measuring again: scripts/bench-report.py --results … --write BENCHMARKS.md
+# Benchmarks/FINDINGS.md, without measuring again: scripts/bench-report.py --results … --write Benchmarks/BENCHMARKS.md
 mkdir -p Benchmarks/.build
 cp "$results" Benchmarks/.build/bench-results.txt
 [[ -f "$work/alloc.out" ]] && cp "$work/alloc.out" Benchmarks/.build/bench-alloc.txt
 report=(python3 scripts/bench-report.py --results Benchmarks/.build/bench-results.txt --command "$command"
-    --date "$started" --alloc-output Benchmarks/.build/bench-alloc.txt --write BENCHMARKS.md
+    --date "$started" --alloc-output Benchmarks/.build/bench-alloc.txt --write Benchmarks/BENCHMARKS.md
     --sizes "bulk $bulk_bytes bytes, $bulk_rounds rounds; $rtt_count round trips, $rtt_rounds rounds; TLS $rounds rounds; $idle_count idle connections; chat $chat_messages messages per sender, paced ${chat_seconds} s, $chat_rounds rounds")
 printf '%q ' "${report[@]}" >Benchmarks/.build/bench-report-again.sh
 "${report[@]}"

@@ -9,7 +9,7 @@ set -euo pipefail
 # Run from the repository root, wherever we were called from.
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
-bash scripts/install-deps.sh
+bash scripts/install-deps.sh demo
 
 echo "demo: building the echo examples"
 swift build --product echo-server

@@ -12,7 +12,7 @@ set -euo pipefail
 # Run from the repository root, wherever we were called from.
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
-bash scripts/install-deps.sh
+bash scripts/install-deps.sh demo
 
 echo "demo: building chat-server and chat-client"
 swift build --product chat-server
@@ -53,6 +53,8 @@ sed -n '2,$p' "$workdir/server.out" | sed 's/^/demo: chat-server: /'
 if [[ -t 0 && -t 1 ]]; then
     echo "demo: starting chat-client with no address: it finds the server through DNS-SD."
     echo "demo: type to chat in #chat, /help for commands, /quit to end."
+    echo "demo: for a second user, run this in another terminal (it finds the same server):"
+    echo "demo:     cd $(printf '%q' "$PWD") && swift run chat-client --nick visitor --channel '#chat'"
     "$bin/chat-client" --channel '#chat' || true
 else
     echo "demo: no terminal, so chat-client runs a short script"

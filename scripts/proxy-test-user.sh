@@ -6,10 +6,23 @@
 # and has expired: PAM-based logins (ssh, su, login) refuse it, while dante, which only
 # compares the password hash, accepts it. The password is the one the tests use
 # (ProxyProcess.socksUser in Tests/StreamTaskKitTests/ProxySupport.swift).
+#
+#   scripts/proxy-test-user.sh           # creates the account if it is missing
+#   scripts/proxy-test-user.sh --remove  # deletes it again (scripts/test.sh does, at its end,
+#                                        # when it was the one that created it)
 set -euo pipefail
 
 user=stkproxytest
 password=stk-proxy-test
+
+if [[ "${1:-}" == --remove ]]; then
+    # Only root can have created it, and only root can delete it.
+    if [[ "$(id -u)" -eq 0 ]] && id "$user" >/dev/null 2>&1; then
+        userdel "$user"
+        echo "proxy-test-user: removed the system account $user"
+    fi
+    exit 0
+fi
 
 if [[ "$(id -u)" -ne 0 ]]; then
     echo "proxy-test-user: not root: skipping the account $user; the SOCKS5 password tests need root and will fail" >&2

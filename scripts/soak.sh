@@ -18,7 +18,7 @@ configuration=debug
 clients=1000 senders=20 messages=60 rate=20 idle=10000
 if [[ -n "${SOAK_QUICK:-}" ]]; then clients=100 senders=10 messages=100 rate=100 idle=500; fi
 
-bash scripts/install-deps.sh
+bash scripts/install-deps.sh test
 # Thousands of sockets in one process: raise the descriptor limit for us and our children.
 ulimit -n 65536 2>/dev/null || ulimit -n "$(ulimit -H -n)"
 echo "soak: descriptor limit $(ulimit -n)"

@@ -2,13 +2,18 @@
 # The one test command: installs what the tests need, starts a loopback-only avahi-daemon for
 # the DNS-SD tests (scripts/start-services.sh), builds, runs the unit and integration
 # tests (`swift test`), under CI runs them again with ThreadSanitizer (scripts/sanitize.sh)
-# and checks the DocC catalogs (scripts/docs.sh), then runs the example binaries end to end.
+# and checks the DocC catalogs (scripts/docs.sh), then runs the example binaries end to end,
+# and checks the documents' Swift samples (scripts/check-samples.py) and runs the whole ones.
 #
 #   scripts/test.sh                      # everything
 #   scripts/test.sh --filter Listener    # extra arguments go to `swift test`
 #
-# Exits non-zero if anything failed. The last line of standard output is always
-# `e2e: N passed, N failed`, for CI to count.
+# Exits non-zero if anything failed. The last line of standard output always sums the whole
+# run, for CI and for people: `N passed, M failed` (then `, K skipped` when some were), counting
+# every Swift test of every `swift test` run (the suite, the daemon-restart tests, and the
+# ThreadSanitizer run under CI), the DocC check under CI, and the end-to-end checks. A stage
+# that failed without a test to blame (a build, a run that stopped early) counts as one failure,
+# so a count never looks complete when it is not.
 set -euo pipefail
 
 # Run from the repository root, wherever we were called from.
@@ -16,23 +21,53 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 # The end-to-end checks (functions below), and how many have passed so far. A check that
 # never ran (the script stopped early) counts as failed.
-e2e_checks=(check_round_trip check_long_line check_graceful_shutdown check_refused)
+e2e_checks=(check_round_trip check_long_line check_samples_match check_sample_client check_sample_server
+    check_sample_dnssd check_graceful_shutdown check_refused)
+e2e_passed=0
+e2e_failed=0
+# The sums for the last line, and whether the script got to its end.
 passed=0
+failed=0
+skipped=0
+finished=""
 workdir="$(mktemp -d)"
 source scripts/lib.sh
 
-# On any exit, even an early one: stop the server we started (by its PID only), remove our
-# scratch files, and print the summary line CI counts.
+# Processes of the sample checks, stopped by PID on exit.
+sample_pids=()
+# Whether this run created the SOCKS5 test account (and so deletes it at the end).
+account_created=""
+
+# On any exit, even an early one: stop the servers we started (by their PIDs only), remove our
+# scratch files and the test account we made, and print the summary line CI counts.
 cleanup() {
     stop_server
+    for pid in ${sample_pids[@]+"${sample_pids[@]}"}; do
+        kill "$pid" 2>/dev/null || true
+        wait "$pid" 2>/dev/null || true
+    done
     bash scripts/stop-services.sh "$workdir/services" || true
+    [[ -n "$account_created" ]] && bash scripts/proxy-test-user.sh --remove
     rm -rf "$workdir"
-    echo "e2e: $passed passed, $((${#e2e_checks[@]} - passed)) failed"
+    local not_run=$((${#e2e_checks[@]} - e2e_passed - e2e_failed))
+    if [[ -z "$finished" ]]; then
+        echo "test.sh: stopped early: $not_run end-to-end checks and any later stage did not run; the counts below are incomplete" >&2
+        failed=$((failed + 1))
+    fi
+    passed=$((passed + e2e_passed))
+    failed=$((failed + e2e_failed + not_run))
+    local summary="$passed passed, $failed failed"
+    [[ $skipped -gt 0 ]] && summary+=", $skipped skipped"
+    echo "$summary"
 }
 trap cleanup EXIT
 
-bash scripts/install-deps.sh
-# The system account that dante's SOCKS5 password tests authenticate as (root only).
+bash scripts/install-deps.sh test
+# The system account that dante's SOCKS5 password tests authenticate as (root only). It is
+# deleted again at the end if this run made it.
+if [[ "$(id -u)" -eq 0 ]] && ! id stkproxytest >/dev/null 2>&1; then
+    account_created=yes
+fi
 bash scripts/proxy-test-user.sh
 
 # Tasks follow the proxy variables by default, but the tests and the examples below talk to
@@ -40,6 +75,30 @@ bash scripts/proxy-test-user.sh
 # shell was told to use.
 run_without_proxy_variables() {
     env -u https_proxy -u HTTPS_PROXY -u all_proxy -u ALL_PROXY "$@"
+}
+
+# count_run NAME LOG STATUS: adds a `swift test` run's counts (scripts/count-tests.py) to the
+# sums. A run that stopped before its summary, or failed with no failed test to show for it,
+# counts as one more failure.
+count_run() {
+    local name="$1" log="$2" status="$3" run_passed run_failed run_skipped completeness
+    read -r run_passed run_failed run_skipped completeness < <(python3 scripts/count-tests.py "$log")
+    echo "test.sh: $name: $run_passed passed, $run_failed failed, $run_skipped skipped ($completeness)"
+    passed=$((passed + run_passed))
+    failed=$((failed + run_failed))
+    skipped=$((skipped + run_skipped))
+    if [[ "$completeness" != complete ]]; then
+        echo "test.sh: $name stopped before its summary line; counted as one more failure" >&2
+        failed=$((failed + 1))
+    elif [[ "$status" -ne 0 && "$run_failed" -eq 0 ]]; then
+        echo "test.sh: $name failed (exit status $status) with no failed test; counted as one failure" >&2
+        failed=$((failed + 1))
+    fi
+}
+
+# count_stage NAME STATUS: a stage that is one check of its own (the DocC catalogs).
+count_stage() {
+    if [[ "$2" -eq 0 ]]; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
 }
 
 # --- Build and unit tests ------------------------------------------------------------------
@@ -54,11 +113,18 @@ if ! bash scripts/start-services.sh --state "$workdir/services"; then
     status=1
 fi
 if ! swift build --build-tests; then
-    echo "test.sh: swift build --build-tests failed" >&2
+    echo "test.sh: swift build --build-tests failed; no Swift test ran (counted as one failure)" >&2
     status=1
-elif ! run_without_proxy_variables swift test --skip DaemonRestartTests "$@"; then
-    echo "test.sh: swift test failed" >&2
-    status=1
+    failed=$((failed + 1))
+else
+    run_status=0
+    run_without_proxy_variables swift test --skip DaemonRestartTests "$@" 2>&1 | tee "$workdir/swift-test.log" ||
+        run_status=$?
+    count_run "swift test" "$workdir/swift-test.log" "$run_status"
+    if [[ $run_status -ne 0 ]]; then
+        echo "test.sh: swift test failed" >&2
+        status=1
+    fi
 fi
 # Restarting avahi-daemon under a running browse would disturb the other DNS-SD tests, so that
 # test runs on its own, told which daemon this script started (and so may restart).
@@ -66,39 +132,63 @@ if [[ $# -eq 0 ]]; then
     if ! grep -q '^avahi-daemon ' "$workdir/services" 2>/dev/null; then
         echo "test.sh: NOT RUN: DaemonRestartTests. avahi-daemon was running before this script, so it is" >&2
         echo "test.sh: not ours to restart; stop it and run scripts/test.sh again to run that test." >&2
-        [[ -n "${CI:-}" ]] && status=1
-    elif ! STK_SERVICES_STATE="$workdir/services" run_without_proxy_variables \
-        swift test --skip-build --filter DaemonRestartTests; then
-        echo "test.sh: the avahi-daemon restart test failed" >&2
-        status=1
+        # Its tests count as failed under CI, where they must run, and as skipped otherwise.
+        not_run="$(swift test list --skip-build 2>/dev/null | grep -c '\.DaemonRestartTests/' || true)"
+        [[ "$not_run" -gt 0 ]] || not_run=1
+        if [[ -n "${CI:-}" ]]; then
+            status=1
+            failed=$((failed + not_run))
+        else
+            skipped=$((skipped + not_run))
+        fi
+    else
+        run_status=0
+        STK_SERVICES_STATE="$workdir/services" run_without_proxy_variables \
+            swift test --skip-build --filter DaemonRestartTests 2>&1 | tee "$workdir/daemon-restart.log" || run_status=$?
+        count_run "DaemonRestartTests" "$workdir/daemon-restart.log" "$run_status"
+        if [[ $run_status -ne 0 ]]; then
+            echo "test.sh: the avahi-daemon restart test failed" >&2
+            status=1
+        fi
     fi
 fi
 
 # --- Sanitizers ---------------------------------------------------------------------------------
 # Under CI (or with STK_SANITIZE=thread|address) the whole suite runs again under a sanitizer,
 # in a build of its own; CI runs ThreadSanitizer every time. (`scripts/sanitize.sh address`
-# runs AddressSanitizer the same way.)
+# runs AddressSanitizer the same way.) Its tests count in the last line too.
 sanitizer="${STK_SANITIZE:-}"
 [[ -z "$sanitizer" && -n "${CI:-}" && $# -eq 0 ]] && sanitizer=thread
-if [[ -n "$sanitizer" ]] && ! bash scripts/sanitize.sh "$sanitizer"; then
-    echo "test.sh: the suite failed under the $sanitizer sanitizer" >&2
-    status=1
+if [[ -n "$sanitizer" ]]; then
+    run_status=0
+    bash scripts/sanitize.sh "$sanitizer" 2>&1 | tee "$workdir/sanitize.log" || run_status=$?
+    count_run "swift test under the $sanitizer sanitizer" "$workdir/sanitize.log" "$run_status"
+    if [[ $run_status -ne 0 ]]; then
+        echo "test.sh: the suite failed under the $sanitizer sanitizer" >&2
+        status=1
+    fi
 fi
 
 # --- Documentation -------------------------------------------------------------------------------
 # Under CI (or with STK_DOCS=1) both DocC catalogs are built, and a warning (a link that does
 # not resolve, or names more than one overload) fails the run.
-if [[ ( -n "${CI:-}" || -n "${STK_DOCS:-}" ) && $# -eq 0 ]] && ! bash scripts/docs.sh; then
-    echo "test.sh: the DocC catalogs have warnings" >&2
-    status=1
+if [[ ( -n "${CI:-}" || -n "${STK_DOCS:-}" ) && $# -eq 0 ]]; then
+    run_status=0
+    bash scripts/docs.sh || run_status=$?
+    count_stage "DocC catalogs" "$run_status"
+    if [[ $run_status -ne 0 ]]; then
+        echo "test.sh: the DocC catalogs have warnings" >&2
+        status=1
+    fi
 fi
 
-# --- End to end: the echo examples -----------------------------------------------------------
-pass() { echo "e2e: PASS $1"; passed=$((passed + 1)); }
-fail() { echo "e2e: FAIL $1" >&2; }
+# --- End to end: the echo examples and the documents' samples ---------------------------------
+pass() { echo "e2e: PASS $1"; e2e_passed=$((e2e_passed + 1)); }
+fail() { echo "e2e: FAIL $1" >&2; e2e_failed=$((e2e_failed + 1)); }
 
-server=.build/debug/echo-server
-client=.build/debug/echo-client
+bin=.build/debug
+server=$bin/echo-server
+client=$bin/echo-client
 
 # Bounds every client run, so a hang fails the check instead of stalling CI.
 run_client() { run_without_proxy_variables timeout 30 "$client" "$@"; }
@@ -118,6 +208,75 @@ check_long_line() {
     echo >>"$workdir/long"
     ! run_client --port "$port" <"$workdir/long" >/dev/null 2>&1 &&
         [[ "$(echo again | run_client --port "$port" 2>/dev/null)" == again ]]
+}
+
+# Every Swift sample of README.md and the DocC articles is the code that Examples/Samples
+# compiles (the build above compiled it).
+check_samples_match() {
+    python3 scripts/check-samples.py
+}
+
+# wait_for_line FILE PATTERN PID: waits (at most 30 s) until FILE has a line matching the
+# extended regular expression PATTERN, while process PID runs.
+wait_for_line() {
+    for _ in $(seq 300); do
+        grep -qE "$2" "$1" && return 0
+        is_running "$3" || break
+        sleep 0.1
+    done
+    grep -qE "$2" "$1"
+}
+
+# README.md's client sample, as shown: against an echo server on port 7007, the port it names.
+# Another run's check may hold the port for a moment: try for up to 30 s.
+check_sample_client() {
+    local pid="" _
+    for _ in $(seq 30); do
+        : >"$workdir/echo-7007.out"
+        "$server" --port 7007 >"$workdir/echo-7007.out" 2>"$workdir/echo-7007.err" &
+        pid=$!
+        sample_pids+=("$pid")
+        wait_for_line "$workdir/echo-7007.out" '^listening on ' "$pid" && break
+        wait "$pid" 2>/dev/null || true
+        pid=""
+        sleep 1
+    done
+    if [[ -z "$pid" ]]; then
+        echo "test.sh: port 7007 stayed taken, so README.md's client sample could not run: $(cat "$workdir/echo-7007.err")" >&2
+        return 1
+    fi
+    local code=0
+    run_without_proxy_variables timeout 30 "$bin/sample-client" >"$workdir/sample-client.out" 2>&1 || code=$?
+    kill "$pid" 2>/dev/null || true
+    wait "$pid" 2>/dev/null || true
+    [[ $code -eq 0 && "$(cat "$workdir/sample-client.out")" == $'hello\nthe server closed its side: true' ]] || {
+        echo "test.sh: README.md's client sample exited $code and printed: $(cat "$workdir/sample-client.out")" >&2
+        return 1
+    }
+}
+
+# README.md's server sample, as shown: echo-client's lines come back from it; then SIGTERM.
+# (stdbuf: its `print` goes to a file, which C's stdio would otherwise hold in a buffer.)
+check_sample_server() {
+    : >"$workdir/sample-server.out"
+    run_without_proxy_variables stdbuf -oL "$bin/sample-server" >"$workdir/sample-server.out" 2>&1 &
+    local pid=$!
+    sample_pids+=("$pid")
+    wait_for_line "$workdir/sample-server.out" '^listening on port [0-9]+$' "$pid" || return 1
+    local sample_port
+    sample_port="$(sed -n 's/^listening on port //p' "$workdir/sample-server.out")"
+    local reply
+    reply="$(printf 'one\ntwo\n' | run_client --port "$sample_port" 2>/dev/null)"
+    kill "$pid" 2>/dev/null || true
+    wait "$pid" 2>/dev/null || true
+    [[ "$reply" == $'one\ntwo' ]]
+}
+
+# README.md's DNS-SD sample, as shown: it advertises, finds a service, connects and writes,
+# then withdraws (through the avahi-daemon started above).
+check_sample_dnssd() {
+    run_without_proxy_variables timeout 60 "$bin/sample-dnssd" >"$workdir/sample-dnssd.out" 2>&1 &&
+        grep -q '^advertised as Team Chat' "$workdir/sample-dnssd.out"
 }
 
 # SIGTERM shuts the server down gracefully: with no connection open it exits 0 at once (we
@@ -142,8 +301,10 @@ check_refused() {
         grep -q 'StreamTaskError.connectionRefused' "$workdir/refused.err"
 }
 
-# Build the two products explicitly: `--build-tests` above may have failed before linking them.
+# Build the products explicitly: `--build-tests` above may have failed before linking them.
 if swift build --product echo-server && swift build --product echo-client &&
+    swift build --product sample-client && swift build --product sample-server &&
+    swift build --product sample-dnssd &&
     start_server "$server" "$workdir/server.out" "$workdir/server.err"; then
     for check in "${e2e_checks[@]}"; do
         if "$check"; then pass "$check"; else fail "$check"; fi
@@ -151,8 +312,10 @@ if swift build --product echo-server && swift build --product echo-client &&
 else
     for check in "${e2e_checks[@]}"; do fail "$check"; done
 fi
+echo "test.sh: end-to-end checks: $e2e_passed of ${#e2e_checks[@]} passed"
 
-if [[ $passed -ne ${#e2e_checks[@]} ]]; then
+if [[ $e2e_passed -ne ${#e2e_checks[@]} ]]; then
     status=1
 fi
+finished=yes
 exit "$status" # the EXIT trap prints the summary line last

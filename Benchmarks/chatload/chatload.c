@@ -1,4 +1,4 @@
-// chatload: the chat benchmarks' load generator (see BENCHMARKS.md).
+// chatload: the chat benchmarks' load generator (see Benchmarks/BENCHMARKS.md).
 //
 // It connects CLIENTS IRC clients to 127.0.0.1:PORT, split over PROCS worker processes, has
 // them all join one channel, and then has SENDERS of them send PRIVMSGs carrying

@@ -33,6 +33,8 @@ public actor ChatClient {
     private var betterRoutePending = false
     /// Set when this connection is being replaced over a better route: reconnect at once.
     private var movingToBetterRoute = false
+    /// Where a server found through DNS-SD was last found to be.
+    private var lastResolution: DNSSDResolvedService?
     /// How long nothing must be sent or received before moving to a better route.
     static let quietPeriod = Duration.seconds(2)
 
@@ -62,6 +64,11 @@ public actor ChatClient {
                 try await connectAndServe()
             } catch let error as FatalError {
                 show(.error, error.description)
+                status = 1
+                break
+            } catch let error as StreamTaskError where Self.isLasting(error) {
+                // Trying again gets the same certificate, and the same refusal.
+                show(.error, "\(options.targetDescription): \(Self.describe(error)); not reconnecting, since this will not change by itself")
                 status = 1
                 break
             } catch {
@@ -105,7 +112,7 @@ public actor ChatClient {
             if options.security == .tls { task.startSecureConnection() }
             task.resume()
         case .discovered(let server):
-            task = try await session.streamTask(with: server.resolved)
+            task = try await session.streamTask(with: resolve(server))
             if options.security == .tls { task.startSecureConnection() }
         }
         self.task = task
@@ -143,6 +150,22 @@ public actor ChatClient {
                 return
             }
         }
+    }
+
+    /// Where to connect to a server found through DNS-SD: where it was found, the first time;
+    /// then wherever it is advertised now, since a server that restarted may listen on another
+    /// port (the demo's server takes a free one), or run on another host.
+    private func resolve(_ server: DiscoveredChatServer) async throws -> DNSSDResolvedService {
+        guard let previous = lastResolution else {
+            lastResolution = server.resolved
+            return server.resolved
+        }
+        let resolved = try await previous.service.resolve(timeout: 5)
+        if resolved.hostName != previous.hostName || resolved.port != previous.port {
+            show(.info, "\(options.targetDescription) is now advertised at \(resolved.hostName):\(resolved.port)")
+        }
+        lastResolution = resolved
+        return resolved
     }
 
     /// Runs `body`, but a write that failed because the server closed the connection is not
@@ -212,6 +235,8 @@ public actor ChatClient {
                 }
             case .closing(let reason):
                 show(.info, "server closing the link: \(reason)")
+            case .refused(let reason):
+                throw FatalError(description: "\(options.targetDescription) refused us: \(reason); not reconnecting")
             }
         }
         updatePrompt()
@@ -234,7 +259,7 @@ public actor ChatClient {
 
     private func showSecured(_ task: StreamTask) {
         let metrics = task.metrics
-        let pinned = options.pinnedCertificateSHA256 != nil ? ", certificate matches the pinned fingerprint" : ""
+        let pinned = options.pinnedCertificateSHA256.map { ", certificate matches the pinned fingerprint \(ChatServiceRecord.fingerprint($0))" } ?? ""
         show(.info, "secured with \(metrics.negotiatedTLSVersion ?? "TLS") \(metrics.negotiatedCipherSuite ?? "")\(pinned)")
     }
 
@@ -301,7 +326,13 @@ public actor ChatClient {
         // What is typed (or piped in by a script) before the session is ready waits for it;
         // `/nick` and `/quote` need not, so a nickname refused while registering can be fixed.
         let early = ChatInputCommand.worksBeforeRegistration(line)
-        if !ChatInputCommand.needsNoServer(line) { await waitUntilReady(early: early) }
+        if !ChatInputCommand.needsNoServer(line) {
+            if !isReady(early: early), !line.trimmingSpaces.isEmpty {
+                let why = task == nil ? "not connected" : "not registered yet"
+                show(.info, "\(why): this line waits and goes out once the client is (/quit to stop)")
+            }
+            await waitUntilReady(early: early)
+        }
         let command = ChatInputCommand(parsing: line, currentChannel: state.currentChannel, channelTypes: state.channelTypes)
         switch command {
         case .none: break
@@ -317,22 +348,30 @@ public actor ChatClient {
                 show(.error, "not connected yet; try again in a moment")
                 return
             }
-            for var message in messages {
+            for message in messages {
                 if message.command == "JOIN", let channel = message.parameters.first, !channel.contains(","), state.isJoined(channel) {
                     _ = state.switchChannel(to: channel)
                     updatePrompt()
                     show(.info, "now talking in \(state.currentChannel ?? channel)")
                     continue
                 }
-                message = message.fitted()
-                if message.command == "NICK", let nickname = message.parameters.first { state.nicknameRequested(nickname) }
-                do {
-                    try await send(message)
-                } catch {
-                    show(.error, "not sent: \(Self.describe(error))")
-                    return
+                // A long message goes as several, each short enough to arrive whole, and paced
+                // within the server's flood limits; each piece is echoed as it goes, so the
+                // echo is exactly what was sent.
+                for (index, piece) in ChatMessageSplitter.split(message, nick: state.nick).enumerated() {
+                    if index >= options.pacedAfterLines {
+                        try? await Task.sleep(for: .seconds(1 / max(0.1, options.pacedLinesPerSecond)))
+                        guard !quitting else { return }
+                    }
+                    if piece.command == "NICK", let nickname = piece.parameters.first { state.nicknameRequested(nickname) }
+                    do {
+                        try await send(piece)
+                    } catch {
+                        show(.error, "not sent: \(Self.describe(error))")
+                        return
+                    }
+                    echo(piece)
                 }
-                echo(message)
             }
         }
     }
@@ -343,9 +382,14 @@ public actor ChatClient {
     private func waitUntilReady(early: Bool) async {
         let deadline = ContinuousClock.now + .seconds(30)
         while !quitting && ContinuousClock.now < deadline {
-            if task != nil, early ? registrationSent : state.isReady { return }
+            if isReady(early: early) { return }
             try? await Task.sleep(for: .milliseconds(50))
         }
+    }
+
+    /// Whether a typed line can go now (an `early` one: once registration has been sent).
+    private func isReady(early: Bool) -> Bool {
+        task != nil && (early ? registrationSent : state.isReady)
     }
 
     /// Shows what we said, since the server does not echo messages to their sender.
@@ -398,8 +442,14 @@ public actor ChatClient {
         ui.setPrompt(state.currentChannel.map { "[\($0)] " } ?? "[\(state.nick)] ")
     }
 
+    /// Whether `error` is a refusal that will not change by itself: the server's certificate is
+    /// not trusted, not for this name, expired, not the pinned one, or its TLS too old.
+    static func isLasting(_ error: StreamTaskError) -> Bool {
+        [.tlsUntrustedCertificate, .tlsHostnameMismatch, .tlsCertificateExpired, .tlsPinMismatch, .tlsVersionTooOld].contains(error.code)
+    }
+
     static func describe(_ error: any Error) -> String {
-        (error as? StreamTaskError)?.message ?? "\(error)"
+        ChatFingerprintFormat.unified((error as? StreamTaskError)?.message ?? "\(error)")
     }
 
     /// A user name the server accepts: the nickname's letters and digits.

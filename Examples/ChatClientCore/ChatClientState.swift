@@ -22,6 +22,9 @@ public struct ChatClientState: Sendable {
         case capabilities(offersTLS: Bool)
         /// The server sent `ERROR`: it is closing the connection.
         case closing(String)
+        /// The server refused us for a reason that will not change by itself (`464`, a wrong
+        /// server password; `465`, a ban): connecting again would only be refused again.
+        case refused(String)
     }
 
     /// The nickname in use, or the one being tried before registration.
@@ -225,7 +228,8 @@ public struct ChatClientState: Sendable {
         case "322":
             guard parameters.count >= 4 else { return [] }
             let topic = last.isEmpty ? "" : ": \(last)"
-            return [.show(ChatDisplayLine(.info, channel: parameters[1], "\(parameters[1]) (\(parameters[2]) users)\(topic)"))]
+            let users = parameters[2] == "1" ? "1 user" : "\(parameters[2]) users"
+            return [.show(ChatDisplayLine(.info, channel: parameters[1], "\(parameters[1]) (\(users))\(topic)"))]
         case "352":
             guard parameters.count >= 8 else { return [] }
             return [.show(ChatDisplayLine(.info, channel: parameters[1], "\(parameters[5]) (\(parameters[2])@\(parameters[3])) in \(parameters[1])"))]
@@ -250,6 +254,9 @@ public struct ChatClientState: Sendable {
             return []
         case "ERROR":
             return [.closing(last)]
+        case "464", "465":
+            let reason = message.command == "464" ? "wrong server password" : "banned from this server"
+            return [.refused("\(reason) (\(message.command) \(last))")]
         case "421" where !isRegistered && parameters.count > 1 && parameters[1].uppercased() == "CAP",
             "451" where !isRegistered && parameters.count > 1 && parameters[1].uppercased() == "CAP":
             // A server without capability negotiation: it offers no STARTTLS either.

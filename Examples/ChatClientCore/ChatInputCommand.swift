@@ -22,23 +22,29 @@ public enum ChatInputCommand: Sendable, Hashable {
     /// The line could not be understood; show this to the user.
     case error(String)
 
-    /// The help text: one line per command.
-    public static let helpText = [
-        "/join #channel[,#other]   join channels (or switch to one already joined)",
-        "/part [#channel] [reason] leave the current or the given channel",
-        "/msg <nick|#channel> text send a message to someone or somewhere",
-        "/me <action>              describe what you do, in the current channel",
-        "/nick <name>              change your nickname",
-        "/names [#channel]         who is in the current or the given channel",
-        "/list                     the channels on the server",
-        "/topic [text]             show or set the current channel's topic",
-        "/whois <nick>             who someone is, and where",
-        "/away [message]           mark yourself away (no message: back again)",
-        "/servers                  the chat servers found on the LAN",
-        "/quote <raw line>         send a raw IRC line",
-        "/quit [reason]            leave and exit",
-        "anything else             a message to the current channel",
+    /// The commands and what they do, for ``helpText``.
+    static let helpEntries = [
+        ("/join #channel[,#other]", "join channels (or switch to one already joined)"),
+        ("/part [#channel] [reason]", "leave the current or the given channel"),
+        ("/msg <nick|#channel> text", "send a message to someone or somewhere"),
+        ("/me <action>", "describe what you do, in the current channel"),
+        ("/nick <name>", "change your nickname"),
+        ("/names [#channel]", "who is in the current or the given channel"),
+        ("/list", "the channels on the server"),
+        ("/topic [text]", "show or set the current channel's topic"),
+        ("/whois <nick>", "who someone is, and where"),
+        ("/away [message]", "mark yourself away (no message: back again)"),
+        ("/servers", "the chat servers found on the LAN"),
+        ("/quote <raw line>", "send a raw IRC line"),
+        ("/quit [reason]", "leave and exit"),
+        ("anything else", "a message to the current channel"),
     ]
+
+    /// The help text: one line per command, the descriptions in one column.
+    public static let helpText: [String] = {
+        let width = helpEntries.map(\.0.count).max() ?? 0
+        return helpEntries.map { command, text in command + String(repeating: " ", count: width - command.count + 2) + text }
+    }()
 
     /// Parses one typed line. `currentChannel` is where plain text and `/me` go;
     /// `channelTypes` are the first characters of the server's channel names (its `CHANTYPES`).

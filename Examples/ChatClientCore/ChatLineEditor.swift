@@ -18,7 +18,7 @@ public struct ChatLineEditor: Sendable, Hashable {
     /// Lines submitted before, oldest first, for the up and down arrows.
     public private(set) var history: [String] = []
     private var historyIndex: Int?
-    private var pendingBytes: [UInt8] = []
+    private var decoder = UTF8KeyDecoder()
     private var escape: [UInt8]?
 
     /// An empty editor.
@@ -45,6 +45,8 @@ public struct ChatLineEditor: Sendable, Hashable {
                 }
                 continue
             }
+            // A key other than a character's next byte ends an unfinished character.
+            if byte < 0x80, let replacement = decoder.flush() { insert(replacement, into: &outcomes) }
             switch byte {
             case 0x1B: escape = []
             case 0x0D, 0x0A:
@@ -86,25 +88,17 @@ public struct ChatLineEditor: Sendable, Hashable {
                 outcomes.append(.edited)
             case 0x00..<0x20: break
             default:
-                pendingBytes.append(byte)
-                if let character = decodePending() {
-                    characters.insert(character, at: cursor)
-                    cursor += 1
-                    outcomes.append(.edited)
-                }
+                for character in decoder.feed(byte) { insert(character, into: &outcomes) }
             }
         }
         return outcomes
     }
 
-    /// A whole character once its UTF-8 bytes are all there; invalid bytes become U+FFFD.
-    private mutating func decodePending() -> Character? {
-        guard let first = pendingBytes.first else { return nil }
-        let expected = first < 0x80 ? 1 : first >= 0xF0 ? 4 : first >= 0xE0 ? 3 : first >= 0xC0 ? 2 : 1
-        guard pendingBytes.count >= expected else { return nil }
-        let character = Character(String(decoding: pendingBytes, as: UTF8.self))
-        pendingBytes = []
-        return character
+    /// Inserts a typed character at the cursor.
+    private mutating func insert(_ character: Character, into outcomes: inout [Outcome]) {
+        characters.insert(character, at: cursor)
+        cursor += 1
+        outcomes.append(.edited)
     }
 
     private mutating func handleEscape(_ sequence: [UInt8]) {

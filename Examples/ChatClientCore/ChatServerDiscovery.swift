@@ -14,9 +14,13 @@ public struct DiscoveredChatServer: Sendable, Hashable {
     /// The service name.
     public var name: String { resolved.service.name }
 
-    /// One line for a list: name, host and port, and whether it offers STARTTLS.
+    /// One line for a list: name, host and port, and whether it offers STARTTLS with which
+    /// certificate (its fingerprint in the form chat-server prints).
     public var summary: String {
-        let tls = record.map { $0.offersSTARTTLS ? "STARTTLS, pinned certificate" : "no TLS" } ?? "unknown TLS"
+        let tls = record.map { record in
+            guard record.offersSTARTTLS else { return "no TLS" }
+            return record.certificateSHA256.map { "STARTTLS, certificate \(ChatServiceRecord.fingerprint($0))" } ?? "STARTTLS"
+        } ?? "unknown TLS"
         return "\(name) at \(resolved.hostName):\(resolved.port) (\(tls))"
     }
 }

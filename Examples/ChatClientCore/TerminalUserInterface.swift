@@ -10,7 +10,8 @@ import NIOConcurrencyHelpers
 ///
 /// The terminal is put in non-canonical mode without echo, and keys go through a
 /// ``ChatLineEditor``. Every output line clears the input line, prints, and draws the input
-/// line again. ``restore()`` puts the terminal back; call it before exiting.
+/// line again. ``restore()`` puts the terminal back; call it before exiting. A crash or a
+/// hang-up puts it back too (``TerminalCrashGuard``).
 public final class TerminalUserInterface: ChatUserInterface {
     public let inputs: AsyncStream<ChatUserInput>
     public var isTerminal: Bool { true }
@@ -22,6 +23,9 @@ public final class TerminalUserInterface: ChatUserInterface {
     }
     private let state = NIOLockedValueBox(State())
     private let original: termios
+    /// Redraws the input line when the terminal's size changes (SIGWINCH), so that it fits the
+    /// new width.
+    private let resizes: TerminalResizeWatcher
 
     /// Whether standard input and output are both terminals.
     public static var isAvailable: Bool { isatty(0) == 1 && isatty(1) == 1 }
@@ -31,6 +35,7 @@ public final class TerminalUserInterface: ChatUserInterface {
         var saved = termios()
         tcgetattr(0, &saved)
         original = saved
+        TerminalCrashGuard.install(restoring: saved)
         var raw = saved
         raw.c_lflag &= ~tcflag_t(ICANON | ECHO | ISIG | IEXTEN)
         raw.c_iflag &= ~tcflag_t(IXON | ICRNL)
@@ -39,6 +44,8 @@ public final class TerminalUserInterface: ChatUserInterface {
             cc[Int(VTIME)] = 0
         }
         tcsetattr(0, TCSANOW, &raw)
+
+        resizes = TerminalResizeWatcher { [state] in Self.redraw(state) }
 
         let (stream, continuation) = AsyncStream.makeStream(of: ChatUserInput.self)
         inputs = stream
@@ -83,6 +90,7 @@ public final class TerminalUserInterface: ChatUserInterface {
             return state.restored
         }
         guard !wasRestored else { return }
+        resizes.cancel()
         var original = original
         Self.write("\r\u{1B}[2K")
         tcsetattr(0, TCSANOW, &original)

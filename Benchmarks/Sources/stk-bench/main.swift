@@ -2,7 +2,7 @@ import Foundation
 import NIOPosix
 
 // stk-bench: the library against raw SwiftNIO, alternating runs in one process so that the
-// machine's noise cancels in the ratio. scripts/bench.sh runs it; see BENCHMARKS.md.
+// machine's noise cancels in the ratio. scripts/bench.sh runs it; see Benchmarks/BENCHMARKS.md.
 //
 //   stk-bench bulk --bytes N --rounds R
 //   stk-bench rtt --count N --rounds R

@@ -1,0 +1,33 @@
+import Foundation
+import StreamTaskKit
+
+// README.md's fragments (its whole programs are the sample-* executables).
+
+func readmeTLS() async throws {
+    // sample: README.md 4
+    var configuration = StreamSession.Configuration()
+    configuration.tls.additionalTrustRoots = [try TLSCertificate(pemFile: "ca.pem")]  // optional
+    let task = StreamSession(configuration: configuration).streamTask(withHostName: "mail.example", port: 587)
+    task.resume()
+    // … read the greeting, write "STARTTLS\r\n", read the go-ahead …
+    try await task.startTLS(timeout: 10)  // waits for earlier reads and writes; later ones run protected
+
+    // A server: upgrade an accepted task, or make the whole listener TLS from the first byte.
+    let tls = try StreamTLSConfiguration.server(certificatePEMFile: "cert.pem", privateKeyPEMFile: "key.pem")
+    let listener = StreamListener(host: "127.0.0.1", port: 6697, tls: tls)
+    // end sample
+    _ = listener
+}
+
+func readmeProxies() throws {
+    // sample: README.md 5
+    var configuration = StreamSession.Configuration()
+    configuration.proxy = .httpConnect(host: "proxy.example", port: 3128,
+                                       credentials: ProxyCredentials(username: "me", password: "secret"))
+    configuration.proxy = .socks5(host: "127.0.0.1", port: 1080)  // the proxy resolves names (socks5h)
+    configuration.proxy = try ProxyConfiguration(url: "socks5://me:secret@127.0.0.1:1080")
+    configuration.proxy = .direct                                 // ignore the environment
+    let session = StreamSession(configuration: configuration)
+    // end sample
+    _ = session
+}

@@ -1,0 +1,67 @@
+import ChatProtocol
+import Foundation
+import NIOConcurrencyHelpers
+import StreamTaskKit
+import StreamTaskTestSupport
+import Testing
+
+@testable import ChatClientCore
+
+/// A refusal that will not change by itself ends the client with the reason, instead of a
+/// reconnect loop that is refused every time.
+@Suite(.timeLimit(.minutes(1)))
+struct ChatClientRefusalTests {
+    /// A wrong server password (`464`) and a ban (`465`).
+    @Test(arguments: [
+        ("464", "Password incorrect", "wrong server password"),
+        ("465", "You are banned from this server", "banned from this server"),
+    ])
+    func aRefusedRegistrationIsNotRetried(numeric: String, text: String, reason: String) async throws {
+        try await ScriptedIRCServer.with(replies: { line in
+            line.hasPrefix("USER ") ? [":srv \(numeric) alice :\(text)", "ERROR :Closing Link: 127.0.0.1 (\(text))"] : []
+        }) { server in
+            let ui = RecordingUserInterface()
+            let status = try await Self.runUntilItStops(ChatClient(options: Self.options(port: server.port, security: .none), ui: ui), ui: ui)
+            #expect(status == 1)
+            #expect(ui.lines.contains { $0.contains(reason) && $0.contains(text) && $0.contains("not reconnecting") }, "\(ui.lines)")
+            #expect(!ui.lines.contains { $0.contains("reconnecting in") }, "\(ui.lines)")
+        }
+    }
+
+    /// TLS from the first byte to a server whose certificate nothing vouches for.
+    @Test func anUntrustedCertificateIsNotRetried() async throws {
+        let listener = StreamListener(
+            host: "127.0.0.1", port: 0, session: StreamSession(configuration: .init(proxy: .direct)), tls: try ChatServerFixture.makeTLS())
+        try await listener.start()
+        let accepting = Task { for await connection in listener.connections { _ = connection } }
+        defer { accepting.cancel() }
+        let ui = RecordingUserInterface()
+        let status = try await Self.runUntilItStops(ChatClient(options: Self.options(port: listener.port!, security: .tls), ui: ui), ui: ui)
+        #expect(status == 1)
+        #expect(ui.lines.contains { $0.contains("not reconnecting") }, "\(ui.lines)")
+        #expect(!ui.lines.contains { $0.contains("reconnecting in") }, "\(ui.lines)")
+        await listener.shutdown()
+    }
+
+    /// Runs `client` until it stops by itself (at most 20 s); then, or if it does not, quits it.
+    /// Returns its exit status if it stopped by itself.
+    static func runUntilItStops(_ client: ChatClient, ui: RecordingUserInterface) async throws -> Int32? {
+        let result = NIOLockedValueBox<Int32?>(nil)
+        let run = Task {
+            let status = await client.run()
+            result.withLockedValue { $0 = status }
+        }
+        let stopped = await eventually(20) { result.withLockedValue { $0 } != nil }
+        #expect(stopped, "the client kept trying: \(ui.lines)")
+        if !stopped {
+            ui.type("/quit")
+            ui.end()
+        }
+        await run.value
+        return stopped ? result.withLockedValue { $0 } : nil
+    }
+
+    static func options(port: Int, security: ChatClientOptions.Security) -> ChatClientOptions {
+        ChatClientOptions(target: .host("127.0.0.1", port: port), security: security, nick: "alice", proxy: .direct)
+    }
+}

@@ -1,0 +1,121 @@
+import ChatProtocol
+import Foundation
+import StreamTaskTestSupport
+import Testing
+
+@testable import ChatClientCore
+
+/// Long lines typed at the client arrive whole, in several messages, and the sender's echo is
+/// what was sent.
+@Suite(.timeLimit(.minutes(1)))
+struct ChatMessageSplitterTests {
+    /// 2,250 characters of words, some of them two bytes long.
+    static let longLine = (1...400).map { $0 % 7 == 0 ? "éléphant\($0)" : "word\($0)" }.joined(separator: " ").prefix(2250)
+        .trimmingCharacters(in: .whitespaces)
+
+    /// Each piece survives the longest prefix a server may add, and the pieces put back
+    /// together with spaces are the line.
+    @Test func piecesFitTheRelayedLineAndKeepEveryWord() {
+        let text = String(Self.longLine)
+        let pieces = ChatMessageSplitter.split(IRCMessage(command: "PRIVMSG", parameters: ["#chat", text]), nick: "alice")
+        #expect(pieces.count > 4)
+        let longestPrefix = "alice!~" + String(repeating: "u", count: IRCLimits.userNameLength) + "@" + String(repeating: "h", count: 63)
+        for piece in pieces {
+            let relayed = IRCMessage(source: longestPrefix, command: "PRIVMSG", parameters: piece.parameters)
+            #expect(relayed.fitted() == relayed, "cut when relayed: \(piece.parameters[1])")
+            #expect(!piece.parameters[1].hasPrefix(" ") && !piece.parameters[1].hasSuffix(" "))
+        }
+        #expect(pieces.map { $0.parameters[1] }.joined(separator: " ") == text)
+    }
+
+    /// A word longer than a piece is cut between characters; an action stays an action in
+    /// every piece; a short line and other commands go as they are.
+    @Test func longWordsActionsAndShortLines() {
+        let word = String(repeating: "é", count: 600)
+        let pieces = ChatMessageSplitter.split(IRCMessage(command: "PRIVMSG", parameters: ["bob", word]), nick: "alice")
+        #expect(pieces.count == 3)
+        #expect(pieces.map { $0.parameters[1] }.joined() == word)
+
+        let action = ChatMessageSplitter.split(
+            IRCMessage(command: "PRIVMSG", parameters: ["#chat", "\u{1}ACTION \(Self.longLine)\u{1}"]), nick: "alice")
+        #expect(action.count > 4)
+        #expect(action.allSatisfy { $0.parameters[1].hasPrefix("\u{1}ACTION ") && $0.parameters[1].hasSuffix("\u{1}") })
+
+        let short = IRCMessage(command: "PRIVMSG", parameters: ["#chat", "hello"])
+        #expect(ChatMessageSplitter.split(short, nick: "alice") == [short])
+        let join = IRCMessage(command: "JOIN", parameters: ["#chat"])
+        #expect(ChatMessageSplitter.split(join, nick: "alice") == [join])
+    }
+
+    /// Through our server: the other user receives every character of a 2,250-character line,
+    /// and the sender's echo shows exactly the pieces the other user received.
+    @Test func aLongLineReachesTheOtherUserWholeAndTheEchoMatches() async throws {
+        try await ChatServerFixture.with { _, port in
+            let reader = IRCTestClient(port: port)
+            try await reader.register("reader")
+            try await reader.join("#long")
+            var options = ChatClientOptions(target: .host("127.0.0.1", port: port), security: .none, nick: "writer", channels: ["#long"], proxy: .direct)
+            options.reconnects = false
+            let ui = RecordingUserInterface()
+            let client = ChatClient(options: options, ui: ui)
+            let run = Task { await client.run() }
+            _ = try await reader.waitFor("writer joining") { $0.command == "JOIN" && $0.source?.hasPrefix("writer!") == true }
+            ui.type(String(Self.longLine))
+            var received: [String] = []
+            while received.joined(separator: " ").count < Self.longLine.count {
+                let message = try await reader.waitFor(command: "PRIVMSG")
+                received.append(message.parameters[1])
+            }
+            #expect(received.joined(separator: " ") == String(Self.longLine))
+            // Each shown line is a time, `<writer>` and the text.
+            let echoes = {
+                ui.lines.compactMap { line in line.range(of: " <writer> ").map { String(line[$0.upperBound...]) } }
+            }
+            #expect(await eventually { echoes().count >= received.count }, "\(ui.lines)")
+            #expect(echoes() == received)
+            ui.type("/quit")
+            ui.end()
+            _ = await run.value
+            await reader.close()
+        }
+    }
+
+    /// A long paste goes out paced, so a server with tight flood limits neither drops the
+    /// sender nor loses a piece. (Here: 3 lines at once, 10 a second, 2 waiting at most; the
+    /// client sends 2 at once, then 5 a second.)
+    @Test func aLongPasteIsPacedWithinTheFloodLimits() async throws {
+        let paste = (1...800).map { "w\($0)" }.joined(separator: " ")
+        try await ChatServerFixture.with({
+            $0.floodBurst = 3
+            $0.floodLinesPerSecond = 10
+            $0.floodQueuedLines = 2
+        }) { _, port in
+            let reader = IRCTestClient(port: port)
+            try await reader.register("reader")
+            try await reader.join("#paste")
+            var options = ChatClientOptions(target: .host("127.0.0.1", port: port), security: .none, nick: "paster", channels: ["#paste"], proxy: .direct)
+            options.reconnects = false
+            options.pacedAfterLines = 2
+            options.pacedLinesPerSecond = 5
+            let ui = RecordingUserInterface()
+            let run = Task { await ChatClient(options: options, ui: ui).run() }
+            _ = try await reader.waitFor("paster joining") { $0.command == "JOIN" && $0.source?.hasPrefix("paster!") == true }
+            ui.type(paste)
+            var received: [String] = []
+            while received.joined(separator: " ").count < paste.count {
+                let message = try await reader.waitFor("the next piece") { $0.command == "PRIVMSG" || $0.command == "QUIT" }
+                guard message.command == "PRIVMSG" else {
+                    Issue.record("the sender was dropped: \(message)")
+                    break
+                }
+                received.append(message.parameters[1])
+            }
+            #expect(received.count > 5)
+            #expect(received.joined(separator: " ") == paste)
+            ui.type("/quit")
+            ui.end()
+            _ = await run.value
+            await reader.close()
+        }
+    }
+}

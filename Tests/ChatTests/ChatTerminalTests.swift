@@ -1,0 +1,79 @@
+import Foundation
+import StreamTaskTestSupport
+import Testing
+
+/// The built `chat-client` in a real terminal (a tmux pane): what it leaves behind.
+@Suite(.serialized, .timeLimit(.minutes(2)))
+struct ChatTerminalTests {
+    /// Whatever ends the client, a crash included, the shell after it has its echo and line
+    /// editing back. The shell in the pane runs `stty -a` once the client has died.
+    @Test(arguments: [SIGILL, SIGSEGV, SIGABRT])
+    func aCrashPutsTheTerminalBack(signal: Int32) async throws {
+        let tmux = try BuiltProducts.installed("tmux", package: "tmux")
+        let client = try BuiltProducts.path("chat-client")
+        try await ChatServerFixture.with { _, port in
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("chat-tty-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let settings = directory.appendingPathComponent("stty").path
+            let session = TmuxSession(tmux: tmux, socket: "chat-tty-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
+            do {
+                try await session.start(
+                    "sh -c 'SWIFT_BACKTRACE=enable=no \(client) --host 127.0.0.1 --port \(port) --nick crash --no-reconnect; stty -a > \(settings); sleep 60'",
+                    width: 120, height: 30)
+                try await session.expectScreen(containing: "registered as crash")
+                let shell = try #require(Int32(await session.paneValue("#{pane_pid}")))
+                let clientPID = try #require(Self.children(of: shell).first, "no chat-client under the pane's shell")
+                kill(clientPID, signal)
+                let written = await eventually(20) {
+                    ((try? String(contentsOfFile: settings, encoding: .utf8)) ?? "").contains("speed")
+                }
+                #expect(written, "the shell never ran stty after the client")
+                let words = Set(((try? String(contentsOfFile: settings, encoding: .utf8)) ?? "").split(whereSeparator: \.isWhitespace))
+                #expect(words.contains("echo") && words.contains("icanon"), "after signal \(signal) the terminal was left as: \(words.sorted())")
+                await session.stop()
+            } catch {
+                await session.stop()
+                throw error
+            }
+        }
+    }
+
+    /// When the terminal gets narrower, the input line is drawn again to fit, its cursor end
+    /// (what was typed last) in view.
+    @Test func theInputLineIsRedrawnWhenTheTerminalIsResized() async throws {
+        let tmux = try BuiltProducts.installed("tmux", package: "tmux")
+        let client = try BuiltProducts.path("chat-client")
+        try await ChatServerFixture.with { _, port in
+            let session = TmuxSession(tmux: tmux, socket: "chat-tty-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
+            do {
+                try await session.start(
+                    "\(client) --host 127.0.0.1 --port \(port) --nick wide --channel '#resize' --no-reconnect", width: 100, height: 20)
+                try await session.expectScreen(containing: "[#resize]")
+                let typed = (1...15).map { "word\($0)" }.joined(separator: " ") + " LASTWORD"
+                try await session.typeWithoutEnter(typed)
+                try await session.expectScreen(containing: "LASTWORD")
+                try await session.resize(width: 40, height: 20)
+                // Drawn for 100 columns, the line would be wrapped over three rows by tmux's
+                // reflow; drawn again, it is one row: the prompt, then the text's end.
+                var redrawn = false
+                for _ in 0..<100 where !redrawn {
+                    redrawn = await session.screen().split(separator: "\n").contains { $0.hasPrefix("[#resize] ") && $0.hasSuffix("LASTWORD") }
+                    if !redrawn { try? await Task.sleep(for: .milliseconds(100)) }
+                }
+                let screen = await session.screen()
+                #expect(redrawn, "after the resize the screen shows:\n\(screen)")
+                await session.stop()
+            } catch {
+                await session.stop()
+                throw error
+            }
+        }
+    }
+
+    /// The child processes of `pid`, from /proc.
+    static func children(of pid: Int32) -> [Int32] {
+        let text = (try? String(contentsOfFile: "/proc/\(pid)/task/\(pid)/children", encoding: .utf8)) ?? ""
+        return text.split(separator: " ").compactMap { Int32($0) }
+    }
+}
