@@ -5,10 +5,11 @@ import StreamTaskKit
 import FoundationNetworking  // URLRequest on Linux
 #endif
 
-// The other articles of Sources/StreamTaskKit/Docs.docc.
+// The other articles of Sources/StreamTaskCore/Docs.docc and Sources/StreamTaskHTTP/Docs.docc,
+// and the umbrella StreamTaskKit.md.
 
 func landingPage() async throws {
-    // sample: Sources/StreamTaskKit/Docs.docc/StreamTaskKit.md 1
+    // sample: Sources/StreamTaskCore/Docs.docc/StreamTaskCore.md 1
     let session = StreamSession()
     let task = session.streamTask(withHostName: "example.com", port: 7)
     task.resume()
@@ -19,7 +20,7 @@ func landingPage() async throws {
 }
 
 func dataTaskUpgrade(session: StreamSession) async throws {
-    // sample: Sources/StreamTaskKit/Docs.docc/DataTasks.md 1
+    // sample: Sources/StreamTaskHTTP/Docs.docc/DataTasks.md 1
     var request = URLRequest(url: URL(string: "ws://chat.example/socket")!)
     request.setValue("websocket", forHTTPHeaderField: "Upgrade")
     request.setValue("Upgrade", forHTTPHeaderField: "Connection")
@@ -38,7 +39,7 @@ func dataTaskUpgrade(session: StreamSession) async throws {
 }
 
 func dataTaskByteStreams(task: StreamTask) async throws {
-    // sample: Sources/StreamTaskKit/Docs.docc/DataTasks.md 2
+    // sample: Sources/StreamTaskCore/Docs.docc/StreamHandover.md 1
     let (bytes, writer) = try await task.captureByteStreams()
     try await writer.write(Data("hello\n".utf8))
     writer.finish()                                          // end of stream; reading goes on
@@ -47,7 +48,7 @@ func dataTaskByteStreams(task: StreamTask) async throws {
 }
 
 func performanceExecutor(task: StreamTask) {
-    // sample: Sources/StreamTaskKit/Docs.docc/Performance.md 1
+    // sample: Sources/StreamTaskCore/Docs.docc/Performance.md 1
     let echo = Task(executorPreference: task.executor) {
         while let line = try await task.readData(upToAndIncluding: Data("\n".utf8), maxLength: 1024) {
             try await task.write(line)
@@ -58,7 +59,7 @@ func performanceExecutor(task: StreamTask) {
 }
 
 func performancePromise(task: StreamTask) {
-    // sample: Sources/StreamTaskKit/Docs.docc/Performance.md 2
+    // sample: Sources/StreamTaskCore/Docs.docc/Performance.md 2
     let promise = task.eventLoop.makePromise(of: Void.self)
     promise.futureResult.whenComplete { result in
         // On the loop: send what has queued up meanwhile, or stop on failure.
@@ -68,7 +69,7 @@ func performancePromise(task: StreamTask) {
 }
 
 func proxiesArticle() throws {
-    // sample: Sources/StreamTaskKit/Docs.docc/Proxies.md 1
+    // sample: Sources/StreamTaskCore/Docs.docc/Proxies.md 1
     var configuration = StreamSession.Configuration()
     configuration.proxy = .environment                                   // the default
     configuration.proxy = .direct                                        // never a proxy
@@ -82,7 +83,7 @@ func proxiesArticle() throws {
 }
 
 func routesArticle(task: StreamTask) async {
-    // sample: Sources/StreamTaskKit/Docs.docc/Routes.md 1
+    // sample: Sources/StreamTaskCore/Docs.docc/Routes.md 1
     for await event in task.events {
         switch event {
         case .betterRouteDiscovered:
@@ -99,7 +100,7 @@ func routesArticle(task: StreamTask) async {
 }
 
 func securingConnectionsArticle(task: StreamTask) async throws {
-    // sample: Sources/StreamTaskKit/Docs.docc/SecuringConnections.md 1
+    // sample: Sources/StreamTaskCore/Docs.docc/SecuringConnections.md 1
     // Client side of SMTP's STARTTLS.
     _ = try await task.readData(upToAndIncluding: Data("\r\n".utf8), maxLength: 512, timeout: 10) // 220 greeting
     try await task.write(Data("STARTTLS\r\n".utf8), timeout: 10)
@@ -107,4 +108,27 @@ func securingConnectionsArticle(task: StreamTask) async throws {
     try await task.startTLS(timeout: 10)
     // From here on, reads and writes are protected.
     // end sample
+}
+
+func umbrellaLandingPage() async throws {
+    // sample: Sources/StreamTaskKit/Docs.docc/StreamTaskKit.md 1
+    let session = StreamSession()
+    let task = session.streamTask(withHostName: "127.0.0.1", port: 7007)
+    task.resume()
+    try await task.write(Data("hello\n".utf8), timeout: 5)
+    let line = try await task.readData(upToAndIncluding: Data("\n".utf8), maxLength: 4096, timeout: 5)
+    // end sample
+    _ = line
+}
+
+func httpLandingPage() async throws {
+    // sample: Sources/StreamTaskHTTP/Docs.docc/StreamTaskHTTP.md 1
+    let session = StreamSession()
+    var request = URLRequest(url: URL(string: "http://127.0.0.1:8080/chat")!)
+    request.setValue("websocket", forHTTPHeaderField: "Upgrade")
+    let dataTask = session.dataTask(with: request)
+    let response = try await dataTask.receiveResponse()
+    let stream = try await dataTask.becomeStream()  // the same connection, as a stream task
+    // end sample
+    _ = (response, stream)
 }

@@ -4,7 +4,7 @@ import StreamTaskKit
 // Sources/StreamTaskKit/Docs.docc/GettingStarted.md, one function a step.
 
 func gettingStartedSession() {
-    // sample: Sources/StreamTaskKit/Docs.docc/GettingStarted.md 1
+    // sample: Sources/StreamTaskCore/Docs.docc/GettingStarted.md 1
     var configuration = StreamSession.Configuration()
     configuration.timeoutIntervalForConnect = 10  // name resolution plus connecting, in seconds
     configuration.timeoutIntervalForRead = 30     // for reads that are not given a timeout
@@ -14,21 +14,21 @@ func gettingStartedSession() {
 }
 
 func gettingStartedTask(session: StreamSession) {
-    // sample: Sources/StreamTaskKit/Docs.docc/GettingStarted.md 2
+    // sample: Sources/StreamTaskCore/Docs.docc/GettingStarted.md 2
     let task = session.streamTask(withHostName: "example.com", port: 7)
     task.resume()
     // end sample
 }
 
 func gettingStartedRead(task: StreamTask) async throws {
-    // sample: Sources/StreamTaskKit/Docs.docc/GettingStarted.md 3
+    // sample: Sources/StreamTaskCore/Docs.docc/GettingStarted.md 3
     let (data, atEOF) = try await task.readData(ofMinLength: 1, maxLength: 4096, timeout: 5)
     // end sample
     _ = (data, atEOF)
 }
 
 func gettingStartedLines(task: StreamTask) async throws {
-    // sample: Sources/StreamTaskKit/Docs.docc/GettingStarted.md 4
+    // sample: Sources/StreamTaskCore/Docs.docc/GettingStarted.md 4
     let crlf = Data("\r\n".utf8)
     while let line = try await task.readData(upToAndIncluding: crlf, maxLength: 512, timeout: 0) {
         handle(line)  // ends with "\r\n", except a last line cut short by the end of the stream
@@ -38,13 +38,13 @@ func gettingStartedLines(task: StreamTask) async throws {
 }
 
 func gettingStartedWrite(task: StreamTask) async throws {
-    // sample: Sources/StreamTaskKit/Docs.docc/GettingStarted.md 5
+    // sample: Sources/StreamTaskCore/Docs.docc/GettingStarted.md 5
     try await task.write(Data("PING\r\n".utf8), timeout: 5)
     // end sample
 }
 
 func gettingStartedHalfClose(task: StreamTask, crlf: Data) async throws {
-    // sample: Sources/StreamTaskKit/Docs.docc/GettingStarted.md 6
+    // sample: Sources/StreamTaskCore/Docs.docc/GettingStarted.md 6
     task.closeWrite()  // after every earlier write: the peer reads end of stream
     while let line = try await task.readData(upToAndIncluding: crlf, maxLength: 512, timeout: 5) {
         handle(line)   // reading goes on until the peer closes its side
@@ -53,7 +53,7 @@ func gettingStartedHalfClose(task: StreamTask, crlf: Data) async throws {
 }
 
 func gettingStartedEvents(task: StreamTask) async {
-    // sample: Sources/StreamTaskKit/Docs.docc/GettingStarted.md 7
+    // sample: Sources/StreamTaskCore/Docs.docc/GettingStarted.md 7
     for await event in task.events {
         switch event {
         case .readClosed: print("no more bytes will arrive")
@@ -67,7 +67,7 @@ func gettingStartedEvents(task: StreamTask) async {
 }
 
 func gettingStartedMetrics(task: StreamTask) {
-    // sample: Sources/StreamTaskKit/Docs.docc/GettingStarted.md 8
+    // sample: Sources/StreamTaskCore/Docs.docc/GettingStarted.md 8
     let metrics = task.metrics
     if let start = metrics.connectStartDate, let end = metrics.connectEndDate {
         print("connected to \(metrics.remoteAddress ?? "?") in \(end.timeIntervalSince(start)) s")
@@ -76,7 +76,7 @@ func gettingStartedMetrics(task: StreamTask) {
 }
 
 func gettingStartedListener() async throws {
-    // sample: Sources/StreamTaskKit/Docs.docc/GettingStarted.md 9
+    // sample: Sources/StreamTaskCore/Docs.docc/GettingStarted.md 9
     let listener = StreamListener(host: "127.0.0.1", port: 0)  // 0: any free port
     try await listener.start()                                  // throws bindFailed
     print("listening on port \(listener.port!)")
