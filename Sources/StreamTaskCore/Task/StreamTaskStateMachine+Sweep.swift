@@ -100,21 +100,13 @@ extension StreamTaskStateMachine {
         let item = pending[index]
         switch item.operation {
         case .read(let minLength, let maxLength):
-            guard sweep.readsMove else { return .stays }
-            guard let action = completeRead(item.id, minLength: minLength, maxLength: maxLength) else {
-                sweep.blockReads(wanting: minLength)
-                return .stays
+            return stepRead(wanting: minLength, &sweep) {
+                $0.completeRead(item.id, minLength: minLength, maxLength: maxLength)
             }
-            sweep.actions.append(action)
-            return .done
         case .readThrough(let delimiter, let maxLength):
-            guard sweep.readsMove else { return .stays }
-            guard let action = completeReadThrough(item.id, delimiter: delimiter, maxLength: maxLength) else {
-                sweep.blockReads(wanting: maxLength)
-                return .stays
+            return stepRead(wanting: maxLength, &sweep) {
+                $0.completeReadThrough(item.id, delimiter: delimiter, maxLength: maxLength)
             }
-            sweep.actions.append(action)
-            return .done
         case .closeRead:
             return stepCloseRead(item, &sweep)
         case .write(let bytes):
@@ -126,6 +118,22 @@ extension StreamTaskStateMachine {
         case .captureStreams:
             return stepCapture(item, at: index, &sweep)
         }
+    }
+
+    /// A read at the head of the read lane: `complete` gives its outcome, or `nil` while it
+    /// waits for `bytesWanted` bytes (which then hold the lane).
+    private mutating func stepRead(
+        wanting bytesWanted: Int,
+        _ sweep: inout Sweep,
+        complete: (inout Self) -> Action?
+    ) -> Step {
+        guard sweep.readsMove else { return .stays }
+        guard let action = complete(&self) else {
+            sweep.blockReads(wanting: bytesWanted)
+            return .stays
+        }
+        sweep.actions.append(action)
+        return .done
     }
 
     private mutating func stepCloseRead(_ item: Pending, _ sweep: inout Sweep) -> Step {
