@@ -7,16 +7,17 @@ import NIOCore
 /// event loop.
 ///
 /// ```
-/// StreamTask (any thread)            StreamTaskDriver (event loop)          channel
-///   readData / write / startTLS ─────▶ submit ─▶ enqueue ─▶ machine.enqueue
-///                                       carryOut(actions) ─▶ carryOutNow ──────────▶ write / read / close
-///   completion ◀──────────────────────── finish ◀── machine.received ◀───── channelReceived
+/// StreamTask (any thread)          StreamTaskDriver (event loop)                channel
+///   readData / write / startTLS ──▶ submit ─▶ enqueue ─▶ machine.enqueue
+///                                   carryOut(actions) ──────────────────────▶ write / read / close
+///   completion ◀─────────────────── finish ◀── machine.received ◀──────────── channelReceived
 /// ```
 ///
 /// Every input, from the façade or from the channel, becomes an input of the
-/// ``StreamTaskStateMachine``; the actions it returns are carried out by `carryOut(_:thenComplete:)`, in order
-/// and never nested. The features that add handlers to the pipeline (TLS, proxies, data tasks,
-/// route monitoring) are extensions of this type in their own folders.
+/// `StreamTaskStateMachine`; the actions it returns are carried out by
+/// `carryOut(_:thenComplete:)`, in order and never nested. TLS and proxies are extensions of
+/// this type in their own folders; data tasks and route watching plug in as
+/// ``StreamTaskAttachment``s.
 package final class StreamTaskDriver: @unchecked Sendable {
     // @unchecked Sendable: every stored `var` is touched only on `eventLoop`, and each entry
     // point checks that it runs there (`preconditionInEventLoop`) or hops there first.
@@ -84,11 +85,6 @@ package final class StreamTaskDriver: @unchecked Sendable {
     func bornFailed(_ failure: StreamTaskError) {
         _ = machine.closed(error: failure)
         phase = .completed
-    }
-
-    var isCompleted: Bool {
-        if case .completed = phase { return true }
-        return false
     }
 
     var isConnecting: Bool {
