@@ -11,6 +11,7 @@ import StreamTaskKit
 /// print("listening on", server.port!)
 /// try await server.run()   // until shutdown()
 /// ```
+
 ///
 /// The protocol logic lives in ``ChatServerState``; this actor only carries out its actions,
 /// so every change to the state happens in one place, one event at a time.
@@ -33,9 +34,16 @@ public actor ChatServer {
         self.configuration = configuration
         var identity = configuration.identity
         identity.offersSTARTTLS = configuration.tls != nil
-        state = ChatServerState(identity: identity, maximumClients: configuration.maximumClients)
+        state = ChatServerState(
+            identity: identity,
+            maximumClients: configuration.maximumClients,
+            maximumClientsPerAddress: configuration.maximumClientsPerAddress)
+        // No per-address limit in the listener: it could only close a connection, where the
+        // chat server tells the client which limit it hit (ChatServerState.connect).
         listener = StreamListener(
-            host: configuration.host, port: configuration.port, sendBufferSize: configuration.socketSendBuffer)
+            host: configuration.host,
+            port: configuration.port,
+            configuration: StreamListener.Configuration(sendBufferSize: configuration.socketSendBuffer))
     }
 
     /// The port the server listens on, once started.
@@ -118,7 +126,7 @@ public actor ChatServer {
         let directive = perform(state.connect(id, host: task.host), for: id)
         flush()
         if case .closed(let lastLine) = directive {
-            logger.notice("refused a client: the server is full", metadata: ["host": "\(task.host)"])
+            logger.notice("refused a client", metadata: ["host": "\(task.host)"])
             await ChatConnection.close(task, lastLine: lastLine)
             return nil
         }
@@ -172,6 +180,7 @@ public actor ChatServer {
         var directive = ChatConnection.Directive.proceed(registered: false)
         var queue = actions[...]
         var overflowed: [ChatClientID] = []
+        var overflowedEver: Set<ChatClientID> = []
         while let action = queue.popFirst() {
             switch action {
             case .send(let id, let message):
@@ -188,13 +197,15 @@ public actor ChatServer {
                     let unsent = outbound?.takeUnsentAndClose() ?? Data()
                     let last = Self.closingLine(host: host, reason: reason).map { Data($0) }
                     directive = .closed(lastLine: unsent.isEmpty ? last : unsent + (last ?? Data()))
-                } else {
-                    outbound?.abort()
+                } else if let outbound {
+                    // Past its send queue a client cannot take even the last line.
+                    if overflowedEver.contains(id) { outbound.abort() } else { closeAfterLastLine(outbound, reason: reason) }
                 }
                 logger.debug("client dropped", metadata: ["id": "\(id)", "reason": "\(reason)"])
             }
             if queue.isEmpty, !overflowed.isEmpty {
                 for id in overflowed { queue += state.disconnect(id, reason: "SendQ exceeded") }
+                overflowedEver.formUnion(overflowed)
                 overflowed = []
             }
         }
@@ -202,6 +213,23 @@ public actor ChatServer {
             directive = .proceed(registered: state.isRegistered(caller))
         }
         return directive
+    }
+
+    /// Closes another client's connection (not the one whose event is being handled: its own
+    /// loop reads it) after its last line: the write side once the line is out, the rest 2
+    /// seconds later at most, which also ends that connection's loop.
+    private func closeAfterLastLine(_ outbound: ChatOutbound, reason: String) {
+        guard let line = Self.closingLine(host: outbound.task.host, reason: reason) else { return outbound.abort() }
+        switch outbound.enqueueLast(line) {
+        case .overLimit: return outbound.abort()
+        case .needsFlush: unflushed.append(outbound)
+        case .queued: break
+        }
+        Task {
+            if await outbound.waitUntilIdle(timeout: .seconds(2)) { outbound.task.closeWrite() }
+            try? await Task.sleep(for: .seconds(2))
+            outbound.abort()
+        }
     }
 
     private func deliver(_ message: IRCMessage, to ids: [ChatClientID], overflowed: inout [ChatClientID]) {
@@ -232,6 +260,9 @@ public actor ChatServer {
 }
 
 extension ChatServer {
+    /// Connections the server has admitted or refused so far.
+    var connectionsHandled: Int { nextID - 1 }
+
     /// Whether client `id` has registered.
     func isRegistered(_ id: ChatClientID) -> Bool {
         state.isRegistered(id)

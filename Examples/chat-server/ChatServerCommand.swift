@@ -49,6 +49,9 @@ struct ChatServerCommand: AsyncParsableCommand {
     @Option(help: "The most clients at once.")
     var maxClients = IRCLimits.defaultMaxClients
 
+    @Option(help: "The most clients at once from one address (an IPv6 /64 counts as one); 0 for no limit.")
+    var maxPerAddress = ChatServerConfiguration.defaultMaximumClientsPerAddress
+
     @Option(help: "A file whose lines are the message of the day.")
     var motdFile: String?
 
@@ -73,6 +76,9 @@ struct ChatServerCommand: AsyncParsableCommand {
         }
         guard maxClients >= 1 else {
             throw ValidationError("--max-clients must be at least 1 (got \(maxClients))")
+        }
+        guard maxPerAddress >= 0 else {
+            throw ValidationError("--max-per-address must be 0 (no limit) or more (got \(maxPerAddress))")
         }
         if (cert == nil) != (key == nil) {
             throw ValidationError("--cert and --key go together")
@@ -145,6 +151,7 @@ struct ChatServerCommand: AsyncParsableCommand {
         configuration.host = host
         configuration.port = port
         configuration.maximumClients = maxClients
+        configuration.maximumClientsPerAddress = maxPerAddress == 0 ? nil : maxPerAddress
         if noFloodLimit { configuration.floodBurst = nil }
         if let registrationTimeout { configuration.registrationTimeout = .seconds(registrationTimeout) }
         if let idleTimeout { configuration.idleTimeout = .seconds(idleTimeout) }
