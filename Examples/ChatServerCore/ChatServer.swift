@@ -1,6 +1,8 @@
 import ChatProtocol
 import Foundation
 import Logging
+import NIOConcurrencyHelpers
+import ServiceLifecycle
 import StreamTaskKit
 
 /// The chat server: a listener, the protocol state, and one ``ChatConnection`` per client.
@@ -11,11 +13,17 @@ import StreamTaskKit
 /// print("listening on", server.port!)
 /// try await server.run()   // until shutdown()
 /// ```
-
+///
+/// Or as a swift-service-lifecycle `Service`, which shuts down gracefully on `SIGTERM`:
+///
+/// ```swift
+/// try await server.start()
+/// try await ServiceGroup(services: [server], gracefulShutdownSignals: [.sigterm], logger: logger).run()
+/// ```
 ///
 /// The protocol logic lives in ``ChatServerState``; this actor only carries out its actions,
 /// so every change to the state happens in one place, one event at a time.
-public actor ChatServer {
+public actor ChatServer: Service {
     /// The configuration the server was made with.
     public nonisolated let configuration: ChatServerConfiguration
     /// The listener clients connect to.
@@ -55,13 +63,23 @@ public actor ChatServer {
         logger.info("listening", metadata: ["address": "\(listener.localAddress.map { "\($0)" } ?? "?")"])
     }
 
-    /// Serves connections until ``shutdown()``.
+    /// Serves connections until ``shutdown(gracePeriod:)``: called directly, or by a
+    /// swift-service-lifecycle `ServiceGroup` that runs the server as a `Service` and shuts
+    /// down gracefully (on `SIGTERM`, say), or cancels it. Returns once every connection ended.
     public nonisolated func run() async {
-        await withDiscardingTaskGroup { group in
-            for await task in listener.connections {
-                group.addTask { await self.serve(task) }
+        let stopping = NIOLockedValueBox<Task<Void, Never>?>(nil)
+        await withTaskCancellationOrGracefulShutdownHandler {
+            await withDiscardingTaskGroup { group in
+                for await task in listener.connections {
+                    group.addTask { await self.serve(task) }
+                }
+            }
+        } onCancelOrGracefulShutdown: {
+            stopping.withLockedValue { stopping in
+                if stopping == nil { stopping = Task { await self.shutdown() } }
             }
         }
+        await stopping.withLockedValue { $0 }?.value
     }
 
     /// Stops the server: every client gets a last `ERROR :Closing Link: <host> (Server shutting

@@ -4,6 +4,7 @@ import ChatServerCore
 import ExampleSupport
 import Foundation
 import Logging
+import ServiceLifecycle
 import StreamTaskDNSSD
 import StreamTaskKit
 
@@ -125,12 +126,12 @@ struct ChatServerCommand: AsyncParsableCommand {
             }
         }
 
-        let signals = SignalWatcher(signals: [SIGINT, SIGTERM]) { signal in
-            printError("chat-server: signal \(signal), shutting down")
-            Task { await server.shutdown() }
-        }
-        defer { signals.cancel() }
-        await server.run()
+        // SIGINT and SIGTERM shut the server down gracefully: every client gets its last line.
+        let group = ServiceGroup(configuration: .init(
+            services: [.init(service: server)],
+            gracefulShutdownSignals: [.sigint, .sigterm],
+            logger: Logger(label: "chat-server.lifecycle")))
+        try await group.run()
         registration?.cancel()
     }
 
