@@ -229,7 +229,7 @@ if wants chat; then
             case "$server" in
             stk)
                 start_server "$bin/chat-server" "$work/chat-server.out" "$work/chat-server.err" \
-                    --host 127.0.0.1 --no-flood-limit --no-advertise --no-tls --max-clients 1000
+                    --host 127.0.0.1 --no-flood-limit --no-advertise --no-tls --max-clients 1000 --max-per-address 0
                 pid="$server_pid" ;;
             ngircd)
                 port="$(free_port)"

@@ -38,7 +38,7 @@ status=0
 
 # --- 1. Chat channel soak -------------------------------------------------------------------
 start_server "$bin/chat-server" "$workdir/chat.out" "$workdir/chat.err" \
-    --host 127.0.0.1 --no-advertise --no-tls --no-flood-limit --max-clients $((clients + 100))
+    --host 127.0.0.1 --no-advertise --no-tls --no-flood-limit --max-clients $((clients + 100)) --max-per-address 0
 echo "soak: chat-server (pid $server_pid, $configuration) on port $port"
 ticks="$(getconf CLK_TCK)"
 cpu() { awk '{ print $14 + $15 }' "/proc/$server_pid/stat"; }

@@ -77,16 +77,26 @@ struct ChatConnection: Sendable {
                     if framer.bufferedByteCount > 0 || !pending.isEmpty || handled < batch.count {
                         return await finish(server.disconnect(id, reason: "Plaintext after STARTTLS"))
                     }
+                    // The handshake runs into the registration deadline like any other step
+                    // of registering: a client that stalls in it is dropped in time.
+                    let registrationDeadline = connectedAt + configuration.registrationTimeout
+                    let timedOut = "Registration timed out"
                     // `670` may still be gathered behind an earlier reply: it must be handed to
                     // the task before the handshake is, or it would go out encrypted.
-                    guard await outbound.waitUntilIdle() else {
-                        return await finish(server.disconnect(id, reason: "SendQ not draining"), abort: true)
+                    guard await outbound.waitUntilIdle(timeout: min(.seconds(10), registrationDeadline - clock.now)) else {
+                        let reason = clock.now >= registrationDeadline ? timedOut : "SendQ not draining"
+                        return await finish(server.disconnect(id, reason: reason), abort: true)
+                    }
+                    let left = min(30, (registrationDeadline - clock.now).inSeconds)
+                    guard left > 0 else {
+                        return await finish(server.disconnect(id, reason: timedOut), abort: true)
                     }
                     do {
-                        try await task.startTLS(asServerWith: configuration.tls!, timeout: 30)
+                        try await task.startTLS(asServerWith: configuration.tls!, timeout: left)
                         await server.tlsEstablished(id)
                     } catch {
-                        return await finish(server.disconnect(id, reason: "TLS handshake failed"), abort: true)
+                        let reason = clock.now >= registrationDeadline ? timedOut : "TLS handshake failed"
+                        return await finish(server.disconnect(id, reason: reason), abort: true)
                     }
                 case .closed(let line):
                     return await Self.close(task, lastLine: line)

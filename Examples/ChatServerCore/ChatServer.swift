@@ -1,6 +1,8 @@
 import ChatProtocol
 import Foundation
 import Logging
+import NIOConcurrencyHelpers
+import ServiceLifecycle
 import StreamTaskKit
 
 /// The chat server: a listener, the protocol state, and one ``ChatConnection`` per client.
@@ -12,9 +14,16 @@ import StreamTaskKit
 /// try await server.run()   // until shutdown()
 /// ```
 ///
+/// Or as a swift-service-lifecycle `Service`, which shuts down gracefully on `SIGTERM`:
+///
+/// ```swift
+/// try await server.start()
+/// try await ServiceGroup(services: [server], gracefulShutdownSignals: [.sigterm], logger: logger).run()
+/// ```
+///
 /// The protocol logic lives in ``ChatServerState``; this actor only carries out its actions,
 /// so every change to the state happens in one place, one event at a time.
-public actor ChatServer {
+public actor ChatServer: Service {
     /// The configuration the server was made with.
     public nonisolated let configuration: ChatServerConfiguration
     /// The listener clients connect to.
@@ -33,9 +42,16 @@ public actor ChatServer {
         self.configuration = configuration
         var identity = configuration.identity
         identity.offersSTARTTLS = configuration.tls != nil
-        state = ChatServerState(identity: identity, maximumClients: configuration.maximumClients)
+        state = ChatServerState(
+            identity: identity,
+            maximumClients: configuration.maximumClients,
+            maximumClientsPerAddress: configuration.maximumClientsPerAddress)
+        // No per-address limit in the listener: it could only close a connection, where the
+        // chat server tells the client which limit it hit (ChatServerState.connect).
         listener = StreamListener(
-            host: configuration.host, port: configuration.port, sendBufferSize: configuration.socketSendBuffer)
+            host: configuration.host,
+            port: configuration.port,
+            configuration: StreamListener.Configuration(sendBufferSize: configuration.socketSendBuffer))
     }
 
     /// The port the server listens on, once started.
@@ -47,13 +63,23 @@ public actor ChatServer {
         logger.info("listening", metadata: ["address": "\(listener.localAddress.map { "\($0)" } ?? "?")"])
     }
 
-    /// Serves connections until ``shutdown()``.
+    /// Serves connections until ``shutdown(gracePeriod:)``: called directly, or by a
+    /// swift-service-lifecycle `ServiceGroup` that runs the server as a `Service` and shuts
+    /// down gracefully (on `SIGTERM`, say), or cancels it. Returns once every connection ended.
     public nonisolated func run() async {
-        await withDiscardingTaskGroup { group in
-            for await task in listener.connections {
-                group.addTask { await self.serve(task) }
+        let stopping = NIOLockedValueBox<Task<Void, Never>?>(nil)
+        await withTaskCancellationOrGracefulShutdownHandler {
+            await withDiscardingTaskGroup { group in
+                for await task in listener.connections {
+                    group.addTask { await self.serve(task) }
+                }
+            }
+        } onCancelOrGracefulShutdown: {
+            stopping.withLockedValue { stopping in
+                if stopping == nil { stopping = Task { await self.shutdown() } }
             }
         }
+        await stopping.withLockedValue { $0 }?.value
     }
 
     /// Stops the server: every client gets a last `ERROR :Closing Link: <host> (Server shutting
@@ -118,7 +144,7 @@ public actor ChatServer {
         let directive = perform(state.connect(id, host: task.host), for: id)
         flush()
         if case .closed(let lastLine) = directive {
-            logger.notice("refused a client: the server is full", metadata: ["host": "\(task.host)"])
+            logger.notice("refused a client", metadata: ["host": "\(task.host)"])
             await ChatConnection.close(task, lastLine: lastLine)
             return nil
         }
@@ -172,6 +198,7 @@ public actor ChatServer {
         var directive = ChatConnection.Directive.proceed(registered: false)
         var queue = actions[...]
         var overflowed: [ChatClientID] = []
+        var overflowedEver: Set<ChatClientID> = []
         while let action = queue.popFirst() {
             switch action {
             case .send(let id, let message):
@@ -188,13 +215,15 @@ public actor ChatServer {
                     let unsent = outbound?.takeUnsentAndClose() ?? Data()
                     let last = Self.closingLine(host: host, reason: reason).map { Data($0) }
                     directive = .closed(lastLine: unsent.isEmpty ? last : unsent + (last ?? Data()))
-                } else {
-                    outbound?.abort()
+                } else if let outbound {
+                    // Past its send queue a client cannot take even the last line.
+                    if overflowedEver.contains(id) { outbound.abort() } else { closeAfterLastLine(outbound, reason: reason) }
                 }
                 logger.debug("client dropped", metadata: ["id": "\(id)", "reason": "\(reason)"])
             }
             if queue.isEmpty, !overflowed.isEmpty {
                 for id in overflowed { queue += state.disconnect(id, reason: "SendQ exceeded") }
+                overflowedEver.formUnion(overflowed)
                 overflowed = []
             }
         }
@@ -202,6 +231,23 @@ public actor ChatServer {
             directive = .proceed(registered: state.isRegistered(caller))
         }
         return directive
+    }
+
+    /// Closes another client's connection (not the one whose event is being handled: its own
+    /// loop reads it) after its last line: the write side once the line is out, the rest 2
+    /// seconds later at most, which also ends that connection's loop.
+    private func closeAfterLastLine(_ outbound: ChatOutbound, reason: String) {
+        guard let line = Self.closingLine(host: outbound.task.host, reason: reason) else { return outbound.abort() }
+        switch outbound.enqueueLast(line) {
+        case .overLimit: return outbound.abort()
+        case .needsFlush: unflushed.append(outbound)
+        case .queued: break
+        }
+        Task {
+            if await outbound.waitUntilIdle(timeout: .seconds(2)) { outbound.task.closeWrite() }
+            try? await Task.sleep(for: .seconds(2))
+            outbound.abort()
+        }
     }
 
     private func deliver(_ message: IRCMessage, to ids: [ChatClientID], overflowed: inout [ChatClientID]) {
@@ -232,6 +278,9 @@ public actor ChatServer {
 }
 
 extension ChatServer {
+    /// Connections the server has admitted or refused so far.
+    var connectionsHandled: Int { nextID - 1 }
+
     /// Whether client `id` has registered.
     func isRegistered(_ id: ChatClientID) -> Bool {
         state.isRegistered(id)

@@ -1,4 +1,5 @@
 import ChatProtocol
+import StreamTaskKit
 
 /// What the server knows about one connected client.
 public struct ChatServerClient: Sendable, Hashable {
@@ -6,6 +7,8 @@ public struct ChatServerClient: Sendable, Hashable {
     public let id: ChatClientID
     /// The client's address as it appears in prefixes (`127.0.0.1`, `0::1`).
     public let host: String
+    /// What per-address limits count the client under: its IPv4 address, or its IPv6 /64.
+    public let addressGroup: PeerAddressGroup?
     /// The nickname, once the client has given a valid one that is free.
     public var nickname: String?
     /// The user name from `USER`, sanitized (Protocol.md, "Names").
@@ -36,6 +39,7 @@ public struct ChatServerClient: Sendable, Hashable {
     public init(id: ChatClientID, host: String, isSecure: Bool) {
         self.id = id
         self.host = IRCName.displayHost(host)
+        self.addressGroup = PeerAddressGroup(ipAddress: host)
         self.isSecure = isSecure
     }
 

@@ -13,8 +13,15 @@ public struct ChatServerConfiguration: Sendable {
     public var identity: ChatServerIdentity
     /// The certificate and key for STARTTLS; `nil` offers no STARTTLS.
     public var tls: StreamTLSConfiguration?
-    /// The most clients at once.
+    /// The most clients at once, registered or not; half of them at most still registering
+    /// (``ChatServerState/maximumUnregisteredClients``).
     public var maximumClients = IRCLimits.defaultMaxClients
+    /// The most clients at once from one address (an IPv4 address, or an IPv6 /64), as
+    /// ngIRCd's `MaxConnectionsIP`; `nil` for no limit (benchmarks and load tests that open
+    /// hundreds of loopback connections).
+    public var maximumClientsPerAddress: Int? = Self.defaultMaximumClientsPerAddress
+    /// The default of ``maximumClientsPerAddress``: 5, as ngIRCd's.
+    public static let defaultMaximumClientsPerAddress = 5
     /// Time from connecting until registration must be complete.
     public var registrationTimeout = IRCLimits.registrationTimeout
     /// Time without a line before the server sends `PING`.

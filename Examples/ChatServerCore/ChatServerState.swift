@@ -15,8 +15,11 @@ import ChatProtocol
 public struct ChatServerState: Sendable {
     /// How the server presents itself.
     public var identity: ChatServerIdentity
-    /// The most clients at once; one more is refused with `Server is full`.
+    /// The most clients at once, registered or not (see ``connect(_:host:isSecure:)``).
     public var maximumClients: Int
+    /// The most clients at once from one address (an IPv4 address, or an IPv6 /64); one more
+    /// is refused with `Too many connections from your address`. `nil` for no limit.
+    public var maximumClientsPerAddress: Int?
     /// Connected clients by id.
     public internal(set) var clients: [ChatClientID: ChatServerClient] = [:]
     /// Channels by folded name.
@@ -27,18 +30,14 @@ public struct ChatServerState: Sendable {
     let caseMapping = IRCCaseMapping.ascii
 
     /// An empty server.
-    public init(identity: ChatServerIdentity, maximumClients: Int = IRCLimits.defaultMaxClients) {
+    public init(
+        identity: ChatServerIdentity,
+        maximumClients: Int = IRCLimits.defaultMaxClients,
+        maximumClientsPerAddress: Int? = nil
+    ) {
         self.identity = identity
         self.maximumClients = maximumClients
-    }
-
-    /// A client connected from `host`. Past ``maximumClients`` the answer is to close it.
-    public mutating func connect(_ id: ChatClientID, host: String, isSecure: Bool = false) -> [ChatServerAction] {
-        guard clients.count < maximumClients else {
-            return [.close(id, reason: "Server is full")]
-        }
-        clients[id] = ChatServerClient(id: id, host: host, isSecure: isSecure)
-        return []
+        self.maximumClientsPerAddress = maximumClientsPerAddress
     }
 
     /// The client's connection is now TLS (after `670` and a completed handshake).

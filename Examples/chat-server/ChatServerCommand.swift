@@ -4,6 +4,7 @@ import ChatServerCore
 import ExampleSupport
 import Foundation
 import Logging
+import ServiceLifecycle
 import StreamTaskDNSSD
 import StreamTaskKit
 
@@ -49,6 +50,9 @@ struct ChatServerCommand: AsyncParsableCommand {
     @Option(help: "The most clients at once.")
     var maxClients = IRCLimits.defaultMaxClients
 
+    @Option(help: "The most clients at once from one address (an IPv6 /64 counts as one); 0 for no limit.")
+    var maxPerAddress = ChatServerConfiguration.defaultMaximumClientsPerAddress
+
     @Option(help: "A file whose lines are the message of the day.")
     var motdFile: String?
 
@@ -73,6 +77,9 @@ struct ChatServerCommand: AsyncParsableCommand {
         }
         guard maxClients >= 1 else {
             throw ValidationError("--max-clients must be at least 1 (got \(maxClients))")
+        }
+        guard maxPerAddress >= 0 else {
+            throw ValidationError("--max-per-address must be 0 (no limit) or more (got \(maxPerAddress))")
         }
         if (cert == nil) != (key == nil) {
             throw ValidationError("--cert and --key go together")
@@ -119,12 +126,12 @@ struct ChatServerCommand: AsyncParsableCommand {
             }
         }
 
-        let signals = SignalWatcher(signals: [SIGINT, SIGTERM]) { signal in
-            printError("chat-server: signal \(signal), shutting down")
-            Task { await server.shutdown() }
-        }
-        defer { signals.cancel() }
-        await server.run()
+        // SIGINT and SIGTERM shut the server down gracefully: every client gets its last line.
+        let group = ServiceGroup(configuration: .init(
+            services: [.init(service: server)],
+            gracefulShutdownSignals: [.sigint, .sigterm],
+            logger: Logger(label: "chat-server.lifecycle")))
+        try await group.run()
         registration?.cancel()
     }
 
@@ -145,6 +152,7 @@ struct ChatServerCommand: AsyncParsableCommand {
         configuration.host = host
         configuration.port = port
         configuration.maximumClients = maxClients
+        configuration.maximumClientsPerAddress = maxPerAddress == 0 ? nil : maxPerAddress
         if noFloodLimit { configuration.floodBurst = nil }
         if let registrationTimeout { configuration.registrationTimeout = .seconds(registrationTimeout) }
         if let idleTimeout { configuration.idleTimeout = .seconds(idleTimeout) }

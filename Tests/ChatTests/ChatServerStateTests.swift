@@ -327,8 +327,41 @@ import Testing
         #expect(sent(actions, to: 1).last == ":chat.test 403 alice \u{0301}x :No such channel")
     }
 
+    /// Full of registered users, the server refuses the next connection. (Connections still
+    /// registering give way instead: see the next test.)
     @Test mutating func pastTheClientLimitTheConnectionIsClosed() throws {
-        for id in 1...3 { #expect(state.connect(id, host: "127.0.0.1").isEmpty) }
+        for id in 1...3 { try register(id, "user\(id)") }
         #expect(state.connect(4, host: "127.0.0.1") == [.close(4, reason: "Server is full")])
+    }
+
+    /// Connections still registering have half the places (2 of 4 here); past that, or when
+    /// the server is full, the oldest of them is closed to let the new one in.
+    @Test mutating func theOldestConnectionStillRegisteringGivesWayToANewOne() throws {
+        state = ChatServerState(identity: ChatServerFixture.identity(), maximumClients: 4)
+        #expect(state.maximumUnregisteredClients == 2)
+        try register(1, "alice")
+        #expect(state.connect(2, host: "127.0.0.2").isEmpty)
+        #expect(state.connect(3, host: "127.0.0.3").isEmpty)
+        #expect(state.connect(4, host: "127.0.0.4") == [.close(2, reason: "Too many connections registering")])
+        #expect(state.clients.keys.sorted() == [1, 3, 4])
+        _ = try say("NICK bob", from: 3)
+        _ = try say("USER bob 0 * :bob", from: 3)
+        try register(5, "carol", host: "127.0.0.5")
+        // Full, with one place still registering (4): a new connection takes it.
+        #expect(state.clients.keys.sorted() == [1, 3, 4, 5])
+        #expect(state.connect(6, host: "127.0.0.6") == [.close(4, reason: "Too many connections registering")])
+        #expect(state.clients.keys.sorted() == [1, 3, 5, 6])
+    }
+
+    /// The per-address limit counts an IPv4 address, or an IPv6 /64, registered or not.
+    @Test mutating func pastThePerAddressLimitTheConnectionIsRefused() throws {
+        state = ChatServerState(identity: ChatServerFixture.identity(), maximumClients: 10, maximumClientsPerAddress: 2)
+        try register(1, "alice", host: "2001:db8:1:2::1")
+        #expect(state.connect(2, host: "2001:db8:1:2::ffff").isEmpty)
+        #expect(state.connect(3, host: "2001:db8:1:2:abcd::9") == [.close(3, reason: "Too many connections from your address")])
+        #expect(state.connect(4, host: "2001:db8:1:3::1").isEmpty)
+        #expect(state.connect(5, host: "127.0.0.1").isEmpty)
+        _ = state.disconnect(2, reason: "Client Quit")
+        #expect(state.connect(6, host: "2001:db8:1:2::6").isEmpty)
     }
 }

@@ -16,38 +16,66 @@ import NIOPosix
 ///
 /// Accepted tasks belong to the listener's session (they are in its ``StreamSession/allTasks``,
 /// use its timeouts and delegate) but do not count against its per-host limit.
+///
+/// ``Configuration`` sets TLS, the limits (open connections, connections per peer address,
+/// accepted connections waiting for the consumer), the backlog and buffer sizes, and the
+/// session. The listener is also a swift-service-lifecycle `Service`: in a `ServiceGroup`, it
+/// starts, and it shuts down gracefully when the group does.
 public final class StreamListener: Sendable {
     /// The host or address to bind.
     public let host: String
     /// The port asked for; 0 lets the system choose (see ``port``).
     public let requestedPort: Int
+    /// The configuration the listener was made with (its values in range: limits at least 1).
+    public let configuration: Configuration
     /// The most accepted connections open at once; more wait in the kernel's backlog.
-    public let maximumConnections: Int
+    public var maximumConnections: Int { configuration.maximumConnections }
     /// The session that accepted tasks belong to.
-    public let session: StreamSession
+    public var session: StreamSession { configuration.session }
     /// When set, every accepted connection starts with a TLS handshake as a server (TLS from
     /// the first byte); its operations wait for the handshake.
-    public let tls: StreamTLSConfiguration?
+    public var tls: StreamTLSConfiguration? { configuration.tls }
+    /// The kernel send buffer of each accepted connection, if set.
+    public var sendBufferSize: Int? { configuration.sendBufferSize }
 
     /// The accepted connections, in the order they arrived. One consumer at a time; the
-    /// sequence ends when the listener shuts down.
+    /// sequence ends when the listener shuts down (after the connections accepted before).
+    ///
+    /// It pushes back: at most ``Configuration/acceptedConnectionBuffer`` accepted connections
+    /// wait here for the consumer, and while they do, the listener accepts no more.
     public let connections: AsyncStream<StreamTask>
 
-    private let continuation: AsyncStream<StreamTask>.Continuation
-    private let backlog: Int32
-    /// The kernel send buffer of each accepted connection, if set.
-    public let sendBufferSize: Int?
+    let queue: AcceptedConnectionQueue
 
-    private struct State {
+    struct State {
         var channel: (any Channel)?
         /// Accepted connections still open, with the futures that complete when they close.
         var open: [Int: (task: StreamTask, closed: EventLoopFuture<Void>)] = [:]
+        /// Open connections by the peer they come from (only with a per-address limit).
+        var perAddress: [PeerAddressGroup: Int] = [:]
+        var metrics = Metrics()
         var closed = false
     }
 
-    private let state = NIOLockedValueBox(State())
+    let state = NIOLockedValueBox(State())
 
-    /// Creates a listener; it binds when you call ``start()``.
+    /// Creates a listener; it binds when you call ``start()`` (or runs as a `Service`).
+    ///
+    /// - Parameters:
+    ///   - host: The address to bind, for example `"127.0.0.1"`, `"::1"` or `"0.0.0.0"`.
+    ///   - port: The port; 0 picks a free one.
+    ///   - configuration: TLS, limits, backlog, buffer sizes and session.
+    public init(host: String, port: Int, configuration: Configuration) {
+        self.host = host
+        self.requestedPort = port
+        self.configuration = configuration.normalized
+        let queue = AcceptedConnectionQueue(capacity: self.configuration.acceptedConnectionBuffer)
+        self.queue = queue
+        connections = AsyncStream(unfolding: { await queue.next() })
+    }
+
+    /// Creates a listener with a ``Configuration`` made of these values; it binds when you call
+    /// ``start()``. New code passes a ``Configuration``, which has every setting.
     ///
     /// - Parameters:
     ///   - host: The address to bind, for example `"127.0.0.1"`, `"::1"` or `"0.0.0.0"`.
@@ -57,11 +85,9 @@ public final class StreamListener: Sendable {
     ///   - session: The session accepted tasks belong to; a new default one if omitted.
     ///   - tls: A server configuration to make the listener TLS from the first byte; `nil` for
     ///     plaintext (accepted tasks can still upgrade with STARTTLS).
-    ///   - sendBufferSize: The kernel send buffer (`SO_SNDBUF`) of each accepted connection, in
-    ///     bytes; `nil` keeps the system's automatic sizing, which on Linux lets one connection's
-    ///     buffer grow to 4 MiB. A server with many slow peers sets it to bound what the kernel
-    ///     holds for each of them (Linux doubles the value for its bookkeeping).
-    public init(
+    ///   - sendBufferSize: The kernel send buffer (`SO_SNDBUF`) of each accepted connection
+    ///     (see ``Configuration/sendBufferSize``).
+    public convenience init(
         host: String,
         port: Int,
         maximumConnections: Int = .max,
@@ -70,14 +96,17 @@ public final class StreamListener: Sendable {
         tls: StreamTLSConfiguration? = nil,
         sendBufferSize: Int? = nil
     ) {
-        self.tls = tls
-        self.sendBufferSize = sendBufferSize.map { max(1, $0) }
-        self.host = host
-        self.requestedPort = port
-        self.maximumConnections = max(1, maximumConnections)
-        self.backlog = Int32(clamping: backlog)
-        self.session = session
-        (connections, continuation) = AsyncStream.makeStream(of: StreamTask.self, bufferingPolicy: .unbounded)
+        self.init(
+            host: host,
+            port: port,
+            configuration: Configuration(
+                tls: tls,
+                maximumConnections: maximumConnections,
+                backlog: backlog,
+                sendBufferSize: sendBufferSize,
+                session: session
+            )
+        )
     }
 
     /// The address the listener is bound to, from `start()` until `shutdown()` has closed it.
@@ -91,13 +120,13 @@ public final class StreamListener: Sendable {
     /// - Throws: ``StreamTaskError/Code/bindFailed`` when the address cannot be bound.
     public func start() async throws {
         let limit = maximumConnections
+        let queue = queue
         var bootstrap = ServerBootstrap(group: session.eventLoopGroup)
-            .serverChannelOption(ChannelOptions.backlog, value: backlog)
+            .serverChannelOption(ChannelOptions.backlog, value: Int32(clamping: configuration.backlog))
             .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
-        if limit != .max {
-            // Accept one connection per read so the limit is exact.
-            bootstrap = bootstrap.serverChannelOption(ChannelOptions.maxMessagesPerRead, value: 1)
-        }
+            // One connection per read, so that the limits and the buffer of accepted
+            // connections are exact.
+            .serverChannelOption(ChannelOptions.maxMessagesPerRead, value: 1)
         if let sendBufferSize {
             bootstrap = bootstrap.childChannelOption(
                 ChannelOptions.socketOption(.so_sndbuf), value: SocketOptionValue(clamping: sendBufferSize))
@@ -105,7 +134,7 @@ public final class StreamListener: Sendable {
         bootstrap = bootstrap
             .serverChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(AcceptLimitHandler(limit: limit))
+                    try channel.pipeline.syncOperations.addHandler(AcceptLimitHandler(limit: limit, queue: queue))
                 }
             }
             .childChannelOption(ChannelOptions.autoRead, value: false)
@@ -147,40 +176,6 @@ public final class StreamListener: Sendable {
         }
     }
 
-    private func accept(_ channel: any Channel) throws {
-        let remote = channel.remoteAddress
-        let adopted = session.adopt { id in
-            StreamTask(
-                session: session,
-                identifier: id,
-                host: remote?.ipAddress ?? "?",
-                port: remote?.port ?? 0,
-                origin: .accepted,
-                eventLoop: channel.eventLoop
-            )
-        }
-        guard let task = adopted else {
-            throw StreamTaskError(.sessionInvalidated, "the listener's session was invalidated")
-        }
-        let accepted = state.withLockedValue { state -> Bool in
-            guard !state.closed else { return false }
-            state.open[task.taskIdentifier] = (task, channel.closeFuture)
-            return true
-        }
-        guard accepted else {
-            task.cancel()
-            throw StreamTaskError(.listenerClosed, "the listener is shutting down")
-        }
-        try task.attach(channel)
-        if let tls {
-            task.startSecureConnection(asServerWith: tls)
-        }
-        channel.closeFuture.whenComplete { _ in
-            self.state.withLockedValue { _ = $0.open.removeValue(forKey: task.taskIdentifier) }
-        }
-        continuation.yield(task)
-    }
-
     /// The accepted connections that are still open.
     public var openConnections: [StreamTask] {
         state.withLockedValue { $0.open.values.map(\.task).sorted { $0.taskIdentifier < $1.taskIdentifier } }
@@ -198,7 +193,7 @@ public final class StreamListener: Sendable {
         try? await channel?.close()
         // Only now that the socket is closed does the listener stop reporting its address.
         state.withLockedValue { $0.channel = nil }
-        continuation.finish()
+        queue.finish()
         await withTaskGroup(of: Bool.self) { group in
             group.addTask {
                 // Each connection is forgotten by a callback on its close future registered at

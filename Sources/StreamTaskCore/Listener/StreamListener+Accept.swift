@@ -1,0 +1,74 @@
+import NIOCore
+
+extension StreamListener {
+    /// A connection the bootstrap accepted: refused when its peer is over the per-address limit
+    /// (before anything is read), otherwise made a task and handed to ``connections``.
+    /// Throwing closes the channel.
+    func accept(_ channel: any Channel) throws {
+        let remote = channel.remoteAddress
+        let group = configuration.maximumConnectionsPerAddress == nil ? nil : remote?.ipAddress.flatMap { PeerAddressGroup(ipAddress: $0) }
+        try admit(group)
+        let adopted = session.adopt { id in
+            StreamTask(
+                session: session,
+                identifier: id,
+                host: remote?.ipAddress ?? "?",
+                port: remote?.port ?? 0,
+                origin: .accepted,
+                eventLoop: channel.eventLoop
+            )
+        }
+        guard let task = adopted else {
+            release(group)
+            throw StreamTaskError(.sessionInvalidated, "the listener's session was invalidated")
+        }
+        let accepted = state.withLockedValue { state -> Bool in
+            guard !state.closed else { return false }
+            state.open[task.taskIdentifier] = (task, channel.closeFuture)
+            state.metrics.acceptedConnections += 1
+            return true
+        }
+        guard accepted else {
+            release(group)
+            task.cancel()
+            throw StreamTaskError(.listenerClosed, "the listener is shutting down")
+        }
+        channel.closeFuture.whenComplete { _ in
+            self.state.withLockedValue { _ = $0.open.removeValue(forKey: task.taskIdentifier) }
+            self.release(group)
+        }
+        try task.attach(channel)
+        if let tls {
+            task.startSecureConnection(asServerWith: tls)
+        }
+        if !queue.enqueue(task) {
+            task.cancel()
+        }
+    }
+
+    /// Counts a connection from `group`, or refuses it when the group has its limit open.
+    private func admit(_ group: PeerAddressGroup?) throws {
+        guard let group, let limit = configuration.maximumConnectionsPerAddress else { return }
+        let refused = state.withLockedValue { state -> Bool in
+            let open = state.perAddress[group, default: 0]
+            guard open < limit else {
+                state.metrics.refusedOverAddressLimit += 1
+                return true
+            }
+            state.perAddress[group] = open + 1
+            return false
+        }
+        if refused {
+            throw StreamTaskError(.connectionRefused, "\(group) has \(limit) connections open already")
+        }
+    }
+
+    /// A connection from `group` has closed (or was never handed out).
+    private func release(_ group: PeerAddressGroup?) {
+        guard let group else { return }
+        state.withLockedValue { state in
+            let open = state.perAddress[group, default: 1] - 1
+            state.perAddress[group] = open > 0 ? open : nil
+        }
+    }
+}

@@ -1,0 +1,121 @@
+import Foundation
+import ServiceLifecycle
+import StreamTaskTestSupport
+import Testing
+
+@testable import StreamTaskCore
+
+/// The listener's configuration over real sockets: the per-address limit, the bounded buffer
+/// of accepted connections, and the listener as a swift-service-lifecycle `Service`.
+@Suite(.timeLimit(.minutes(1))) struct StreamListenerLimitTests {
+    @Test func pastThePerAddressLimitConnectionsAreClosedAtAcceptAndCounted() async throws {
+        let listener = StreamListener(host: "127.0.0.1", port: 0, configuration: .init(maximumConnectionsPerAddress: 2))
+        try await listener.start()
+        let port = try #require(listener.port)
+        var accepted = listener.connections.makeAsyncIterator()
+        let session = StreamSession(configuration: .init(proxy: .direct))
+        let first = session.loopbackTask(port: port)
+        try await first.write("1")
+        let firstPeer = try #require(await accepted.next())
+        #expect(try await firstPeer.readText(count: 1) == "1")
+        let second = session.loopbackTask(port: port)
+        let secondPeer = try #require(await accepted.next())
+
+        // The third from 127.0.0.1 is closed as it is accepted, and handed to no one.
+        let third = session.loopbackTask(port: port)
+        #expect(try await third.readToEnd() == "")
+        #expect(listener.metrics.refusedOverAddressLimit == 1)
+        // Another address is not affected: the next connection handed out is its.
+        let other = try await offCooperativePool { Result { try SourceBoundSocket(from: "127.0.0.2", to: "127.0.0.1", port: port) } }.get()
+        let otherPeer = try #require(await accepted.next())
+        #expect(otherPeer.metrics.remoteAddress == "127.0.0.2")
+
+        // The limit counts open connections: once one is closed, the address may connect again.
+        first.cancel()
+        #expect(try await firstPeer.readToEnd() == "")
+        firstPeer.cancel()
+        #expect(await eventually { listener.openConnections.count == 2 })
+        let fourth = session.loopbackTask(port: port)
+        try await fourth.write("4")
+        let fourthPeer = try #require(await accepted.next())
+        #expect(try await fourthPeer.readText(count: 1) == "4")
+        #expect(listener.metrics == .init(acceptedConnections: 4, refusedOverAddressLimit: 1))
+
+        other.close()
+        for task in [second, secondPeer, otherPeer, fourth, fourthPeer] { task.cancel() }
+        await listener.shutdown(gracePeriod: 0)
+    }
+
+    /// With room for two accepted connections waiting, the listener accepts two and leaves the
+    /// rest in the kernel's queue until the consumer takes one.
+    @Test func aConsumerThatStopsTakingConnectionsStopsTheAccepting() async throws {
+        let listener = StreamListener(host: "127.0.0.1", port: 0, configuration: .init(acceptedConnectionBuffer: 2))
+        try await listener.start()
+        let port = try #require(listener.port)
+        let session = StreamSession(configuration: .init(proxy: .direct))
+        var clients: [StreamTask] = []
+        for _ in 0..<5 {
+            let client = session.loopbackTask(port: port)
+            try await client.write("x")  // connected: the kernel completed the handshake
+            clients.append(client)
+        }
+        #expect(await eventually { listener.metrics.acceptedConnections == 2 && Self.acceptQueueLength(port: port) == 3 })
+        var accepted = listener.connections.makeAsyncIterator()
+        var peers = [try #require(await accepted.next())]
+        #expect(await eventually { Self.acceptQueueLength(port: port) == 2 })
+        #expect(listener.metrics.acceptedConnections == 3)
+        for _ in 0..<4 { peers.append(try #require(await accepted.next())) }
+        #expect(Self.acceptQueueLength(port: port) == 0)
+        for task in clients + peers { task.cancel() }
+        await listener.shutdown(gracePeriod: 0)
+    }
+
+    /// In a `ServiceGroup`, the listener binds by itself; on graceful shutdown it stops
+    /// accepting, ends `connections`, and lets open connections finish before the group ends.
+    @Test func inAServiceGroupTheListenerStartsAndShutsDownGracefully() async throws {
+        let listener = StreamListener(host: "127.0.0.1", port: 0, configuration: .init())
+        let group = ServiceGroup(services: [listener])
+        let running = Task { try await group.run() }
+        #expect(await eventually { listener.port != nil })
+        let port = try #require(listener.port)
+        let client = StreamSession(configuration: .init(proxy: .direct)).loopbackTask(port: port)
+        try await client.write("a")
+        var accepted = listener.connections.makeAsyncIterator()
+        let peer = try #require(await accepted.next())
+
+        await group.triggerGracefulShutdown()
+        #expect(await accepted.next() == nil, "the connections sequence ends")
+        #expect(try await peer.readText(count: 1) == "a")
+        try await peer.write("b")
+        #expect(try await client.readText(count: 1) == "b")
+        client.closeWrite()
+        peer.closeWrite()
+        #expect(try await peer.readToEnd() == "")
+        try await running.value
+        #expect(listener.openConnections.isEmpty)
+        #expect(listener.localAddress == nil)
+    }
+
+    @Test func peerAddressGroupsAreIPv4AddressesAndIPv6Slash64s() {
+        #expect(PeerAddressGroup(ipAddress: "192.0.2.1") == PeerAddressGroup(ipAddress: "::ffff:192.0.2.1"))
+        #expect(PeerAddressGroup(ipAddress: "192.0.2.1") != PeerAddressGroup(ipAddress: "192.0.2.2"))
+        #expect(PeerAddressGroup(ipAddress: "2001:db8:1:2::1") == PeerAddressGroup(ipAddress: "2001:db8:1:2:ffff:ffff:ffff:ffff"))
+        #expect(PeerAddressGroup(ipAddress: "2001:db8:1:2::1") != PeerAddressGroup(ipAddress: "2001:db8:1:3::1"))
+        #expect(PeerAddressGroup(ipAddress: "2001:db8:1:2::1")?.description == "2001:db8:1:2::/64")
+        #expect(PeerAddressGroup(ipAddress: "127.0.0.2")?.description == "127.0.0.2")
+        #expect(PeerAddressGroup(ipAddress: "chat.example") == nil)
+    }
+
+    /// The kernel's queue of connections not yet accepted on 127.0.0.1:`port` (for a listening
+    /// socket, the receive-queue column of /proc/net/tcp).
+    static func acceptQueueLength(port: Int) -> Int? {
+        guard let table = try? String(contentsOfFile: "/proc/net/tcp", encoding: .utf8) else { return nil }
+        let local = String(format: "0100007F:%04X", port)
+        for line in table.split(separator: "\n").dropFirst() {
+            let fields = line.split(separator: " ")
+            guard fields.count > 4, fields[1] == local, fields[3] == "0A" else { continue }
+            return fields[4].split(separator: ":").last.flatMap { Int($0, radix: 16) }
+        }
+        return nil
+    }
+}
