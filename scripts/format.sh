@@ -23,14 +23,22 @@ header='//===-------------------------------------------------------------------
 mapfile -t files < <(git ls-files -- 'Sources/*.swift' 'Examples/*.swift' 'Tests/*.swift' \
     'Benchmarks/*.swift' 'Fuzz/*.swift' 'Package.swift' | grep -v '^Tests/StreamTaskKitTests/Peers/')
 
+# A manifest's first line must stay its tools-version comment: its header comes second.
+has_header() {
+    if [[ "$1" == Package.swift || "$1" == */Package.swift ]]; then
+        [[ "$(tail -n +2 "$1" | head -c ${#header})" == "$header" ]]
+    else
+        [[ "$(head -c ${#header} "$1")" == "$header" ]]
+    fi
+}
+
 status=0
 for file in "${files[@]}"; do
-    if [[ "$(head -c ${#header} "$file")" != "$header" ]]; then
+    if ! has_header "$file"; then
         if [[ -n "$check" ]]; then
             echo "format.sh: $file has no licence header (scripts/format.sh adds it)" >&2
             status=1
         elif [[ "$file" == Package.swift || "$file" == */Package.swift ]]; then
-            # The tools-version comment must stay on the first line.
             { head -n 1 "$file"; printf '%s\n' "$header"; tail -n +2 "$file"; } >"$file.new" && mv "$file.new" "$file"
         else
             { printf '%s\n\n' "$header"; cat "$file"; } >"$file.new" && mv "$file.new" "$file"
@@ -38,12 +46,19 @@ for file in "${files[@]}"; do
     fi
 done
 
+# The documents' samples (Examples/Samples) keep the layout of the documents they are copied
+# from, character for character (scripts/check-samples.py): swift-format leaves them alone.
+formatted=()
+for file in "${files[@]}"; do
+    [[ "$file" == Examples/Samples/* ]] || formatted+=("$file")
+done
+
 if [[ -n "$check" ]]; then
-    if ! swift format lint --strict --parallel "${files[@]}"; then
+    if ! swift format lint --strict --parallel "${formatted[@]}"; then
         echo "format.sh: files are not formatted (above); run scripts/format.sh" >&2
         status=1
     fi
 else
-    swift format format --in-place --parallel "${files[@]}"
+    swift format format --in-place --parallel "${formatted[@]}"
 fi
 exit "$status"
