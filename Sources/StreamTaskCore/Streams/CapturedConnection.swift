@@ -5,7 +5,7 @@ import NIOCore
 import NIOFoundationCompat
 
 /// A stream task's connection after ``StreamTask/captureStreams()``: what the captured
-/// streams share. Reads and writes go through the task's operation queue, marked as the
+/// streams share. Reads and writes go through the task's state machine, marked as the
 /// streams' own; once neither side holds it any more, an unclosed connection is closed.
 final class CapturedConnection: Sendable {
     let task: StreamTask
