@@ -3,6 +3,11 @@
 # libFuzzer and AddressSanitizer, each target for a bounded time, and writes FUZZING.md.
 #
 #   scripts/fuzz.sh [seconds-per-target] [target…]     (default: 60 s, every target)
+#   scripts/fuzz.sh --long [target…]                    (each target to 10 million executions,
+#                                                        or for one hour if it is slower)
+#
+# A long run's results go into FUZZING.md's "Long runs" table, one row per target, replacing
+# that target's earlier row, so targets can be taken deep one at a time.
 #
 # Each target is one file in Fuzz/Targets, compiled by swiftc together with the library
 # sources it fuzzes (so it reaches their internal types) and -sanitize=fuzzer,address; the
@@ -17,20 +22,34 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 root="$PWD"
 
-seconds="${1:-60}"
-shift || true
+long=""
+runs=-1  # libFuzzer's "no limit"
+if [ "${1:-}" = "--long" ]; then
+    long=1
+    shift
+    seconds=3600
+    runs=10000000
+else
+    seconds="${1:-60}"
+    shift || true
+fi
 case "$seconds" in
 '' | *[!0-9]*) echo "fuzz.sh: seconds must be a whole number, got '$seconds'" >&2; exit 2 ;;
 esac
 
-all_targets=(irc-message irc-tag irc-line-framer dnssd-txt-record chat-service-record netlink-message no-proxy-list http-connect socks5 server-hello http-head-gate)
+all_targets=(irc-message irc-tag irc-line-framer dnssd-txt-record chat-service-record netlink-message no-proxy-list http-connect socks5 server-hello http-head-gate peer-address-group chat-server-state)
 if [ $# -gt 0 ]; then targets=("$@"); else targets=("${all_targets[@]}"); fi
 
 chat=(Examples/ChatProtocol/*.swift)
 txt=(Sources/StreamTaskDNSSD/Service/DNSSDTXTRecord.swift Sources/StreamTaskDNSSD/Errors/DNSSDError.swift
     Sources/StreamTaskDNSSD/Errors/DNSServiceErrorText.swift)
-kit=Sources/StreamTaskKit
+kit=Sources/StreamTaskCore
+http=Sources/StreamTaskHTTP
+routes=Sources/StreamTaskRoutes
 handshake=("$kit/Proxy/ProxyHandshake.swift" "$kit/Proxy/ProxyCredentials.swift" Fuzz/Targets/ProxyFuzzSupport.swift)
+server=Examples/ChatServerCore
+state=("$server"/ChatServerState*.swift "$server/ChatServerClient.swift" "$server/ChatChannel.swift"
+    "$server/ChatServerAction.swift" "$server/ChatServerIdentity.swift" "$kit/Listener/PeerAddressGroup.swift")
 
 # The harness and library sources of a target, and whether it needs NIOCore.
 sources() {
@@ -40,8 +59,8 @@ sources() {
     irc-line-framer) echo Fuzz/Targets/IRCLineFramerFuzz.swift "${chat[@]}" ;;
     dnssd-txt-record) echo Fuzz/Targets/DNSSDTXTRecordFuzz.swift "${txt[@]}" ;;
     chat-service-record) echo Fuzz/Targets/ChatServiceRecordFuzz.swift "${txt[@]}" "${chat[@]}" ;;
-    netlink-message) echo Fuzz/Targets/NetlinkMessageFuzz.swift "$kit/Routes/NetlinkMessage.swift" \
-        "$kit/Routes/Netlink.swift" "$kit/Routes/RouteAddress.swift" ;;
+    netlink-message) echo Fuzz/Targets/NetlinkMessageFuzz.swift "$routes/NetlinkMessage.swift" \
+        "$routes/Netlink.swift" "$routes/RouteAddress.swift" ;;
     no-proxy-list) echo Fuzz/Targets/NoProxyListFuzz.swift "$kit/Proxy/NoProxyList.swift" \
         "$kit/Support/StringProtocol+Brackets.swift" ;;
     http-connect) echo Fuzz/Targets/HTTPConnectFuzz.swift "$kit/Proxy/HTTPConnectHandshake.swift" \
@@ -49,7 +68,9 @@ sources() {
     socks5) echo Fuzz/Targets/SOCKS5Fuzz.swift "$kit/Proxy/SOCKS5Handshake.swift" "$kit/Proxy/NoProxyList.swift" \
         "$kit/Support/StringProtocol+Brackets.swift" "${handshake[@]}" ;;
     server-hello) echo Fuzz/Targets/ServerHelloFuzz.swift "$kit/TLS/ServerHelloParser.swift" ;;
-    http-head-gate) echo Fuzz/Targets/HTTPHeadGateFuzz.swift "$kit/DataTask/HTTPResponseHeadGate.swift" ;;
+    http-head-gate) echo Fuzz/Targets/HTTPHeadGateFuzz.swift "$http/HTTPResponseHeadGate.swift" ;;
+    peer-address-group) echo Fuzz/Targets/PeerAddressGroupFuzz.swift "$kit/Listener/PeerAddressGroup.swift" ;;
+    chat-server-state) echo Fuzz/Targets/ChatServerStateFuzz.swift "${state[@]}" "${chat[@]}" ;;
     *) echo "fuzz.sh: no target named '$1' (targets: ${all_targets[*]})" >&2; return 1 ;;
     esac
 }
@@ -106,20 +127,33 @@ PY
 build() {
     local target="$1" module
     module="Fuzz_$(echo "$target" | tr -c 'a-zA-Z0-9\n' '_')"
-    local files
+    local files file
     read -r -a files <<<"$(sources "$target")"
+    # The chat server's files import the modules that are compiled into the target here.
+    for i in "${!files[@]}"; do
+        file="${files[$i]}"
+        case "$file" in
+        Examples/ChatServerCore/*)
+            mkdir -p "$out/src/$target"
+            sed -E '/^import (ChatProtocol|StreamTaskKit)$/d' "$file" >"$out/src/$target/$(basename "$file")"
+            files[$i]="$out/src/$target/$(basename "$file")"
+            ;;
+        esac
+    done
     local extra=()
     if needs_nio "$target"; then
         prepare_nio
         extra=("${nio_flags[@]}")
     fi
-    nice -n 10 swiftc -sanitize=fuzzer,address -parse-as-library -swift-version 6 -O -g \
+    # -package-name: the library files declare some members `package`, for the modules beside them.
+    nice -n 10 swiftc -sanitize=fuzzer,address -parse-as-library -swift-version 6 -O -g -package-name stk \
         -module-name "$module" Fuzz/Targets/FuzzSupport.swift "${files[@]}" "${extra[@]}" \
         -o "$out/bin/$target" 2> >(grep -v "Cannot export local symbol" >&2)
 }
 
 status=0
 rows=()
+long_rows=()
 for target in "${targets[@]}"; do
     sources "$target" >/dev/null || exit 2
     echo "fuzz.sh: building $target" >&2
@@ -145,13 +179,28 @@ for target in "${targets[@]}"; do
         fi
     fi
 
-    echo "fuzz.sh: fuzzing $target for ${seconds}s" >&2
+    if [ -n "$long" ]; then
+        echo "fuzz.sh: fuzzing $target to $runs executions or ${seconds}s" >&2
+    else
+        echo "fuzz.sh: fuzzing $target for ${seconds}s" >&2
+    fi
+    started=$SECONDS
     set +e
     # -timeout: an input that takes over 10 s counts as a hang; -rss_limit_mb: as a memory blow-up.
-    timeout $((seconds + 120)) nice -n 10 "$out/bin/$target" "$work" -max_total_time="$seconds" \
-        -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix="$artifacts/" >"$log" 2>&1
+    timeout $((seconds + 120)) nice -n "${FUZZ_NICE:-10}" "$out/bin/$target" "$work" -max_total_time="$seconds" \
+        -runs="$runs" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix="$artifacts/" >"$log" 2>&1
     rc=$?
     set -e
+    elapsed=$((SECONDS - started))
+    # What a run finds is kept as a regression input, replayed by every later run until fixed.
+    kept=""
+    for artifact in "$artifacts"/*; do
+        [ -f "$artifact" ] || continue
+        mkdir -p "Fuzz/Regressions/$target"
+        cp "$artifact" "Fuzz/Regressions/$target/"
+        kept="$kept Fuzz/Regressions/$target/$(basename "$artifact")"
+    done
+    [ -z "$kept" ] || echo "fuzz.sh: $target: kept as regression inputs (commit them with the fix):$kept" >&2
     executions=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' | tail -1)
     speed=$(grep -o 'stat::average_exec_per_sec: *[0-9]*' "$log" | grep -o '[0-9]*$' | tail -1)
     last=$(grep -E '^#[0-9]+' "$log" | tail -1)
@@ -166,7 +215,35 @@ for target in "${targets[@]}"; do
     fi
     echo "fuzz.sh: $target: ${executions:-?} executions, cov ${coverage:-?}, ft ${features:-?}, corpus ${corpus:-?}, $result" >&2
     rows+=("| $target | ${executions:-?} | ${speed:-?} | ${coverage:-?} | ${features:-?} | ${corpus:-?} | $regressions | $result |")
+    long_rows+=("| $target | $(date -u '+%Y-%m-%d %H:%M') | ${executions:-?} | ${elapsed} | ${speed:-?} | ${coverage:-?} | ${features:-?} | ${corpus:-?} | $result |")
 done
+
+if [ -n "$long" ]; then
+    # Each target's row replaces its earlier one in the "Long runs" table of FUZZING.md.
+    printf '%s\n' "${long_rows[@]}" >"$out/long-rows.md"
+    python3 - "$out/long-rows.md" "$(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg), $(swiftc --version 2>&1 | head -1)" <<'PY'
+import sys
+start, end = "<!-- fuzz.sh: long -->", "<!-- fuzz.sh: long end -->"
+header = ["| target | date (UTC) | executions | seconds | exec/s | cov | ft | corpus | result |",
+          "|---|---|---:|---:|---:|---:|---:|---:|---|"]
+new = [line for line in open(sys.argv[1]).read().splitlines() if line]
+text = open("FUZZING.md").read()
+if start not in text:
+    text = text.rstrip("\n") + "\n\n" + start + "\n" + end + "\n"
+head, rest = text.split(start, 1)
+body, tail = rest.split(end, 1)
+rows = [line for line in body.splitlines() if line.startswith("| ") and not line.startswith("| target ")]
+names = {row.split("|")[1].strip() for row in new}
+rows = [row for row in rows if row.split("|")[1].strip() not in names] + new
+rows.sort(key=lambda row: row.split("|")[1].strip())
+block = ["## Long runs", "",
+         "`scripts/fuzz.sh --long [target…]`: each target to 10 million executions, or one hour if it",
+         "is slower; the last machine: " + sys.argv[2] + ".", ""] + header + rows
+open("FUZZING.md", "w").write(head + start + "\n" + "\n".join(block) + "\n" + end + tail)
+PY
+    echo "fuzz.sh: long-run rows written to FUZZING.md (section Long runs)" >&2
+    exit "$status"
+fi
 
 # The results go between the markers in FUZZING.md; the rest of it (findings, notes) is kept.
 {

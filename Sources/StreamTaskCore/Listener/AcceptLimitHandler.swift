@@ -1,34 +1,23 @@
 import NIOCore
 
-/// Sits on a listening channel and stops accepting while `limit` accepted connections are open,
-/// or while the consumer of the accepted ones has `queue`'s capacity of them waiting: it holds
-/// back the channel's read until one of them closes, or the consumer takes one. Connections
-/// over the limit wait in the kernel's backlog instead of being accepted and dropped.
+/// Sits on a listening channel and stops accepting while `limit` accepted connections are open:
+/// it holds back the channel's read until one of them closes. Connections over the limit wait
+/// in the kernel's backlog instead of being accepted and dropped.
 final class AcceptLimitHandler: ChannelDuplexHandler {
     typealias InboundIn = any Channel
     typealias InboundOut = any Channel
     typealias OutboundIn = any Channel
 
     private let limit: Int
-    private let queue: AcceptedConnectionQueue
     private var open = 0
     private var readHeld = false
 
-    init(limit: Int, queue: AcceptedConnectionQueue) {
+    init(limit: Int) {
         self.limit = limit
-        self.queue = queue
     }
 
     private var mayAccept: Bool {
-        open < limit && !queue.isFull
-    }
-
-    func handlerAdded(context: ChannelHandlerContext) {
-        let bound = NIOLoopBound((handler: self, context: context), eventLoop: context.eventLoop)
-        let loop = context.eventLoop
-        queue.setSpaceHandler {
-            loop.execute { bound.value.handler.resumeIfHeld(context: bound.value.context) }
-        }
+        open < limit
     }
 
     func read(context: ChannelHandlerContext) {
@@ -55,7 +44,6 @@ final class AcceptLimitHandler: ChannelDuplexHandler {
     }
 
     private func resumeIfHeld(context: ChannelHandlerContext) {
-        guard context.channel.isActive else { return }
         if readHeld && mayAccept {
             readHeld = false
             context.read()

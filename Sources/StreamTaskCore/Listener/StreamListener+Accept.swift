@@ -7,7 +7,13 @@ extension StreamListener {
     func accept(_ channel: any Channel) throws {
         let remote = channel.remoteAddress
         let group = configuration.maximumConnectionsPerAddress == nil ? nil : remote?.ipAddress.flatMap { PeerAddressGroup(ipAddress: $0) }
-        try admit(group)
+        guard admit(group) else {
+            // Not by throwing: the bootstrap's own close of a channel whose initializer failed
+            // could close its descriptor twice (seen as another connection's reads stalling).
+            // This handler closes it once it is registered; nothing is read (autoRead is off).
+            try channel.pipeline.syncOperations.addHandler(RefusedConnectionCloser())
+            return
+        }
         let adopted = session.adopt { id in
             StreamTask(
                 session: session,
@@ -41,14 +47,12 @@ extension StreamListener {
         if let tls {
             task.startSecureConnection(asServerWith: tls)
         }
-        if !queue.enqueue(task) {
-            task.cancel()
-        }
+        continuation.yield(task)
     }
 
-    /// Counts a connection from `group`, or refuses it when the group has its limit open.
-    private func admit(_ group: PeerAddressGroup?) throws {
-        guard let group, let limit = configuration.maximumConnectionsPerAddress else { return }
+    /// Counts a connection from `group`; `false` when the group has its limit open.
+    private func admit(_ group: PeerAddressGroup?) -> Bool {
+        guard let group, let limit = configuration.maximumConnectionsPerAddress else { return true }
         let refused = state.withLockedValue { state -> Bool in
             let open = state.perAddress[group, default: 0]
             guard open < limit else {
@@ -58,9 +62,7 @@ extension StreamListener {
             state.perAddress[group] = open + 1
             return false
         }
-        if refused {
-            throw StreamTaskError(.connectionRefused, "\(group) has \(limit) connections open already")
-        }
+        return !refused
     }
 
     /// A connection from `group` has closed (or was never handed out).
@@ -70,5 +72,14 @@ extension StreamListener {
             let open = state.perAddress[group, default: 1] - 1
             state.perAddress[group] = open > 0 ? open : nil
         }
+    }
+}
+
+/// Closes a connection refused at accept as soon as it is active, having read nothing.
+final class RefusedConnectionCloser: ChannelInboundHandler {
+    typealias InboundIn = NIOAny
+
+    func channelActive(context: ChannelHandlerContext) {
+        context.close(promise: nil)
     }
 }

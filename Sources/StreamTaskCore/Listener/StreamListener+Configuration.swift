@@ -19,10 +19,6 @@ extension StreamListener {
     ///   that cannot tell the peer why: a server whose protocol has a way to say so (an IRC
     ///   `ERROR` line, an HTTP 503) keeps an account of its own and leaves this one off, or sets
     ///   it above its own so that it only bounds what refusing costs.
-    /// - ``acceptedConnectionBuffer`` bounds the connections accepted and not yet taken from
-    ///   ``StreamListener/connections``: while that many wait, the listener stops accepting, so
-    ///   a consumer that stops taking connections stops the accepting (they wait in the kernel's
-    ///   backlog, then the kernel refuses them).
     public struct Configuration: Sendable {
         /// When set, every accepted connection starts with a TLS handshake as a server (TLS from
         /// the first byte); its operations wait for the handshake. `nil` for plaintext (accepted
@@ -37,10 +33,6 @@ extension StreamListener {
         public var maximumConnectionsPerAddress: Int?
         /// The kernel's queue of connections not yet accepted (`listen(2)`'s backlog).
         public var backlog: Int
-        /// How many accepted connections may wait for a consumer of
-        /// ``StreamListener/connections``; while that many wait, nothing more is accepted.
-        /// At least 1.
-        public var acceptedConnectionBuffer: Int
         /// The kernel send buffer (`SO_SNDBUF`) of each accepted connection, in bytes; `nil`
         /// keeps the system's automatic sizing, which on Linux lets one connection's buffer
         /// grow to 4 MiB. A server with many slow peers sets it to bound what the kernel holds
@@ -50,15 +42,13 @@ extension StreamListener {
         /// use its timeouts and delegate, but do not count against its per-host limit.
         public var session: StreamSession
 
-        /// A configuration with the defaults: plaintext, no limits, a backlog of 256, up to 64
-        /// accepted connections waiting for the consumer, the system's send buffer, and a new
-        /// default session.
+        /// A configuration with the defaults: plaintext, no limits, a backlog of 256, the
+        /// system's send buffer, and a new default session.
         public init(
             tls: StreamTLSConfiguration? = nil,
             maximumConnections: Int = .max,
             maximumConnectionsPerAddress: Int? = nil,
             backlog: Int = 256,
-            acceptedConnectionBuffer: Int = 64,
             sendBufferSize: Int? = nil,
             session: StreamSession = StreamSession()
         ) {
@@ -66,7 +56,6 @@ extension StreamListener {
             self.maximumConnections = maximumConnections
             self.maximumConnectionsPerAddress = maximumConnectionsPerAddress
             self.backlog = backlog
-            self.acceptedConnectionBuffer = acceptedConnectionBuffer
             self.sendBufferSize = sendBufferSize
             self.session = session
         }
@@ -77,7 +66,6 @@ extension StreamListener {
             normalized.maximumConnections = max(1, maximumConnections)
             normalized.maximumConnectionsPerAddress = maximumConnectionsPerAddress.map { max(1, $0) }
             normalized.backlog = Int(Int32(clamping: backlog))
-            normalized.acceptedConnectionBuffer = max(1, acceptedConnectionBuffer)
             normalized.sendBufferSize = sendBufferSize.map { max(1, $0) }
             return normalized
         }

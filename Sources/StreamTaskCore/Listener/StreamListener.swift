@@ -17,9 +17,8 @@ import NIOPosix
 /// Accepted tasks belong to the listener's session (they are in its ``StreamSession/allTasks``,
 /// use its timeouts and delegate) but do not count against its per-host limit.
 ///
-/// ``Configuration`` sets TLS, the limits (open connections, connections per peer address,
-/// accepted connections waiting for the consumer), the backlog and buffer sizes, and the
-/// session. The listener is also a swift-service-lifecycle `Service`: in a `ServiceGroup`, it
+/// ``Configuration`` sets TLS, the limits (open connections, connections per peer address),
+/// the backlog and buffer sizes, and the session. The listener is also a swift-service-lifecycle `Service`: in a `ServiceGroup`, it
 /// starts, and it shuts down gracefully when the group does.
 public final class StreamListener: Sendable {
     /// The host or address to bind.
@@ -39,13 +38,10 @@ public final class StreamListener: Sendable {
     public var sendBufferSize: Int? { configuration.sendBufferSize }
 
     /// The accepted connections, in the order they arrived. One consumer at a time; the
-    /// sequence ends when the listener shuts down (after the connections accepted before).
-    ///
-    /// It pushes back: at most ``Configuration/acceptedConnectionBuffer`` accepted connections
-    /// wait here for the consumer, and while they do, the listener accepts no more.
+    /// sequence ends when the listener shuts down.
     public let connections: AsyncStream<StreamTask>
 
-    let queue: AcceptedConnectionQueue
+    let continuation: AsyncStream<StreamTask>.Continuation
 
     struct State {
         var channel: (any Channel)?
@@ -69,9 +65,7 @@ public final class StreamListener: Sendable {
         self.host = host
         self.requestedPort = port
         self.configuration = configuration.normalized
-        let queue = AcceptedConnectionQueue(capacity: self.configuration.acceptedConnectionBuffer)
-        self.queue = queue
-        connections = AsyncStream(unfolding: { await queue.next() })
+        (connections, continuation) = AsyncStream.makeStream(of: StreamTask.self, bufferingPolicy: .unbounded)
     }
 
     /// Creates a listener with a ``Configuration`` made of these values; it binds when you call
@@ -120,13 +114,14 @@ public final class StreamListener: Sendable {
     /// - Throws: ``StreamTaskError/Code/bindFailed`` when the address cannot be bound.
     public func start() async throws {
         let limit = maximumConnections
-        let queue = queue
         var bootstrap = ServerBootstrap(group: session.eventLoopGroup)
             .serverChannelOption(ChannelOptions.backlog, value: Int32(clamping: configuration.backlog))
             .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
-            // One connection per read, so that the limits and the buffer of accepted
-            // connections are exact.
-            .serverChannelOption(ChannelOptions.maxMessagesPerRead, value: 1)
+
+        if limit != .max {
+            // Accept one connection per read so the limit is exact.
+            bootstrap = bootstrap.serverChannelOption(ChannelOptions.maxMessagesPerRead, value: 1)
+        }
         if let sendBufferSize {
             bootstrap = bootstrap.childChannelOption(
                 ChannelOptions.socketOption(.so_sndbuf), value: SocketOptionValue(clamping: sendBufferSize))
@@ -134,7 +129,7 @@ public final class StreamListener: Sendable {
         bootstrap = bootstrap
             .serverChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(AcceptLimitHandler(limit: limit, queue: queue))
+                    try channel.pipeline.syncOperations.addHandler(AcceptLimitHandler(limit: limit))
                 }
             }
             .childChannelOption(ChannelOptions.autoRead, value: false)
@@ -193,7 +188,7 @@ public final class StreamListener: Sendable {
         try? await channel?.close()
         // Only now that the socket is closed does the listener stop reporting its address.
         state.withLockedValue { $0.channel = nil }
-        queue.finish()
+        continuation.finish()
         await withTaskGroup(of: Bool.self) { group in
             group.addTask {
                 // Each connection is forgotten by a callback on its close future registered at
