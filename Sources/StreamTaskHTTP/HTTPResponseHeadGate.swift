@@ -1,6 +1,5 @@
 import NIOCore
 import NIOHTTP1
-import StreamTaskCore
 
 /// Sits in front of a data task's HTTP response decoder and stops the bytes at the response
 /// head, so that nothing after the head is decoded before the owner has decided what to do.

@@ -310,7 +310,13 @@ package final class StreamTaskDriver: @unchecked Sendable {
     /// The channel is connected and registered: record its addresses and start the machine.
     func channelBecameActive(_ channel: any Channel) {
         eventLoop.preconditionInEventLoop()
-        guard case .notConnected = machine.connection else { return }
+        guard case .notConnected = machine.connection else {
+            // Cancelled while the channel was coming up (a listener hands a task out before
+            // its channel is active): no action closed a channel that was not active yet, so
+            // close it now, or it stays open and the task never completes.
+            handler?.close()
+            return
+        }
         owner?.withShared { shared in
             shared.metrics.localAddress = channel.localAddress?.ipAddress
             shared.metrics.localPort = channel.localAddress?.port
