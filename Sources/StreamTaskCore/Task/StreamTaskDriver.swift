@@ -1,3 +1,12 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the swift-stream-task-kit open source project
+//
+// Licensed under Apache License v2.0; see LICENSE for license information
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 import Foundation
 import NIOConcurrencyHelpers
 import NIOCore
@@ -122,7 +131,9 @@ package final class StreamTaskDriver: @unchecked Sendable {
         // Not through `onLoop`: on the loop, as code on the task's executor is, no closure
         // is made for the hop that is not taken.
         if eventLoop.inEventLoop {
-            enqueue(operation, id: id, timeout: timeout, abandoned: abandoned, fromStreams: fromStreams, completion: completion)
+            enqueue(
+                operation, id: id, timeout: timeout, abandoned: abandoned, fromStreams: fromStreams,
+                completion: completion)
         } else {
             eventLoop.execute {
                 self.enqueue(
@@ -310,7 +321,14 @@ package final class StreamTaskDriver: @unchecked Sendable {
     /// The channel is connected and registered: record its addresses and start the machine.
     func channelBecameActive(_ channel: any Channel) {
         eventLoop.preconditionInEventLoop()
-        guard case .notConnected = machine.connection else {
+        switch machine.connection {
+        case .notConnected:
+            break
+        case .open, .closing:
+            // Activated twice: the handler joined a channel that was already active, and the
+            // channel's own activation reached it afterwards.
+            return
+        case .closed:
             // Cancelled while the channel was coming up (a listener hands a task out before
             // its channel is active): no action closed a channel that was not active yet, so
             // close it now, or it stays open and the task never completes.
