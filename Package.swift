@@ -1,4 +1,12 @@
 // swift-tools-version:6.0
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the swift-stream-task-kit open source project
+//
+// Licensed under Apache License v2.0; see LICENSE for license information
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
 import PackageDescription
 
 let package = Package(
@@ -188,10 +196,13 @@ let package = Package(
             ],
             path: "Examples/Samples/DocSamples"
         ),
-        .executableTarget(name: "sample-client", dependencies: ["StreamTaskKit"], path: "Examples/Samples/sample-client"),
-        .executableTarget(name: "sample-server", dependencies: ["StreamTaskKit"], path: "Examples/Samples/sample-server"),
         .executableTarget(
-            name: "sample-dnssd", dependencies: ["StreamTaskDNSSD", "StreamTaskKit"], path: "Examples/Samples/sample-dnssd"),
+            name: "sample-client", dependencies: ["StreamTaskKit"], path: "Examples/Samples/sample-client"),
+        .executableTarget(
+            name: "sample-server", dependencies: ["StreamTaskKit"], path: "Examples/Samples/sample-server"),
+        .executableTarget(
+            name: "sample-dnssd", dependencies: ["StreamTaskDNSSD", "StreamTaskKit"],
+            path: "Examples/Samples/sample-dnssd"),
         // What several test targets share: child processes, blocking work off the pool.
         .target(
             name: "StreamTaskTestSupport",

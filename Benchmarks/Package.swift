@@ -1,4 +1,12 @@
 // swift-tools-version:6.1
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the swift-stream-task-kit open source project
+//
+// Licensed under Apache License v2.0; see LICENSE for license information
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
 // The benchmarks live in a package of their own so that the library's dependency graph and the
 // root package's tests stay as they are: `scripts/bench.sh` is the one command that runs them.
 import PackageDescription

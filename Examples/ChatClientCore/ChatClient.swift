@@ -1,3 +1,12 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the swift-stream-task-kit open source project
+//
+// Licensed under Apache License v2.0; see LICENSE for license information
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 import ChatProtocol
 import Foundation
 import StreamTaskDNSSD
@@ -68,7 +77,10 @@ public actor ChatClient {
                 break
             } catch let error as StreamTaskError where Self.isLasting(error) {
                 // Trying again gets the same certificate, and the same refusal.
-                show(.error, "\(options.targetDescription): \(Self.describe(error)); not reconnecting, since this will not change by itself")
+                show(
+                    .error,
+                    "\(options.targetDescription): \(Self.describe(error)); not reconnecting, since this will not change by itself"
+                )
                 status = 1
                 break
             } catch {
@@ -141,7 +153,8 @@ public actor ChatClient {
                 lastTraffic = .now
                 framer.append(data)
                 while let event = framer.next() {
-                    guard case .line(let bytes) = event, let message = try? IRCMessage(parsing: bytes, maxLength: 8190) else { continue }
+                    guard case .line(let bytes) = event, let message = try? IRCMessage(parsing: bytes, maxLength: 8190)
+                    else { continue }
                     try await unlessClosedByServer { try await apply(state.handle(message)) }
                 }
             }
@@ -175,7 +188,9 @@ public actor ChatClient {
     private func unlessClosedByServer(_ body: () async throws -> Void) async throws {
         do {
             try await body()
-        } catch let error as StreamTaskError where [.connectionClosed, .connectionReset, .tlsTruncated].contains(error.code) {
+        } catch let error as StreamTaskError
+            where [.connectionClosed, .connectionReset, .tlsTruncated].contains(error.code)
+        {
             return
         }
     }
@@ -183,12 +198,17 @@ public actor ChatClient {
     /// The next bytes from the server. While the answer to `CAP LS` is awaited for STARTTLS,
     /// a read that outlasts `capabilityDeadline` ends the attempt: no STARTTLS is on offer.
     private func read(from task: StreamTask, capabilityDeadline: Date) async throws -> (Data?, Bool) {
-        guard awaitingCapabilities else { return try await task.readData(ofMinLength: 1, maxLength: 16 * 1024, timeout: 0) }
+        guard awaitingCapabilities else {
+            return try await task.readData(ofMinLength: 1, maxLength: 16 * 1024, timeout: 0)
+        }
         do {
-            return try await task.readData(ofMinLength: 1, maxLength: 16 * 1024, timeout: max(0.001, capabilityDeadline.timeIntervalSinceNow))
+            return try await task.readData(
+                ofMinLength: 1, maxLength: 16 * 1024, timeout: max(0.001, capabilityDeadline.timeIntervalSinceNow))
         } catch let error as StreamTaskError where error.code == .timedOut {
-            throw FatalError(description:
-                "\(options.targetDescription) did not answer CAP LS within \(options.capabilityTimeout) s: it seems to have no capability negotiation, so no STARTTLS; not going on in plaintext")
+            throw FatalError(
+                description:
+                    "\(options.targetDescription) did not answer CAP LS within \(options.capabilityTimeout) s: it seems to have no capability negotiation, so no STARTTLS; not going on in plaintext"
+            )
         }
     }
 
@@ -198,7 +218,8 @@ public actor ChatClient {
             try await send(IRCMessage(command: "PASS", parameters: [password]))
         }
         try await send(IRCMessage(command: "NICK", parameters: [state.nick]))
-        try await send(IRCMessage(command: "USER", parameters: [Self.userName(state.nick), "0", "*", options.realName]))
+        try await send(
+            IRCMessage(command: "USER", parameters: [Self.userName(state.nick), "0", "*", options.realName]))
     }
 
     /// Carries out what a server message asked for.
@@ -222,7 +243,8 @@ public actor ChatClient {
                 }
                 awaitingCapabilities = false
                 guard offersTLS else {
-                    throw FatalError(description: "\(options.targetDescription) does not offer STARTTLS; not going on in plaintext")
+                    throw FatalError(
+                        description: "\(options.targetDescription) does not offer STARTTLS; not going on in plaintext")
                 }
                 try await send(IRCMessage(command: "STARTTLS"))
             case .startTLS:
@@ -259,8 +281,13 @@ public actor ChatClient {
 
     private func showSecured(_ task: StreamTask) {
         let metrics = task.metrics
-        let pinned = options.pinnedCertificateSHA256.map { ", certificate matches the pinned fingerprint \(ChatServiceRecord.fingerprint($0))" } ?? ""
-        show(.info, "secured with \(metrics.negotiatedTLSVersion ?? "TLS") \(metrics.negotiatedCipherSuite ?? "")\(pinned)")
+        let pinned =
+            options.pinnedCertificateSHA256.map {
+                ", certificate matches the pinned fingerprint \(ChatServiceRecord.fingerprint($0))"
+            } ?? ""
+        show(
+            .info,
+            "secured with \(metrics.negotiatedTLSVersion ?? "TLS") \(metrics.negotiatedCipherSuite ?? "")\(pinned)")
     }
 
     private func send(_ message: IRCMessage) async throws {
@@ -284,9 +311,11 @@ public actor ChatClient {
                 show(.info, "a better route to the server appeared; moving to it at the next quiet moment")
                 Task { await self.moveToBetterRouteWhenQuiet(from: task) }
             case .viabilityChanged(let isViable):
-                show(isViable ? .info : .error, isViable
-                    ? "the connection's network is back"
-                    : "the connection's network went away (its address or interface); waiting for it to come back")
+                show(
+                    isViable ? .info : .error,
+                    isViable
+                        ? "the connection's network is back"
+                        : "the connection's network went away (its address or interface); waiting for it to come back")
             default:
                 break
             }
@@ -298,7 +327,9 @@ public actor ChatClient {
             let quietFor = ContinuousClock.now - lastTraffic
             if quietFor >= Self.quietPeriod, state.isRegistered {
                 movingToBetterRoute = true
-                show(.info, "moving to the better route: reconnecting and rejoining \(state.channels.joined(separator: ", "))")
+                show(
+                    .info,
+                    "moving to the better route: reconnecting and rejoining \(state.channels.joined(separator: ", "))")
                 try? await send(IRCMessage(command: "QUIT", parameters: ["Changing network route"]))
                 task.cancel()
                 return
@@ -333,7 +364,8 @@ public actor ChatClient {
             }
             await waitUntilReady(early: early)
         }
-        let command = ChatInputCommand(parsing: line, currentChannel: state.currentChannel, channelTypes: state.channelTypes)
+        let command = ChatInputCommand(
+            parsing: line, currentChannel: state.currentChannel, channelTypes: state.channelTypes)
         switch command {
         case .none: break
         case .help: for text in ChatInputCommand.helpText { show(.info, text) }
@@ -349,7 +381,9 @@ public actor ChatClient {
                 return
             }
             for message in messages {
-                if message.command == "JOIN", let channel = message.parameters.first, !channel.contains(","), state.isJoined(channel) {
+                if message.command == "JOIN", let channel = message.parameters.first, !channel.contains(","),
+                    state.isJoined(channel)
+                {
                     _ = state.switchChannel(to: channel)
                     updatePrompt()
                     show(.info, "now talking in \(state.currentChannel ?? channel)")
@@ -363,7 +397,9 @@ public actor ChatClient {
                         try? await Task.sleep(for: .seconds(1 / max(0.1, options.pacedLinesPerSecond)))
                         guard !quitting else { return }
                     }
-                    if piece.command == "NICK", let nickname = piece.parameters.first { state.nicknameRequested(nickname) }
+                    if piece.command == "NICK", let nickname = piece.parameters.first {
+                        state.nicknameRequested(nickname)
+                    }
                     do {
                         try await send(piece)
                     } catch {
@@ -400,10 +436,16 @@ public actor ChatClient {
         let channel = IRCName.isChannel(target, types: state.channelTypes) ? target : nil
         if text.hasPrefix("\u{1}ACTION ") {
             text = String(text.dropFirst(8).prefix { $0 != "\u{1}" })
-            ui.show(formatter.render(ChatDisplayLine(.action, channel: channel, nick: state.nick, text), currentChannel: state.currentChannel))
+            ui.show(
+                formatter.render(
+                    ChatDisplayLine(.action, channel: channel, nick: state.nick, text),
+                    currentChannel: state.currentChannel))
         } else {
             let shown = channel == nil ? "-> \(target): \(text)" : text
-            ui.show(formatter.render(ChatDisplayLine(.own, channel: channel, nick: state.nick, shown), currentChannel: state.currentChannel))
+            ui.show(
+                formatter.render(
+                    ChatDisplayLine(.own, channel: channel, nick: state.nick, shown),
+                    currentChannel: state.currentChannel))
         }
     }
 
@@ -445,7 +487,8 @@ public actor ChatClient {
     /// Whether `error` is a refusal that will not change by itself: the server's certificate is
     /// not trusted, not for this name, expired, not the pinned one, or its TLS too old.
     static func isLasting(_ error: StreamTaskError) -> Bool {
-        [.tlsUntrustedCertificate, .tlsHostnameMismatch, .tlsCertificateExpired, .tlsPinMismatch, .tlsVersionTooOld].contains(error.code)
+        [.tlsUntrustedCertificate, .tlsHostnameMismatch, .tlsCertificateExpired, .tlsPinMismatch, .tlsVersionTooOld]
+            .contains(error.code)
     }
 
     static func describe(_ error: any Error) -> String {

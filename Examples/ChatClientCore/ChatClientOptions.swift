@@ -1,3 +1,12 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the swift-stream-task-kit open source project
+//
+// Licensed under Apache License v2.0; see LICENSE for license information
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 import ChatProtocol
 import Foundation
 import StreamTaskKit
@@ -56,7 +65,10 @@ public struct ChatClientOptions: Sendable {
     public var capabilityTimeout: TimeInterval = 20
 
     /// Options for connecting to `target`.
-    public init(target: Target, security: Security, nick: String, realName: String = "StreamTaskKit chat", channels: [String] = [], proxy: ProxyConfiguration = .environment) {
+    public init(
+        target: Target, security: Security, nick: String, realName: String = "StreamTaskKit chat",
+        channels: [String] = [], proxy: ProxyConfiguration = .environment
+    ) {
         self.target = target
         self.security = security
         self.nick = nick
@@ -67,9 +79,12 @@ public struct ChatClientOptions: Sendable {
 
     /// The options for a server found through DNS-SD: STARTTLS pinned to its `fp` when the TXT
     /// record offers it, plaintext when it says `tls=none`.
-    public static func discovered(_ server: DiscoveredChatServer, nick: String, channels: [String]) -> ChatClientOptions {
+    public static func discovered(_ server: DiscoveredChatServer, nick: String, channels: [String]) -> ChatClientOptions
+    {
         let offers = server.record?.offersSTARTTLS ?? false
-        var options = ChatClientOptions(target: .discovered(server), security: offers ? .startTLS : .none, nick: nick, channels: channels, proxy: .direct)
+        var options = ChatClientOptions(
+            target: .discovered(server), security: offers ? .startTLS : .none, nick: nick, channels: channels,
+            proxy: .direct)
         options.pinnedCertificateSHA256 = offers ? server.record?.certificateSHA256 : nil
         return options
     }
@@ -88,7 +103,8 @@ public struct ChatClientOptions: Sendable {
     /// `host:port` or the service name, for messages.
     var targetDescription: String {
         switch target {
-        case .host(let host, let port): host.contains(":") && !host.hasPrefix("[") ? "[\(host)]:\(port)" : "\(host):\(port)"
+        case .host(let host, let port):
+            host.contains(":") && !host.hasPrefix("[") ? "[\(host)]:\(port)" : "\(host):\(port)"
         case .discovered(let server): "\"\(server.name)\""
         }
     }

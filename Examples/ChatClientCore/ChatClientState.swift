@@ -1,3 +1,12 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the swift-stream-task-kit open source project
+//
+// Licensed under Apache License v2.0; see LICENSE for license information
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 import ChatProtocol
 
 /// The client's view of its IRC session: its nickname, the channels it is in, the one plain
@@ -111,7 +120,9 @@ public struct ChatClientState: Sendable {
         let last = parameters.last ?? ""
         let sender = message.sourceNickname ?? ""
         let fromMe = caseMapping.equals(sender, nick)
-        if awaitingAutojoin, message.isRefusal, parameters.count > 1, autojoin.contains(where: { caseMapping.equals($0, parameters[1]) }) {
+        if awaitingAutojoin, message.isRefusal, parameters.count > 1,
+            autojoin.contains(where: { caseMapping.equals($0, parameters[1]) })
+        {
             awaitingAutojoin = false  // a join refused (403, 405, 471, 473, 474, InspIRCd's 926, …)
         }
         switch message.command {
@@ -120,7 +131,9 @@ public struct ChatClientState: Sendable {
         case "CAP":
             guard parameters.count >= 3 else { return [] }
             if parameters[1].uppercased() == "LS" {
-                let offered = IRCName.items(of: last, separatedBy: " ").map { IRCName.items(of: $0, separatedBy: "=").first ?? "" }
+                let offered = IRCName.items(of: last, separatedBy: " ").map {
+                    IRCName.items(of: $0, separatedBy: "=").first ?? ""
+                }
                 return [.capabilities(offersTLS: offered.contains("tls"))]
             }
             return []
@@ -165,7 +178,8 @@ public struct ChatClientState: Sendable {
                 return [.show(ChatDisplayLine(.error, "no free nickname after \(nickAttempts) tries: use /nick"))]
             }
             let base = message.command == "432" ? "guest" : wantedNick
-            nick = String(base.prefix(max(1, nicknameLimit - nickAttempts))) + String(repeating: "_", count: nickAttempts)
+            nick =
+                String(base.prefix(max(1, nicknameLimit - nickAttempts))) + String(repeating: "_", count: nickAttempts)
             return [
                 .show(ChatDisplayLine(.info, "\(refused) is taken or not allowed; trying \(nick)")),
                 .send(IRCMessage(command: "NICK", parameters: [nick])),
@@ -184,25 +198,48 @@ public struct ChatClientState: Sendable {
             let reason = parameters.count > 1 ? " (\(last))" : ""
             if fromMe {
                 left(channel)
-                return [.show(ChatDisplayLine(.presence, channel: channel, nick: sender, "you left \(channel)\(reason)"))]
+                return [
+                    .show(ChatDisplayLine(.presence, channel: channel, nick: sender, "you left \(channel)\(reason)"))
+                ]
             }
-            return [.show(ChatDisplayLine(.presence, channel: channel, nick: sender, "\(sender) left \(channel)\(reason)"))]
+            return [
+                .show(ChatDisplayLine(.presence, channel: channel, nick: sender, "\(sender) left \(channel)\(reason)"))
+            ]
         case "KICK":
             guard parameters.count >= 2 else { return [] }
             let (channel, kicked) = (parameters[0], parameters[1])
             let reason = parameters.count > 2 ? " (\(last))" : ""
             if caseMapping.equals(kicked, nick) {
                 left(channel)
-                return [.show(ChatDisplayLine(.presence, channel: channel, nick: sender, "\(sender) kicked you from \(channel)\(reason)"))]
+                return [
+                    .show(
+                        ChatDisplayLine(
+                            .presence, channel: channel, nick: sender, "\(sender) kicked you from \(channel)\(reason)"))
+                ]
             }
-            return [.show(ChatDisplayLine(.presence, channel: channel, nick: sender, "\(sender) kicked \(kicked) from \(channel)\(reason)"))]
+            return [
+                .show(
+                    ChatDisplayLine(
+                        .presence, channel: channel, nick: sender, "\(sender) kicked \(kicked) from \(channel)\(reason)"
+                    ))
+            ]
         case "MODE":
             guard parameters.count >= 2 else { return [] }
             let (target, change) = (parameters[0], parameters.dropFirst().joined(separator: " "))
             if IRCName.isChannel(target, types: channelTypes) {
-                return [.show(ChatDisplayLine(.presence, channel: target, nick: sender, "\(sender) set mode \(change) on \(target)"))]
+                return [
+                    .show(
+                        ChatDisplayLine(
+                            .presence, channel: target, nick: sender, "\(sender) set mode \(change) on \(target)"))
+                ]
             }
-            return [.show(ChatDisplayLine(.info, caseMapping.equals(target, nick) ? "your user mode: \(change)" : "mode of \(target): \(change)"))]
+            return [
+                .show(
+                    ChatDisplayLine(
+                        .info,
+                        caseMapping.equals(target, nick) ? "your user mode: \(change)" : "mode of \(target): \(change)")
+                )
+            ]
         case "QUIT":
             return [.show(ChatDisplayLine(.presence, nick: sender, "\(sender) quit (\(last))"))]
         case "NICK":
@@ -214,14 +251,23 @@ public struct ChatClientState: Sendable {
             return [.show(ChatDisplayLine(.presence, nick: new, "\(sender) is now known as \(new)"))]
         case "TOPIC":
             guard parameters.count >= 2 else { return [] }
-            return [.show(ChatDisplayLine(.info, channel: parameters[0], "\(sender) set the topic of \(parameters[0]): \(last)"))]
+            return [
+                .show(
+                    ChatDisplayLine(
+                        .info, channel: parameters[0], "\(sender) set the topic of \(parameters[0]): \(last)"))
+            ]
         case "PRIVMSG", "NOTICE":
             return [.show(displayLine(forMessage: message, sender: sender))]
         case "332":
             guard parameters.count >= 3 else { return [] }
             return [.show(ChatDisplayLine(.info, channel: parameters[1], "topic of \(parameters[1]): \(last)"))]
         case "331":
-            return [.show(ChatDisplayLine(.info, channel: parameters.dropFirst().first, "\(parameters.dropFirst().first ?? "") has no topic"))]
+            return [
+                .show(
+                    ChatDisplayLine(
+                        .info, channel: parameters.dropFirst().first,
+                        "\(parameters.dropFirst().first ?? "") has no topic"))
+            ]
         case "353":
             guard parameters.count >= 4 else { return [] }
             return [.show(ChatDisplayLine(.info, channel: parameters[2], "in \(parameters[2]): \(last)"))]
@@ -232,7 +278,12 @@ public struct ChatClientState: Sendable {
             return [.show(ChatDisplayLine(.info, channel: parameters[1], "\(parameters[1]) (\(users))\(topic)"))]
         case "352":
             guard parameters.count >= 8 else { return [] }
-            return [.show(ChatDisplayLine(.info, channel: parameters[1], "\(parameters[5]) (\(parameters[2])@\(parameters[3])) in \(parameters[1])"))]
+            return [
+                .show(
+                    ChatDisplayLine(
+                        .info, channel: parameters[1],
+                        "\(parameters[5]) (\(parameters[2])@\(parameters[3])) in \(parameters[1])"))
+            ]
         case "311", "314":
             // RPL_WHOISUSER (and WHOWAS's 314): <client> <nick> <user> <host> * :<realname>
             guard parameters.count >= 6 else { return [] }
@@ -264,7 +315,8 @@ public struct ChatClientState: Sendable {
         default:
             if message.isNumericReply {
                 let isError = message.isErrorReply
-                let text = Self.numericReplyText(middle: Array(parameters.dropFirst().dropLast()), last: last, isError: isError)
+                let text = Self.numericReplyText(
+                    middle: Array(parameters.dropFirst().dropLast()), last: last, isError: isError)
                 return [.show(ChatDisplayLine(isError ? .error : .info, text))]
             }
             return []
@@ -293,13 +345,16 @@ public struct ChatClientState: Sendable {
         let isNotice = message.command == "NOTICE"
         if let (command, argument) = Self.ctcp(text) {
             if command == "ACTION", !isNotice {
-                return ChatDisplayLine(.action, channel: channel, nick: sender, channel == nil ? "\(argument) (to you)" : argument)
+                return ChatDisplayLine(
+                    .action, channel: channel, nick: sender, channel == nil ? "\(argument) (to you)" : argument)
             }
             let detail = argument.isEmpty ? "" : ": \(argument)"
             let to = channel.map { " to \($0)" } ?? ""
-            return ChatDisplayLine(.info, channel: channel, isNotice
-                ? "CTCP \(command) reply from \(sender)\(detail)"
-                : "\(sender) sent a CTCP \(command) request\(to)\(detail) (not answered)")
+            return ChatDisplayLine(
+                .info, channel: channel,
+                isNotice
+                    ? "CTCP \(command) reply from \(sender)\(detail)"
+                    : "\(sender) sent a CTCP \(command) request\(to)\(detail) (not answered)")
         }
         if isNotice {
             return ChatDisplayLine(.notice, channel: channel, nick: sender.isEmpty ? nil : sender, text)

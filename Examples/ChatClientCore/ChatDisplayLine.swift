@@ -1,3 +1,12 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the swift-stream-task-kit open source project
+//
+// Licensed under Apache License v2.0; see LICENSE for license information
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 /// One thing to show the user, before it is given a time and colours.
 public struct ChatDisplayLine: Sendable, Hashable {
     /// What kind of line this is; it picks the layout and the colour.

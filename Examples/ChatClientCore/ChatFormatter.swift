@@ -1,3 +1,12 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the swift-stream-task-kit open source project
+//
+// Licensed under Apache License v2.0; see LICENSE for license information
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 import Foundation
 
 /// Renders ``ChatDisplayLine``s as terminal text: a timestamp, the channel when it is not the
@@ -72,7 +81,9 @@ public struct ChatFormatter: Sendable {
         func skipColour(length: Int, _ isDigit: (Character) -> Bool) {
             let foreground = run(from: index, limit: length, isDigit)
             index += foreground
-            if foreground > 0, index < scalars.count, scalars[index] == ",", run(from: index + 1, limit: 1, isDigit) == 1 {
+            if foreground > 0, index < scalars.count, scalars[index] == ",",
+                run(from: index + 1, limit: 1, isDigit) == 1
+            {
                 index += 1 + run(from: index + 1, limit: length, isDigit)
             }
         }

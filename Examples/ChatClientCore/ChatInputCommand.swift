@@ -1,3 +1,12 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the swift-stream-task-kit open source project
+//
+// Licensed under Apache License v2.0; see LICENSE for license information
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 import ChatProtocol
 
 /// What one line typed by the user asks for.
@@ -43,7 +52,9 @@ public enum ChatInputCommand: Sendable, Hashable {
     /// The help text: one line per command, the descriptions in one column.
     public static let helpText: [String] = {
         let width = helpEntries.map(\.0.count).max() ?? 0
-        return helpEntries.map { command, text in command + String(repeating: " ", count: width - command.count + 2) + text }
+        return helpEntries.map { command, text in
+            command + String(repeating: " ", count: width - command.count + 2) + text
+        }
     }()
 
     /// Parses one typed line. `currentChannel` is where plain text and `/me` go;
@@ -114,7 +125,9 @@ public enum ChatInputCommand: Sendable, Hashable {
                 self = .error("/topic needs a channel: /join one first")
                 return
             }
-            self = .send([IRCMessage(command: "TOPIC", parameters: rest.isEmpty ? [currentChannel] : [currentChannel, rest])])
+            self = .send([
+                IRCMessage(command: "TOPIC", parameters: rest.isEmpty ? [currentChannel] : [currentChannel, rest])
+            ])
         case "who":
             guard let mask = rest.isEmpty ? currentChannel : rest else {
                 self = .error("usage: /who <#channel|nick>")

@@ -1,3 +1,12 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the swift-stream-task-kit open source project
+//
+// Licensed under Apache License v2.0; see LICENSE for license information
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 /// The input line of the terminal UI: the text being typed and the cursor, changed one key at a
 /// time. A plain value, so tests press keys without a terminal.
 public struct ChatLineEditor: Sendable, Hashable {
@@ -34,7 +43,9 @@ public struct ChatLineEditor: Sendable, Hashable {
             if var sequence = escape {
                 sequence.append(byte)
                 // ESC [ (params) final-byte, or ESC O final-byte.
-                if sequence.count >= 2 && (0x40...0x7E).contains(byte) && !(sequence.count == 2 && (byte == 0x5B || byte == 0x4F)) {
+                if sequence.count >= 2 && (0x40...0x7E).contains(byte)
+                    && !(sequence.count == 2 && (byte == 0x5B || byte == 0x4F))
+                {
                     escape = nil
                     handleEscape(sequence)
                     outcomes.append(.edited)

@@ -1,3 +1,12 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the swift-stream-task-kit open source project
+//
+// Licensed under Apache License v2.0; see LICENSE for license information
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 import ChatProtocol
 
 /// Splits a long `PRIVMSG` or `NOTICE` into several messages, at word boundaries, so that each
@@ -33,7 +42,8 @@ public enum ChatMessageSplitter {
         }
         // `:nick!user@host COMMAND target :` and the CTCP wrapping around each piece.
         let prefix = 1 + nick.utf8.count + 2 + userAndHostAllowance + 1
-        let overhead = prefix + message.command.utf8.count + 1 + target.utf8.count + 2 + opening.utf8.count + closing.utf8.count
+        let overhead =
+            prefix + message.command.utf8.count + 1 + target.utf8.count + 2 + opening.utf8.count + closing.utf8.count
         let room = max(1, IRCLimits.messageLength - overhead)
         return pieces(of: text, maxBytes: room).map {
             IRCMessage(command: message.command, parameters: [target, opening + $0 + closing])

@@ -1,3 +1,12 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the swift-stream-task-kit open source project
+//
+// Licensed under Apache License v2.0; see LICENSE for license information
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 import ChatProtocol
 import Foundation
 import StreamTaskDNSSD
@@ -17,10 +26,12 @@ public struct DiscoveredChatServer: Sendable, Hashable {
     /// One line for a list: name, host and port, and whether it offers STARTTLS with which
     /// certificate (its fingerprint in the form chat-server prints).
     public var summary: String {
-        let tls = record.map { record in
-            guard record.offersSTARTTLS else { return "no TLS" }
-            return record.certificateSHA256.map { "STARTTLS, certificate \(ChatServiceRecord.fingerprint($0))" } ?? "STARTTLS"
-        } ?? "unknown TLS"
+        let tls =
+            record.map { record in
+                guard record.offersSTARTTLS else { return "no TLS" }
+                return record.certificateSHA256.map { "STARTTLS, certificate \(ChatServiceRecord.fingerprint($0))" }
+                    ?? "STARTTLS"
+            } ?? "unknown TLS"
         return "\(name) at \(resolved.hostName):\(resolved.port) (\(tls))"
     }
 }
@@ -29,17 +40,22 @@ public struct DiscoveredChatServer: Sendable, Hashable {
 public enum ChatServerDiscovery {
     /// Browses for `duration` seconds and resolves what was found, in the order found.
     /// Services that go away while browsing, or do not resolve, are left out.
-    public static func find(for duration: TimeInterval, resolveTimeout: TimeInterval = 5) async throws -> [DiscoveredChatServer] {
+    public static func find(
+        for duration: TimeInterval, resolveTimeout: TimeInterval = 5
+    ) async throws -> [DiscoveredChatServer] {
         let browser = DNSSDBrowser(type: ChatServiceRecord.serviceType)
         let services = try await withThrowingTaskGroup(of: [DNSSDService]?.self) { group in
             group.addTask {
                 var found: [DNSSDService] = []
                 for try await event in browser {
                     switch event {
-                    case .added(let service) where !found.contains(where: { $0.name == service.name && $0.domain == service.domain }):
+                    case .added(let service)
+                    where !found.contains(where: { $0.name == service.name && $0.domain == service.domain }):
                         found.append(service)
                     case .removed(let service):
-                        found.removeAll { $0.name == service.name && $0.domain == service.domain && $0.interface == service.interface }
+                        found.removeAll {
+                            $0.name == service.name && $0.domain == service.domain && $0.interface == service.interface
+                        }
                     default: break
                     }
                     if Task.isCancelled { break }

@@ -1,3 +1,12 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the swift-stream-task-kit open source project
+//
+// Licensed under Apache License v2.0; see LICENSE for license information
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 /// Turns bytes typed at a terminal into characters, one byte at a time, whatever the bytes
 /// are: a valid UTF-8 sequence becomes its character once all its bytes are there, and each
 /// invalid or cut-off sequence becomes one U+FFFD (the "maximal subpart" rule of Unicode's
@@ -21,7 +30,9 @@ struct UTF8KeyDecoder: Sendable, Hashable {
             }
             // The bytes after the first that are there so far, each checked against the
             // range its position allows.
-            if let bad = pending.indices.dropFirst().first(where: { !Self.continuationRange(first: first, position: $0).contains(pending[$0]) }) {
+            if let bad = pending.indices.dropFirst().first(where: {
+                !Self.continuationRange(first: first, position: $0).contains(pending[$0])
+            }) {
                 characters.append("\u{FFFD}")
                 pending.removeFirst(bad)
                 continue

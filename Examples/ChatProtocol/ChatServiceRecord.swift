@@ -1,3 +1,12 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the swift-stream-task-kit open source project
+//
+// Licensed under Apache License v2.0; see LICENSE for license information
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 /// What a chat server advertises over DNS-SD: the service type and the TXT record keys of
 /// Protocol.md's "DNS-SD" section, as plain strings (no DNS-SD dependency here).
 public struct ChatServiceRecord: Sendable, Hashable {
@@ -25,7 +34,8 @@ public struct ChatServiceRecord: Sendable, Hashable {
     /// or not `1`. A malformed `fp` is ignored (then there is nothing to pin to) rather than
     /// trusted; keys not known here are ignored.
     public init?(txtRecord: [String: String]) {
-        let lowercased = Dictionary(txtRecord.map { ($0.key.lowercased(), $0.value) }, uniquingKeysWith: { first, _ in first })
+        let lowercased = Dictionary(
+            txtRecord.map { ($0.key.lowercased(), $0.value) }, uniquingKeysWith: { first, _ in first })
         guard lowercased["txtvers"] == Self.version else { return nil }
         name = lowercased["name"] ?? ""
         offersSTARTTLS = lowercased["tls"] == "starttls"
@@ -43,10 +53,11 @@ public struct ChatServiceRecord: Sendable, Hashable {
 
     /// `sha256:` and the digest in lowercase hexadecimal.
     public static func fingerprint(_ digest: [UInt8]) -> String {
-        "sha256:" + digest.map { byte in
-            let hex = String(byte, radix: 16)
-            return byte < 16 ? "0" + hex : hex
-        }.joined()
+        "sha256:"
+            + digest.map { byte in
+                let hex = String(byte, radix: 16)
+                return byte < 16 ? "0" + hex : hex
+            }.joined()
     }
 
     /// The 32 bytes of an `fp` value (`sha256:` and 64 hex digits, either case); `nil` otherwise.
@@ -56,7 +67,9 @@ public struct ChatServiceRecord: Sendable, Hashable {
         guard hex.count == 64, hex.allSatisfy(ASCII.isHexDigit) else { return nil }
         var digest: [UInt8] = []
         for index in stride(from: 0, to: 64, by: 2) {
-            guard let byte = UInt8(String(decoding: hex[index...index + 1], as: UTF8.self), radix: 16) else { return nil }
+            guard let byte = UInt8(String(decoding: hex[index...index + 1], as: UTF8.self), radix: 16) else {
+                return nil
+            }
             digest.append(byte)
         }
         return digest

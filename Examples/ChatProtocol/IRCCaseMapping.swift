@@ -1,3 +1,12 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the swift-stream-task-kit open source project
+//
+// Licensed under Apache License v2.0; see LICENSE for license information
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 /// How nicknames and channel names compare: the `CASEMAPPING` ISUPPORT token.
 ///
 /// The chat server uses ``ascii``; ``rfc1459`` is here for clients of servers that announce it.

@@ -1,3 +1,12 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the swift-stream-task-kit open source project
+//
+// Licensed under Apache License v2.0; see LICENSE for license information
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 /// The `005` (ISUPPORT) tokens the chat server sends, in the order of Protocol.md.
 public enum IRCISupport {
     /// The tokens, with `network` (the server's `--name`) as `NETWORK`, its spaces and

@@ -1,3 +1,12 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the swift-stream-task-kit open source project
+//
+// Licensed under Apache License v2.0; see LICENSE for license information
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 extension IRCMessage {
     /// Parses one line, given without its CR LF.
     ///
@@ -16,14 +25,17 @@ extension IRCMessage {
             throw IRCMessageError(.containsNUL, "the line holds a NUL byte at offset \(index)")
         }
         if let index = bytes.firstIndex(where: { $0 == Self.cr || $0 == Self.lf }) {
-            throw IRCMessageError(.containsLineBreak, "the line holds a CR or LF at offset \(index); give one line without its CR LF")
+            throw IRCMessageError(
+                .containsLineBreak, "the line holds a CR or LF at offset \(index); give one line without its CR LF")
         }
         var position = 0
         var tags: [IRCTag] = []
         if bytes.first == UInt8(ascii: "@") {
             let end = bytes.firstIndex(of: Self.space) ?? bytes.endIndex
             if end + 1 > IRCLimits.tagSectionLength {
-                throw IRCMessageError(.tagsTooLong, "the tag section has \(end + 1) bytes; at most \(IRCLimits.tagSectionLength) are allowed")
+                throw IRCMessageError(
+                    .tagsTooLong,
+                    "the tag section has \(end + 1) bytes; at most \(IRCLimits.tagSectionLength) are allowed")
             }
             tags = try Self.parseTags(bytes[1..<end])
             position = end
@@ -31,10 +43,15 @@ extension IRCMessage {
         position = Self.skipSpaces(bytes, from: position)
         let messageLength = bytes.count - position
         if messageLength > maxLength {
-            throw IRCMessageError(.lineTooLong, "the message has \(messageLength) bytes; at most \(maxLength) are allowed (\(maxLength + 2) with CR LF)")
+            throw IRCMessageError(
+                .lineTooLong,
+                "the message has \(messageLength) bytes; at most \(maxLength) are allowed (\(maxLength + 2) with CR LF)"
+            )
         }
         if position == bytes.count {
-            throw IRCMessageError(tags.isEmpty ? .empty : .missingCommand, tags.isEmpty ? "the line is empty" : "the line has tags but no command")
+            throw IRCMessageError(
+                tags.isEmpty ? .empty : .missingCommand,
+                tags.isEmpty ? "the line is empty" : "the line has tags but no command")
         }
 
         var source: String?
@@ -53,7 +70,8 @@ extension IRCMessage {
         let commandEnd = bytes[position...].firstIndex(of: Self.space) ?? bytes.endIndex
         let command = bytes[position..<commandEnd]
         guard Self.isValidCommand(command) else {
-            throw IRCMessageError(.invalidCommand, "the command `\(Self.decode(command.prefix(32)))` is neither letters nor three digits")
+            throw IRCMessageError(
+                .invalidCommand, "the command `\(Self.decode(command.prefix(32)))` is neither letters nor three digits")
         }
         position = commandEnd
 
@@ -103,7 +121,8 @@ extension IRCMessage {
     }
 
     static func isValidCommand(_ command: some Collection<UInt8>) -> Bool {
-        (!command.isEmpty && command.allSatisfy(ASCII.isLetter)) || (command.count == 3 && command.allSatisfy(ASCII.isDigit))
+        (!command.isEmpty && command.allSatisfy(ASCII.isLetter))
+            || (command.count == 3 && command.allSatisfy(ASCII.isDigit))
     }
 
     static func parseTags(_ section: ArraySlice<UInt8>) throws -> [IRCTag] {

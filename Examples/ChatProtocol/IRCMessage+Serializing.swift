@@ -1,3 +1,12 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the swift-stream-task-kit open source project
+//
+// Licensed under Apache License v2.0; see LICENSE for license information
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 extension IRCMessage {
     /// The line for this message, without CR LF.
     ///
@@ -12,7 +21,10 @@ extension IRCMessage {
         if !tags.isEmpty {
             line = "@" + (try tags.map(Self.serialize).joined(separator: ";")) + " "
             if line.utf8.count > IRCLimits.tagSectionLength {
-                throw IRCMessageError(.tagsTooLong, "the tag section would have \(line.utf8.count) bytes; at most \(IRCLimits.tagSectionLength) are allowed")
+                throw IRCMessageError(
+                    .tagsTooLong,
+                    "the tag section would have \(line.utf8.count) bytes; at most \(IRCLimits.tagSectionLength) are allowed"
+                )
             }
         }
         let tagBytes = line.utf8.count
@@ -24,23 +36,33 @@ extension IRCMessage {
             line += ":" + source + " "
         }
         guard Self.isValidCommand(command.utf8) else {
-            throw IRCMessageError(.invalidCommand, "the command `\(command.prefix(32))` is neither letters nor three digits")
+            throw IRCMessageError(
+                .invalidCommand, "the command `\(command.prefix(32))` is neither letters nor three digits")
         }
         line += command
         if parameters.count > IRCLimits.parameterCount {
-            throw IRCMessageError(.tooManyParameters, "the message has \(parameters.count) parameters; at most \(IRCLimits.parameterCount) are allowed")
+            throw IRCMessageError(
+                .tooManyParameters,
+                "the message has \(parameters.count) parameters; at most \(IRCLimits.parameterCount) are allowed")
         }
         for (index, parameter) in parameters.enumerated() {
             try Self.checkNoLineBreakOrNUL(parameter, what: "parameter \(index + 1)")
-            let needsColon = parameter.isEmpty || parameter.utf8.contains(Self.space) || parameter.utf8.first == UInt8(ascii: ":")
+            let needsColon =
+                parameter.isEmpty || parameter.utf8.contains(Self.space) || parameter.utf8.first == UInt8(ascii: ":")
             if needsColon && index != parameters.count - 1 {
-                throw IRCMessageError(.invalidParameter, "parameter \(index + 1) of \(parameters.count), `\(parameter.prefix(32))`, is empty, holds a space or starts with `:`; only the last parameter may")
+                throw IRCMessageError(
+                    .invalidParameter,
+                    "parameter \(index + 1) of \(parameters.count), `\(parameter.prefix(32))`, is empty, holds a space or starts with `:`; only the last parameter may"
+                )
             }
             line += needsColon ? " :" + parameter : " " + parameter
         }
         let messageBytes = line.utf8.count - tagBytes
         if messageBytes > maxLength {
-            throw IRCMessageError(.lineTooLong, "the \(command) message would have \(messageBytes) bytes; at most \(maxLength) are allowed (\(maxLength + 2) with CR LF)")
+            throw IRCMessageError(
+                .lineTooLong,
+                "the \(command) message would have \(messageBytes) bytes; at most \(maxLength) are allowed (\(maxLength + 2) with CR LF)"
+            )
         }
         return line
     }
@@ -74,7 +96,8 @@ extension IRCMessage {
     var messageLength: Int {
         var count = (source.map { $0.utf8.count + 2 } ?? 0) + command.utf8.count
         for (index, parameter) in parameters.enumerated() {
-            let needsColon = parameter.isEmpty || parameter.utf8.contains(Self.space) || parameter.utf8.first == UInt8(ascii: ":")
+            let needsColon =
+                parameter.isEmpty || parameter.utf8.contains(Self.space) || parameter.utf8.first == UInt8(ascii: ":")
             count += 1 + parameter.utf8.count + (needsColon && index == parameters.count - 1 ? 1 : 0)
         }
         return count

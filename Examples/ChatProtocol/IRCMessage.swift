@@ -1,3 +1,12 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the swift-stream-task-kit open source project
+//
+// Licensed under Apache License v2.0; see LICENSE for license information
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 /// One IRC message: optional tags, an optional source (prefix), a command and its parameters.
 ///
 /// Parse a received line with ``init(parsing:)``; write one with ``serialized()`` (or

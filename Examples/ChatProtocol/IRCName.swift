@@ -1,3 +1,12 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the swift-stream-task-kit open source project
+//
+// Licensed under Apache License v2.0; see LICENSE for license information
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 /// The rules for nicknames, channel names and user names (Protocol.md, "Names and case mapping").
 public enum IRCName {
     /// Whether `nickname` is valid: 1 to `maxLength` bytes of ASCII, starting with a letter or
@@ -36,8 +45,13 @@ public enum IRCName {
 
     /// The user name the server uses for `USER <user> …`: ASCII letters, digits, `-`, `_` and
     /// `.` only, at most `maxLength` bytes; `fallback` (the nickname) when nothing is left.
-    public static func sanitizedUserName(_ user: String, fallback: String, maxLength: Int = IRCLimits.userNameLength) -> String {
-        let kept = user.utf8.filter { ASCII.isLetter($0) || ASCII.isDigit($0) || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: ".") }
+    public static func sanitizedUserName(
+        _ user: String, fallback: String, maxLength: Int = IRCLimits.userNameLength
+    ) -> String {
+        let kept = user.utf8.filter {
+            ASCII.isLetter($0) || ASCII.isDigit($0) || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_")
+                || $0 == UInt8(ascii: ".")
+        }
         let name = String(decoding: kept.prefix(maxLength), as: UTF8.self)
         return name.isEmpty ? String(fallback.prefix(maxLength)) : name
     }

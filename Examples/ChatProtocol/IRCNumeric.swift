@@ -1,3 +1,12 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the swift-stream-task-kit open source project
+//
+// Licensed under Apache License v2.0; see LICENSE for license information
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 /// A numeric reply of the chat protocol: its three-digit code, its name, and the fixed text of
 /// its last parameter where it has one.
 ///
@@ -128,7 +137,8 @@ public struct IRCNumeric: Sendable, Hashable, CustomStringConvertible {
     /// `462` `ERR_ALREADYREGISTERED`.
     public static let alreadyRegistered = IRCNumeric("462", "ERR_ALREADYREGISTERED", "You may not reregister")
     /// `482` `ERR_CHANOPRIVSNEEDED`.
-    public static let channelOperatorPrivilegesNeeded = IRCNumeric("482", "ERR_CHANOPRIVSNEEDED", "You're not channel operator")
+    public static let channelOperatorPrivilegesNeeded = IRCNumeric(
+        "482", "ERR_CHANOPRIVSNEEDED", "You're not channel operator")
     /// `501` `ERR_UMODEUNKNOWNFLAG`.
     public static let userModeUnknownFlag = IRCNumeric("501", "ERR_UMODEUNKNOWNFLAG", "Unknown MODE flag")
     /// `502` `ERR_USERSDONTMATCH`.

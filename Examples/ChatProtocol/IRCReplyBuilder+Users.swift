@@ -1,3 +1,12 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the swift-stream-task-kit open source project
+//
+// Licensed under Apache License v2.0; see LICENSE for license information
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 /// Replies about users: away messages, `USERHOST`, `ISON` and `WHOIS` (Protocol.md, section 8).
 extension IRCReplyBuilder {
     /// `301`: `<nick>` is away, with its away message (cut to fit the line).

@@ -1,3 +1,12 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the swift-stream-task-kit open source project
+//
+// Licensed under Apache License v2.0; see LICENSE for license information
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 /// Builds the server's replies to one client, in the shapes Protocol.md gives.
 ///
 /// ```swift
@@ -18,7 +27,9 @@ public struct IRCReplyBuilder: Sendable, Hashable {
 
     /// A numeric reply: the client, `parameters`, then the numeric's fixed text if it has one.
     public func reply(_ numeric: IRCNumeric, _ parameters: String...) -> IRCMessage {
-        IRCMessage(source: server, command: numeric.code, parameters: [client] + parameters + (numeric.text.map { [$0] } ?? []))
+        IRCMessage(
+            source: server, command: numeric.code, parameters: [client] + parameters + (numeric.text.map { [$0] } ?? [])
+        )
     }
 
     /// A numeric whose parameter after the client echoes `subject`, something the client sent
@@ -27,7 +38,8 @@ public struct IRCReplyBuilder: Sendable, Hashable {
     /// space or starting with `:`). A reply that could not be sent would leave its client
     /// waiting for it.
     public func reply(_ numeric: IRCNumeric, echoing subject: String) -> IRCMessage {
-        let sendable = subject.isEmpty || subject.utf8.contains(UInt8(ascii: " ")) || subject.hasPrefix(":") ? "*" : subject
+        let sendable =
+            subject.isEmpty || subject.utf8.contains(UInt8(ascii: " ")) || subject.hasPrefix(":") ? "*" : subject
         let line = reply(numeric, sendable)
         let excess = line.messageLength - IRCLimits.messageLength
         guard excess > 0 else { return line }
@@ -57,7 +69,9 @@ public struct IRCReplyBuilder: Sendable, Hashable {
 
     /// `005` with `tokens` (see ``IRCISupport``).
     public func isupport(_ tokens: [String]) -> IRCMessage {
-        IRCMessage(source: server, command: IRCNumeric.isupport.code, parameters: [client] + tokens + [IRCNumeric.isupport.text ?? ""])
+        IRCMessage(
+            source: server, command: IRCNumeric.isupport.code,
+            parameters: [client] + tokens + [IRCNumeric.isupport.text ?? ""])
     }
 
     /// `351`: the server's version and name.

@@ -1,3 +1,12 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the swift-stream-task-kit open source project
+//
+// Licensed under Apache License v2.0; see LICENSE for license information
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 /// One IRCv3 message tag: `key` or `key=value`.
 ///
 /// The ``value`` is the unescaped text; escaping (`\:` `\s` `\\` `\r` `\n`) is applied when the
@@ -18,9 +27,11 @@ public struct IRCTag: Sendable, Hashable {
     public static func isValidKey(_ key: String) -> Bool {
         var bytes = Substring(key).utf8[...]
         if bytes.first == UInt8(ascii: "+") { bytes = bytes.dropFirst() }
-        return !bytes.isEmpty && bytes.allSatisfy { byte in
-            ASCII.isLetter(byte) || ASCII.isDigit(byte) || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "/")
-        }
+        return !bytes.isEmpty
+            && bytes.allSatisfy { byte in
+                ASCII.isLetter(byte) || ASCII.isDigit(byte) || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".")
+                    || byte == UInt8(ascii: "/")
+            }
     }
 
     static func escape(_ value: String) -> String {

@@ -1,3 +1,12 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the swift-stream-task-kit open source project
+//
+// Licensed under Apache License v2.0; see LICENSE for license information
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 import Crypto
 import Foundation
 import StreamTaskKit
@@ -74,9 +83,10 @@ public struct ChatCertificateStore: Sendable {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         // Created readable by its owner only, never world-readable even for a moment.
         try? FileManager.default.removeItem(at: privateKeyFile)
-        guard FileManager.default.createFile(
-            atPath: privateKeyFile.path, contents: Data(key.pemRepresentation.utf8),
-            attributes: [.posixPermissions: 0o600])
+        guard
+            FileManager.default.createFile(
+                atPath: privateKeyFile.path, contents: Data(key.pemRepresentation.utf8),
+                attributes: [.posixPermissions: 0o600])
         else {
             throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: privateKeyFile.path])
         }

@@ -1,3 +1,12 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the swift-stream-task-kit open source project
+//
+// Licensed under Apache License v2.0; see LICENSE for license information
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 import ChatProtocol
 import Foundation
 import StreamTaskKit
@@ -83,7 +92,8 @@ struct ChatConnection: Sendable {
                     let timedOut = "Registration timed out"
                     // `670` may still be gathered behind an earlier reply: it must be handed to
                     // the task before the handshake is, or it would go out encrypted.
-                    guard await outbound.waitUntilIdle(timeout: min(.seconds(10), registrationDeadline - clock.now)) else {
+                    guard await outbound.waitUntilIdle(timeout: min(.seconds(10), registrationDeadline - clock.now))
+                    else {
                         let reason = clock.now >= registrationDeadline ? timedOut : "SendQ not draining"
                         return await finish(server.disconnect(id, reason: reason), abort: true)
                     }
@@ -129,7 +139,9 @@ struct ChatConnection: Sendable {
             if deadline <= now {
                 if let expiry { return await finish(server.disconnect(id, reason: expiry)) }
                 pingSent = true
-                if let ping = try? IRCReplyBuilder(server: configuration.identity.serverName, client: nil).ping().wireBytes() {
+                if let ping = try? IRCReplyBuilder(server: configuration.identity.serverName, client: nil).ping()
+                    .wireBytes()
+                {
                     _ = outbound.send(ping)
                 }
                 continue
@@ -206,7 +218,8 @@ struct ChatConnection: Sendable {
         let deadline = ContinuousClock.now + .seconds(2)
         while ContinuousClock.now < deadline {
             let wait = max(0.001, (deadline - ContinuousClock.now).inSeconds)
-            guard let (_, atEOF) = try? await task.readData(ofMinLength: 1, maxLength: 16 * 1024, timeout: wait), !atEOF else { break }
+            guard let (_, atEOF) = try? await task.readData(ofMinLength: 1, maxLength: 16 * 1024, timeout: wait), !atEOF
+            else { break }
         }
         task.cancel()
     }

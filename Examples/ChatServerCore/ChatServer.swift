@@ -1,3 +1,12 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the swift-stream-task-kit open source project
+//
+// Licensed under Apache License v2.0; see LICENSE for license information
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 import ChatProtocol
 import Foundation
 import Logging
@@ -93,7 +102,9 @@ public actor ChatServer: Service {
             shuttingDown = true
             let closing = Array(outbounds.values)
             for outbound in closing {
-                guard let bytes = Self.closingLine(host: outbound.task.host, reason: Self.shutdownReason) else { continue }
+                guard let bytes = Self.closingLine(host: outbound.task.host, reason: Self.shutdownReason) else {
+                    continue
+                }
                 switch outbound.enqueueLast(bytes) {
                 case .needsFlush: unflushed.append(outbound)
                 case .queued: break
@@ -134,7 +145,8 @@ public actor ChatServer: Service {
     /// Registers a new connection with the state, or refuses it when the server is full.
     private func admit(_ task: StreamTask) async -> ChatConnection? {
         if shuttingDown {
-            await ChatConnection.close(task, lastLine: Self.closingLine(host: task.host, reason: Self.shutdownReason).map { Data($0) })
+            await ChatConnection.close(
+                task, lastLine: Self.closingLine(host: task.host, reason: Self.shutdownReason).map { Data($0) })
             return nil
         }
         let id = nextID
@@ -217,7 +229,11 @@ public actor ChatServer: Service {
                     directive = .closed(lastLine: unsent.isEmpty ? last : unsent + (last ?? Data()))
                 } else if let outbound {
                     // Past its send queue a client cannot take even the last line.
-                    if overflowedEver.contains(id) { outbound.abort() } else { closeAfterLastLine(outbound, reason: reason) }
+                    if overflowedEver.contains(id) {
+                        outbound.abort()
+                    } else {
+                        closeAfterLastLine(outbound, reason: reason)
+                    }
                 }
                 logger.debug("client dropped", metadata: ["id": "\(id)", "reason": "\(reason)"])
             }

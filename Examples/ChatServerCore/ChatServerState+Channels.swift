@@ -1,3 +1,12 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the swift-stream-task-kit open source project
+//
+// Licensed under Apache License v2.0; see LICENSE for license information
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 import ChatProtocol
 
 /// `JOIN`, `PART`, `TOPIC`, `NAMES` and `LIST` (Protocol.md, section 8).
@@ -136,7 +145,9 @@ extension ChatServerState {
             listed = channels.values.sorted { $0.name < $1.name }.map { ($0.name, $0) }
         }
         for (name, channel) in listed {
-            context.send(context.replies.list(channel: name, memberCount: channel.members.count, topic: channel.topic ?? "").fitted())
+            context.send(
+                context.replies.list(channel: name, memberCount: channel.members.count, topic: channel.topic ?? "")
+                    .fitted())
         }
         context.send(context.replies.reply(.listEnd))
     }

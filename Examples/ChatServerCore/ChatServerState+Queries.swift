@@ -1,3 +1,12 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the swift-stream-task-kit open source project
+//
+// Licensed under Apache License v2.0; see LICENSE for license information
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 import ChatProtocol
 
 /// `PING`, `QUIT`, `WHO` and `MODE` (Protocol.md, section 8).
@@ -29,9 +38,10 @@ extension ChatServerState {
             members = []
         }
         for (channel, member) in members {
-            context.send(context.replies.whoReply(
-                channel: channel, user: member.userName ?? "*", host: member.host,
-                nickname: member.nickname ?? "*", realName: member.realName, isAway: member.awayMessage != nil))
+            context.send(
+                context.replies.whoReply(
+                    channel: channel, user: member.userName ?? "*", host: member.host,
+                    nickname: member.nickname ?? "*", realName: member.realName, isAway: member.awayMessage != nil))
         }
         context.send(context.replies.reply(.endOfWho, mask))
     }

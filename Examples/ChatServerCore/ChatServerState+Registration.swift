@@ -1,3 +1,12 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the swift-stream-task-kit open source project
+//
+// Licensed under Apache License v2.0; see LICENSE for license information
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 import ChatProtocol
 
 /// `CAP`, `STARTTLS`, `PASS`, `NICK`, `USER` and the welcome burst, and `MOTD` and `VERSION`,
@@ -54,10 +63,9 @@ extension ChatServerState {
     mutating func startTLS(_ context: inout CommandContext) {
         guard let client = clients[context.id] else { return }
         let reason: String? =
-            if !identity.offersSTARTTLS { "not offered: the server has no certificate" }
-            else if client.isRegistered { "already registered" }
-            else if client.isSecure { "already using TLS" }
-            else { nil }
+            if !identity.offersSTARTTLS { "not offered: the server has no certificate" } else if client.isRegistered {
+                "already registered"
+            } else if client.isSecure { "already using TLS" } else { nil }
         if let reason {
             context.send(context.replies.startTLSFailed(reason: reason))
             return

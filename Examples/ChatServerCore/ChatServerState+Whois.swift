@@ -1,3 +1,12 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the swift-stream-task-kit open source project
+//
+// Licensed under Apache License v2.0; see LICENSE for license information
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 import ChatProtocol
 
 /// `WHOIS` (Protocol.md, section 8).
@@ -25,9 +34,14 @@ extension ChatServerState {
 
     /// What `WHOIS` tells client `viewer` about `target`: `311`, `319` (when it shows a
     /// channel), `312`, `301` (when away), `671` (when its connection uses TLS) and `317`.
-    func whoisReplies(about target: ChatServerClient, to viewer: ChatClientID, now: Int, _ replies: IRCReplyBuilder) -> [IRCMessage] {
+    func whoisReplies(
+        about target: ChatServerClient, to viewer: ChatClientID, now: Int, _ replies: IRCReplyBuilder
+    ) -> [IRCMessage] {
         let nickname = target.nickname ?? "*"
-        var lines = [replies.whoisUser(nickname: nickname, user: target.userName ?? "*", host: target.host, realName: target.realName)]
+        var lines = [
+            replies.whoisUser(
+                nickname: nickname, user: target.userName ?? "*", host: target.host, realName: target.realName)
+        ]
         lines += replies.whoisChannels(nickname: nickname, channels: channelNames(of: target, shownTo: viewer))
         lines.append(replies.whoisServer(nickname: nickname, info: identity.networkName))
         if let awayMessage = target.awayMessage {
@@ -36,7 +50,9 @@ extension ChatServerState {
         if target.isSecure {
             lines.append(replies.reply(.whoisSecure, nickname))
         }
-        lines.append(replies.whoisIdle(nickname: nickname, seconds: max(0, now - target.lastMessageTime), signOnTime: target.signOnTime))
+        lines.append(
+            replies.whoisIdle(
+                nickname: nickname, seconds: max(0, now - target.lastMessageTime), signOnTime: target.signOnTime))
         return lines
     }
 

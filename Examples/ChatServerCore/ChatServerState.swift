@@ -1,3 +1,12 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the swift-stream-task-kit open source project
+//
+// Licensed under Apache License v2.0; see LICENSE for license information
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 import ChatProtocol
 
 /// The chat server's protocol logic as a plain value: clients, nicknames and channels, and
@@ -115,7 +124,9 @@ public struct ChatServerState: Sendable {
         return context.actions
     }
 
-    static let commandsBeforeRegistration: Set<String> = ["CAP", "NICK", "USER", "PASS", "PING", "PONG", "QUIT", "STARTTLS"]
+    static let commandsBeforeRegistration: Set<String> = [
+        "CAP", "NICK", "USER", "PASS", "PING", "PONG", "QUIT", "STARTTLS",
+    ]
 
     /// The replies builder for `client`: the server's name, and the client's nick or `*`.
     func replies(for client: ChatServerClient) -> IRCReplyBuilder {

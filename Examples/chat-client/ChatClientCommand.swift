@@ -1,3 +1,12 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the swift-stream-task-kit open source project
+//
+// Licensed under Apache License v2.0; see LICENSE for license information
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 import ArgumentParser
 import ChatClientCore
 import ChatProtocol
@@ -32,19 +41,28 @@ struct ChatClientCommand: AsyncParsableCommand {
     @Flag(help: "Upgrade with STARTTLS, and give up rather than go on in plaintext.")
     var starttls = false
 
-    @Option(help: "Pin the server certificate to this SHA-256 (64 hex digits, colons allowed, after an optional sha256:) instead of checking its chain.")
+    @Option(
+        help:
+            "Pin the server certificate to this SHA-256 (64 hex digits, colons allowed, after an optional sha256:) instead of checking its chain."
+    )
     var fingerprint: String?
 
     @Flag(help: "Accept any server certificate (testing only).")
     var insecure = false
 
-    @Option(help: "Connect through this proxy: http://host:port, https://… (TLS to the proxy), socks5://… (names resolved here) or socks5h://… (names resolved by the proxy), with user:password@ before the host when it asks for them. The environment's proxy variables apply otherwise.")
+    @Option(
+        help:
+            "Connect through this proxy: http://host:port, https://… (TLS to the proxy), socks5://… (names resolved here) or socks5h://… (names resolved by the proxy), with user:password@ before the host when it asks for them. The environment's proxy variables apply otherwise."
+    )
     var proxy: String?
 
     @Option(help: "Your nickname (default: your user name).")
     var nick: String?
 
-    @Option(help: "A server password, sent as PASS (ZNC takes user/network:password). Other users of this machine can see command lines: the CHAT_PASSWORD environment variable is the safer way to give it.")
+    @Option(
+        help:
+            "A server password, sent as PASS (ZNC takes user/network:password). Other users of this machine can see command lines: the CHAT_PASSWORD environment variable is the safer way to give it."
+    )
     var password: String?
 
     @Option(help: "A channel to join once connected; repeat for several.")
@@ -64,15 +82,18 @@ struct ChatClientCommand: AsyncParsableCommand {
             throw ValidationError("--tls and --starttls exclude each other")
         }
         if let fingerprint, ChatClientOptions.fingerprint(fromUserInput: fingerprint) == nil {
-            throw ValidationError("--fingerprint must be 64 hex digits, colons allowed, after an optional sha256: (got \(fingerprint))")
+            throw ValidationError(
+                "--fingerprint must be 64 hex digits, colons allowed, after an optional sha256: (got \(fingerprint))")
         }
         if host == nil && (port != nil || tls || starttls || proxy != nil) {
-            throw ValidationError("--port, --tls, --starttls and --proxy need --host (servers found on the LAN are reached directly)")
+            throw ValidationError(
+                "--port, --tls, --starttls and --proxy need --host (servers found on the LAN are reached directly)")
         }
     }
 
     func run() async throws {
-        let ui: any ChatUserInterface = TerminalUserInterface.isAvailable ? TerminalUserInterface() : PlainUserInterface()
+        let ui: any ChatUserInterface =
+            TerminalUserInterface.isAvailable ? TerminalUserInterface() : PlainUserInterface()
         let signals = SignalWatcher(signals: [SIGINT, SIGTERM]) { _ in
             ui.restore()
             Foundation.exit(130)
@@ -85,7 +106,9 @@ struct ChatClientCommand: AsyncParsableCommand {
             ui.restore()
             throw ExitCode.failure
         }
-        options.password = (password ?? ProcessInfo.processInfo.environment["CHAT_PASSWORD"]).flatMap { $0.isEmpty ? nil : $0 }
+        options.password = (password ?? ProcessInfo.processInfo.environment["CHAT_PASSWORD"]).flatMap {
+            $0.isEmpty ? nil : $0
+        }
         let status = await ChatClient(options: options, ui: ui).run()
         ui.restore()
         if status != 0 { throw ExitCode(status) }
@@ -99,7 +122,8 @@ struct ChatClientCommand: AsyncParsableCommand {
         }
         let security: ChatClientOptions.Security = tls ? .tls : starttls ? .startTLS : .none
         var options = ChatClientOptions(
-            target: .host(host, port: port ?? (tls ? 6697 : 6667)), security: security, nick: nickname, channels: channels,
+            target: .host(host, port: port ?? (tls ? 6697 : 6667)), security: security, nick: nickname,
+            channels: channels,
             proxy: try proxy.map { try ProxyConfiguration(url: $0) } ?? .environment)
         options.pinnedCertificateSHA256 = fingerprint.flatMap(ChatClientOptions.fingerprint(fromUserInput:))
         options.acceptsAnyCertificate = insecure
@@ -108,7 +132,9 @@ struct ChatClientCommand: AsyncParsableCommand {
     }
 
     /// Browses, lists what it found, and picks the only server or asks which.
-    private func discover(ui: any ChatUserInterface, nick: String, channels: [String]) async throws -> ChatClientOptions? {
+    private func discover(
+        ui: any ChatUserInterface, nick: String, channels: [String]
+    ) async throws -> ChatClientOptions? {
         ui.show("*** looking for chat servers on the LAN (DNS-SD, \(ChatServiceRecord.serviceType))…")
         let servers: [DiscoveredChatServer]
         do {

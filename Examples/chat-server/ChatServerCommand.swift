@@ -1,3 +1,12 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the swift-stream-task-kit open source project
+//
+// Licensed under Apache License v2.0; see LICENSE for license information
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 import ArgumentParser
 import ChatProtocol
 import ChatServerCore
@@ -41,7 +50,9 @@ struct ChatServerCommand: AsyncParsableCommand {
     @Option(help: "The PEM private key of --cert.")
     var key: String?
 
-    @Option(help: "Where the self-signed certificate made on first run is kept (default: ~/.local/state/streamtaskkit-chat).")
+    @Option(
+        help:
+            "Where the self-signed certificate made on first run is kept (default: ~/.local/state/streamtaskkit-chat).")
     var stateDirectory: String?
 
     @Flag(help: "Offer no STARTTLS at all.")
@@ -116,7 +127,8 @@ struct ChatServerCommand: AsyncParsableCommand {
         }
         var registration: DNSSDRegistration?
         if !noAdvertise {
-            let record = ChatServiceRecord(name: networkName, offersSTARTTLS: fingerprint != nil, certificateSHA256: fingerprint)
+            let record = ChatServiceRecord(
+                name: networkName, offersSTARTTLS: fingerprint != nil, certificateSHA256: fingerprint)
             do {
                 registration = try await server.listener.advertise(
                     name: networkName, type: ChatServiceRecord.serviceType, txtRecord: DNSSDTXTRecord(record.txtRecord))
@@ -127,10 +139,11 @@ struct ChatServerCommand: AsyncParsableCommand {
         }
 
         // SIGINT and SIGTERM shut the server down gracefully: every client gets its last line.
-        let group = ServiceGroup(configuration: .init(
-            services: [.init(service: server)],
-            gracefulShutdownSignals: [.sigint, .sigterm],
-            logger: Logger(label: "chat-server.lifecycle")))
+        let group = ServiceGroup(
+            configuration: .init(
+                services: [.init(service: server)],
+                gracefulShutdownSignals: [.sigint, .sigterm],
+                logger: Logger(label: "chat-server.lifecycle")))
         try await group.run()
         registration?.cancel()
     }

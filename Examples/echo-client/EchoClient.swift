@@ -1,3 +1,12 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the swift-stream-task-kit open source project
+//
+// Licensed under Apache License v2.0; see LICENSE for license information
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 import ArgumentParser
 import Dispatch
 import ExampleSupport
@@ -68,7 +77,8 @@ struct EchoClient: AsyncParsableCommand {
             // sends nothing more, but print anything it does send.
             task.closeWrite()
             while let rest = try await task.readData(upToAndIncluding: newline, maxLength: Self.maximumLineLength) {
-                printLine(String(decoding: rest.last == UInt8(ascii: "\n") ? rest.dropLast() : rest[...], as: UTF8.self))
+                printLine(
+                    String(decoding: rest.last == UInt8(ascii: "\n") ? rest.dropLast() : rest[...], as: UTF8.self))
             }
         } catch let error as StreamTaskError {
             printError(error.description)

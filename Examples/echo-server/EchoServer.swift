@@ -1,3 +1,12 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the swift-stream-task-kit open source project
+//
+// Licensed under Apache License v2.0; see LICENSE for license information
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 import ArgumentParser
 import Dispatch
 import ExampleSupport
@@ -72,7 +81,9 @@ struct EchoServer: AsyncParsableCommand {
         do {
             // `nil` means end of stream with nothing left; a last line without a newline comes
             // back as it is and is echoed as it is.
-            while let line = try await task.readData(upToAndIncluding: newline, maxLength: maximumLineLength, timeout: 0) {
+            while let line = try await task.readData(
+                upToAndIncluding: newline, maxLength: maximumLineLength, timeout: 0)
+            {
                 try await task.write(line, timeout: 0)
             }
             // Sends our end of stream once every echo has been written; with the client's end of

@@ -1,3 +1,12 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the swift-stream-task-kit open source project
+//
+// Licensed under Apache License v2.0; see LICENSE for license information
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 // The chat server's protocol state under hostile clients: any sequence of connections from a
 // few addresses (IPv4, and IPv6 in and out of one /64), lines of any bytes from any of them,
 // and disconnections. It never traps, and after every event:
@@ -9,7 +18,9 @@
 // - the registry is consistent: every nickname points at a client that has it, every channel
 //   member is a client in that channel, every client's channels list it, no channel is empty.
 
-private let hosts = ["127.0.0.1", "127.0.0.2", "192.0.2.7", "2001:db8:1:2::1", "2001:db8:1:2::ffff", "2001:db8:1:3::1", "::1", "0::1"]
+private let hosts = [
+    "127.0.0.1", "127.0.0.2", "192.0.2.7", "2001:db8:1:2::1", "2001:db8:1:2::ffff", "2001:db8:1:3::1", "::1", "0::1",
+]
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzChatServerState(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
@@ -17,8 +28,10 @@ public func fuzzChatServerState(_ data: UnsafePointer<UInt8>, _ size: Int) -> CI
     let maximumClients = 1 + Int(input.byte() % 12)
     let perAddressByte = input.byte() % 6
     let perAddress = perAddressByte == 0 ? nil : Int(perAddressByte)
-    let identity = ChatServerIdentity(serverName: "chat.fuzz", networkName: "Fuzz", createdText: "now", offersSTARTTLS: input.byte() & 1 == 1)
-    var state = ChatServerState(identity: identity, maximumClients: maximumClients, maximumClientsPerAddress: perAddress)
+    let identity = ChatServerIdentity(
+        serverName: "chat.fuzz", networkName: "Fuzz", createdText: "now", offersSTARTTLS: input.byte() & 1 == 1)
+    var state = ChatServerState(
+        identity: identity, maximumClients: maximumClients, maximumClientsPerAddress: perAddress)
     var nextID = 1
     var lines = input.rest.split(separator: 0x0A, omittingEmptySubsequences: false)[...]
     var now = 1_000
@@ -36,7 +49,9 @@ public func fuzzChatServerState(_ data: UnsafePointer<UInt8>, _ size: Int) -> CI
             guard !known.isEmpty, let message = try? IRCMessage(parsing: body) else { break }
             let id = known[Int(op / 8) % known.count]
             for action in state.receive(message, from: id, now: now) {
-                if case .close(let closed, _) = action { require(state.clients[closed] == nil, "closed client \(closed) is still there") }
+                if case .close(let closed, _) = action {
+                    require(state.clients[closed] == nil, "closed client \(closed) is still there")
+                }
             }
             if op & 0x80 != 0 { state.tlsEstablished(id) }
             now += 1
@@ -56,10 +71,14 @@ private func connect(_ state: inout ChatServerState, id: ChatClientID, host: Str
     case .close(let closed, let reason) where closed == id:
         require(actions.count == 1, "a refusal did more: \(actions)")
         if reason == ChatServerState.perAddressLimitReason {
-            require(sameGroup >= (before.maximumClientsPerAddress ?? .max), "refused for its address with \(sameGroup) open from it")
+            require(
+                sameGroup >= (before.maximumClientsPerAddress ?? .max),
+                "refused for its address with \(sameGroup) open from it")
         } else {
             require(reason == ChatServerState.fullReason, "refused as \(reason)")
-            require(registering.isEmpty && before.clients.count >= before.maximumClients, "refused as full with \(before.clients.count) clients, \(registering.count) registering")
+            require(
+                registering.isEmpty && before.clients.count >= before.maximumClients,
+                "refused as full with \(before.clients.count) clients, \(registering.count) registering")
         }
         require(state.clients.count == before.clients.count, "a refusal changed the clients")
     case .close(let closed, let reason):
@@ -77,7 +96,9 @@ private func checkConsistency(_ state: ChatServerState) {
     let clients = state.clients
     require(clients.count <= state.maximumClients, "\(clients.count) clients, limit \(state.maximumClients)")
     let registering = clients.values.filter { !$0.isRegistered }.count
-    require(registering <= state.maximumUnregisteredClients, "\(registering) registering, limit \(state.maximumUnregisteredClients)")
+    require(
+        registering <= state.maximumUnregisteredClients,
+        "\(registering) registering, limit \(state.maximumUnregisteredClients)")
     if let limit = state.maximumClientsPerAddress {
         var counts: [PeerAddressGroup: Int] = [:]
         for client in clients.values { if let group = client.addressGroup { counts[group, default: 0] += 1 } }
@@ -85,7 +106,9 @@ private func checkConsistency(_ state: ChatServerState) {
     }
     for (folded, id) in state.nicknames {
         let owner = clients[id]
-        require(owner?.nickname.map { state.caseMapping.folded($0) } == folded, "nickname \(folded) points at client \(id) named \(owner?.nickname ?? "nothing")")
+        require(
+            owner?.nickname.map { state.caseMapping.folded($0) } == folded,
+            "nickname \(folded) points at client \(id) named \(owner?.nickname ?? "nothing")")
     }
     for (key, channel) in state.channels {
         require(!channel.members.isEmpty, "channel \(key) is empty")
@@ -96,7 +119,8 @@ private func checkConsistency(_ state: ChatServerState) {
     }
     for client in clients.values {
         for key in client.channels {
-            require(state.channels[key]?.members.contains(client.id) == true, "client \(client.id) thinks it is in \(key)")
+            require(
+                state.channels[key]?.members.contains(client.id) == true, "client \(client.id) thinks it is in \(key)")
         }
         if !client.isRegistered { require(client.channels.isEmpty, "unregistered client \(client.id) is in channels") }
     }

@@ -1,3 +1,12 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the swift-stream-task-kit open source project
+//
+// Licensed under Apache License v2.0; see LICENSE for license information
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 // `ChatServiceRecord(txtRecord:)` on any TXT record, reached as the chat client reaches it:
 // wire bytes, then `DNSSDTXTRecord`, then text values. It never traps, and what it reads it
 // writes back the same way.
@@ -12,7 +21,9 @@ public func fuzzChatServiceRecord(_ data: UnsafePointer<UInt8>, _ size: Int) -> 
     guard let record = ChatServiceRecord(txtRecord: strings) else { return 0 }
     if let digest = record.certificateSHA256 {
         require(digest.count == 32, "a fingerprint of \(digest.count) bytes")
-        require(ChatServiceRecord.parseFingerprint(ChatServiceRecord.fingerprint(digest)) == digest, "fingerprint round trip")
+        require(
+            ChatServiceRecord.parseFingerprint(ChatServiceRecord.fingerprint(digest)) == digest,
+            "fingerprint round trip")
     }
     // Written and read again it is the same record; a fingerprint is only written with STARTTLS.
     var expected = record

@@ -1,3 +1,12 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the swift-stream-task-kit open source project
+//
+// Licensed under Apache License v2.0; see LICENSE for license information
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 // Shared by every fuzz target: compiled into each target's binary with the library sources it
 // fuzzes (see scripts/fuzz.sh), so it may use their internal types.
 

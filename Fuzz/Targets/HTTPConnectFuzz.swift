@@ -1,3 +1,12 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the swift-stream-task-kit open source project
+//
+// Licensed under Apache License v2.0; see LICENSE for license information
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 // `HTTPConnectHandshake` on any proxy reply cut into any reads: the outcome (tunnel open with
 // the same leftover bytes, or the same error) does not depend on how the reply was cut, the
 // leftover is exactly what follows the final head, and no head over the limit is accepted.

@@ -1,3 +1,12 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the swift-stream-task-kit open source project
+//
+// Licensed under Apache License v2.0; see LICENSE for license information
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 // `HTTPResponseHeadGate`, the data tasks' own handling of response bytes, on any bytes cut into
 // any reads. Before the head: every slice it passes ends with a line feed or holds none (the
 // start of a line whose end has not come), and a line feed without a carriage return before
@@ -87,7 +96,9 @@ public func fuzzHTTPHeadGate(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt 
         }
         let expected = expectedAfterGate(bytes)
         if recorder.headSeen {
-            require(recorder.passedAfterHead == 0, "\(recorder.passedAfterHead) bytes passed after the head before a decision")
+            require(
+                recorder.passedAfterHead == 0,
+                "\(recorder.passedAfterHead) bytes passed after the head before a decision")
         }
         for slice in recorder.slicesBeforeHead {
             require(
@@ -95,7 +106,9 @@ public func fuzzHTTPHeadGate(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt 
                 "a slice before the head holds a line feed but does not end with it")
         }
         require(recorder.passed.count <= expected.count, "more bytes passed than came")
-        require(recorder.passed == Array(expected[..<recorder.passed.count]), "the bytes passed are not the input's, in order, with CRLF line ends")
+        require(
+            recorder.passed == Array(expected[..<recorder.passed.count]),
+            "the bytes passed are not the input's, in order, with CRLF line ends")
         // The owner decides once the head is there (never before: the data task asks it then),
         // whether that was in the first half of the reads or later.
         var released = recorder.headSeen
@@ -104,12 +117,16 @@ public func fuzzHTTPHeadGate(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt 
             try channel.writeInbound(channel.allocator.buffer(bytes: chunk))
         }
         if !released, recorder.headSeen {
-            require(recorder.passedAfterHead == 0, "\(recorder.passedAfterHead) bytes passed after the head before a decision")
+            require(
+                recorder.passedAfterHead == 0,
+                "\(recorder.passedAfterHead) bytes passed after the head before a decision")
             released = true
             gate.release()
         }
         // Released, or still before the head (where nothing is held): everything has passed.
-        require(recorder.passed == expected, "\(recorder.passed.count) bytes passed of the \(expected.count) expected, or out of order")
+        require(
+            recorder.passed == expected,
+            "\(recorder.passed.count) bytes passed of the \(expected.count) expected, or out of order")
         require(gate.heldByteCount == 0, "\(gate.heldByteCount) bytes still held")
         _ = try channel.finish()
     } catch {

@@ -1,3 +1,12 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the swift-stream-task-kit open source project
+//
+// Licensed under Apache License v2.0; see LICENSE for license information
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 // `IRCLineFramer` on any stream cut into any reads: it finds the same lines as a plain split at
 // LF would, whatever the chunking, and never holds more than one line's worth of bytes.
 //
@@ -26,7 +35,9 @@ public func fuzzIRCLineFramer(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt
         require(framer.bufferedByteCount <= bound, "\(framer.bufferedByteCount) bytes buffered; the limit is \(bound)")
     }
     let expected = referenceEvents(stream, maxLineLength: maxLineLength)
-    require(events == expected, "framed \(events.count) events, a plain split gives \(expected.count): \(events) vs \(expected)")
+    require(
+        events == expected,
+        "framed \(events.count) events, a plain split gives \(expected.count): \(events) vs \(expected)")
     return 0
 }
 

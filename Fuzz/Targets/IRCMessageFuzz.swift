@@ -1,3 +1,12 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the swift-stream-task-kit open source project
+//
+// Licensed under Apache License v2.0; see LICENSE for license information
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 // `IRCMessage(parsing:)` on any bytes: it never traps, and what it accepts survives the wire:
 // serialized and parsed again it is the same message, and serializes to the same line.
 
@@ -15,7 +24,9 @@ public func fuzzIRCMessage(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     require(message.command == message.command.uppercased(), "command \(message.command) not upper-cased")
     _ = message.numeric
     if let nickname = message.sourceNickname {
-        require(!nickname.unicodeScalars.contains { $0 == "!" || $0 == "@" }, "the nickname \(nickname.debugDescription) of \(message.source!.debugDescription) runs past its ! or @")
+        require(
+            !nickname.unicodeScalars.contains { $0 == "!" || $0 == "@" },
+            "the nickname \(nickname.debugDescription) of \(message.source!.debugDescription) runs past its ! or @")
     }
     _ = message.description
 

@@ -1,3 +1,12 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the swift-stream-task-kit open source project
+//
+// Licensed under Apache License v2.0; see LICENSE for license information
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 // `NoProxyList` on any `no_proxy` value and host: it never traps, and every entry it keeps
 // matches the host it names.
 //
@@ -25,14 +34,19 @@ public func fuzzNoProxyList(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
             guard !name.hasSuffix("."), !(name.hasPrefix("[") && name.hasSuffix("]")), IPAddressBytes.parse(name) == nil
             else { continue }
             require(list.matches(host: name, port: port), "entry \(name.debugDescription) does not match itself")
-            require(list.matches(host: "www." + name, port: port), "entry \(name.debugDescription) does not match www.\(name)")
-            require(list.matches(host: name.uppercased(), port: port) || name.uppercased().lowercased() != name, "entry \(name.debugDescription) is case-sensitive")
+            require(
+                list.matches(host: "www." + name, port: port),
+                "entry \(name.debugDescription) does not match www.\(name)")
+            require(
+                list.matches(host: name.uppercased(), port: port) || name.uppercased().lowercased() != name,
+                "entry \(name.debugDescription) is case-sensitive")
         case .network(let network, let bits):
             require(bits >= 0 && bits <= network.count * 8, "prefix length \(bits) for \(network.count) bytes")
             guard let text = addressText(network) else { continue }
             require(list.matches(host: text, port: port), "entry \(text)/\(bits) does not match its own address")
             if network.count == 16 {
-                require(list.matches(host: "[" + text + "]", port: port), "entry \(text)/\(bits) does not match [\(text)]")
+                require(
+                    list.matches(host: "[" + text + "]", port: port), "entry \(text)/\(bits) does not match [\(text)]")
             }
         }
     }
@@ -42,6 +56,7 @@ public func fuzzNoProxyList(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
 private func addressText(_ bytes: [UInt8]) -> String? {
     var buffer = [CChar](repeating: 0, count: 64)
     let family = bytes.count == 4 ? AF_INET : AF_INET6
-    let ok = bytes.withUnsafeBytes { raw in inet_ntop(family, raw.baseAddress, &buffer, socklen_t(buffer.count)) != nil }
+    let ok = bytes.withUnsafeBytes { raw in inet_ntop(family, raw.baseAddress, &buffer, socklen_t(buffer.count)) != nil
+    }
     return ok ? String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) : nil
 }

@@ -1,3 +1,12 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the swift-stream-task-kit open source project
+//
+// Licensed under Apache License v2.0; see LICENSE for license information
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 // `PeerAddressGroup(ipAddress:)` on any text: it never traps; what it accepts is what
 // inet_pton accepts; its description reads back as the same group; and two addresses share a
 // group exactly when they are the same IPv4 address or share their first 64 bits.
@@ -18,14 +27,20 @@ public func fuzzPeerAddressGroup(_ data: UnsafePointer<UInt8>, _ size: Int) -> C
     let second = String(decoding: Array(text.utf8.dropFirst(split)), as: UTF8.self)
     for address in [text, first, second] {
         let group = PeerAddressGroup(ipAddress: address)
-        require((group != nil) == (networkBytes(address) != nil), "\(address.debugDescription): accepted \(group != nil), inet_pton disagrees")
+        require(
+            (group != nil) == (networkBytes(address) != nil),
+            "\(address.debugDescription): accepted \(group != nil), inet_pton disagrees")
         guard let group else { continue }
         let description = group.description
         let readBack = description.hasSuffix("::/64") ? String(description.dropLast(3)) : description
-        require(PeerAddressGroup(ipAddress: readBack) == group, "\(description) does not read back as the group of \(address)")
+        require(
+            PeerAddressGroup(ipAddress: readBack) == group,
+            "\(description) does not read back as the group of \(address)")
     }
     if let a = networkBytes(first), let b = networkBytes(second) {
-        require((PeerAddressGroup(ipAddress: first) == PeerAddressGroup(ipAddress: second)) == (groupBytes(a) == groupBytes(b)),
+        require(
+            (PeerAddressGroup(ipAddress: first) == PeerAddressGroup(ipAddress: second))
+                == (groupBytes(a) == groupBytes(b)),
             "\(first.debugDescription) and \(second.debugDescription) grouped wrongly")
     }
     return 0

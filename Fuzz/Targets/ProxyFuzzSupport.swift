@@ -1,3 +1,12 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the swift-stream-task-kit open source project
+//
+// Licensed under Apache License v2.0; see LICENSE for license information
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 // Drives a proxy handshake the way ProxyHandshakeHandler does, for the proxy fuzz targets.
 
 import NIOCore
@@ -38,7 +47,8 @@ struct HandshakeRun: Equatable {
                         sent.append(bytes)
                     case .established:
                         let later = chunks[(index + 1)...].flatMap { $0 }
-                        return HandshakeRun(end: .established(leftover: Array(received.readableBytesView) + later), sent: sent)
+                        return HandshakeRun(
+                            end: .established(leftover: Array(received.readableBytesView) + later), sent: sent)
                     }
                 }
             } catch {

@@ -1,3 +1,12 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the swift-stream-task-kit open source project
+//
+// Licensed under Apache License v2.0; see LICENSE for license information
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 // `SOCKS5Handshake` on any proxy reply cut into any reads: the outcome and what is sent do not
 // depend on how the reply was cut, and once the tunnel is open the leftover is exactly what
 // follows the proxy's reply.
@@ -34,7 +43,9 @@ public func fuzzSOCKS5(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         default: address = 1 + Int(reply[start + 4])
         }
         let consumed = reply.count - leftover.count
-        require(consumed == start + 4 + address + 2, "the tunnel opened after \(consumed) bytes; the replies had \(start + 4 + address + 2)")
+        require(
+            consumed == start + 4 + address + 2,
+            "the tunnel opened after \(consumed) bytes; the replies had \(start + 4 + address + 2)")
     }
     return 0
 }

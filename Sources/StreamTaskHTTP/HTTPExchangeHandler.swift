@@ -1,3 +1,12 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the swift-stream-task-kit open source project
+//
+// Licensed under Apache License v2.0; see LICENSE for license information
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 import Foundation
 import NIOCore
 import NIOHTTP1
@@ -98,7 +107,8 @@ final class HTTPExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
             return
         }
         dataTask.failed(
-            StreamTaskError(.httpProtocolError, "the server's response is not valid HTTP/1.1: \(error)", underlying: error)
+            StreamTaskError(
+                .httpProtocolError, "the server's response is not valid HTTP/1.1: \(error)", underlying: error)
         )
         closeConnection(context: context)
     }
@@ -107,7 +117,8 @@ final class HTTPExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         // Nothing but this handler writes while the exchange runs.
-        promise?.fail(StreamTaskError(.invalidArgument, "the task carries an HTTP data task; write once it has become a stream"))
+        promise?.fail(
+            StreamTaskError(.invalidArgument, "the task carries an HTTP data task; write once it has become a stream"))
     }
 
     // MARK: The owner's decision (on the event loop, never inside a read)

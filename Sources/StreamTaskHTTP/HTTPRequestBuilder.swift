@@ -1,3 +1,12 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the swift-stream-task-kit open source project
+//
+// Licensed under Apache License v2.0; see LICENSE for license information
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 import Foundation
 import NIOCore
 import NIOHTTP1
@@ -60,7 +69,9 @@ struct HTTPRequestBuilder {
         // by nothing, SwiftNIO's encoder would send it chunked, which an HTTP/1.0 server need
         // not understand (RFC 9112, section 6.1).
         let definesContent = [HTTPMethod.POST, .PUT, .PATCH].contains(method)
-        if !data.isEmpty || definesContent, !headers.contains(name: "Content-Length"), !headers.contains(name: "Transfer-Encoding") {
+        if !data.isEmpty || definesContent, !headers.contains(name: "Content-Length"),
+            !headers.contains(name: "Transfer-Encoding")
+        {
             headers.add(name: "Content-Length", value: String(data.count))
         }
         body = data.isEmpty ? nil : ByteBuffer(bytes: data)

@@ -1,3 +1,12 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the swift-stream-task-kit open source project
+//
+// Licensed under Apache License v2.0; see LICENSE for license information
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 import NIOCore
 import NIOHTTP1
 
@@ -132,7 +141,8 @@ final class HTTPResponseHeadGate: ChannelInboundHandler, RemovableChannelHandler
     static func endingInCRLF(_ slice: ByteBuffer, afterCarriageReturn: Bool) -> ByteBuffer {
         let view = slice.readableBytesView
         guard view.last == UInt8(ascii: "\n") else { return slice }
-        let carriageReturnBefore = view.count >= 2
+        let carriageReturnBefore =
+            view.count >= 2
             ? view[view.index(view.endIndex, offsetBy: -2)] == UInt8(ascii: "\r")
             : afterCarriageReturn
         if carriageReturnBefore { return slice }

@@ -1,3 +1,12 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the swift-stream-task-kit open source project
+//
+// Licensed under Apache License v2.0; see LICENSE for license information
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 import Foundation
 import NIOCore
 import StreamTaskCore
@@ -78,10 +87,13 @@ extension StreamDataTask {
             task.allow()
             // Iterating a task nobody resumed would wait for good.
             task.resume()
-            let error = missed == 0 ? nil : StreamTaskError(
-                .invalidArgument,
-                "the first \(missed) bytes of the body went to the delegate before body was iterated; "
-                    + "iterate body (or call bodyData()) before the body arrives, or take it from the delegate")
+            let error =
+                missed == 0
+                ? nil
+                : StreamTaskError(
+                    .invalidArgument,
+                    "the first \(missed) bytes of the body went to the delegate before body was iterated; "
+                        + "iterate body (or call bodyData()) before the body arrives, or take it from the delegate")
             return Iterator(task: task, base: chunks.makeAsyncIterator(), missed: error, consumer: Consumer(task: task))
         }
 

@@ -1,3 +1,12 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the swift-stream-task-kit open source project
+//
+// Licensed under Apache License v2.0; see LICENSE for license information
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 import Foundation
 import NIOCore
 import StreamTaskCore
@@ -84,7 +93,8 @@ extension StreamDataTask {
 
     /// The carrying stream task completed while it still carried this task.
     package func taskCompleted(_ error: StreamTaskError?) {
-        let failure = error ?? StreamTaskError(.httpProtocolError, "the connection closed before the response was complete")
+        let failure =
+            error ?? StreamTaskError(.httpProtocolError, "the connection closed before the response was complete")
         finish(error: failure.at(host: carrier.host, port: carrier.port))
     }
 
@@ -112,7 +122,9 @@ extension StreamDataTask {
             guard proceed else {
                 if disposition == .becomeStream, self.phaseIsNot(.becomingStream, .waitingForResponse) {
                     self.streamPromise.fail(
-                        StreamTaskError(.invalidArgument, "the data task can no longer become a stream: its response was already handled")
+                        StreamTaskError(
+                            .invalidArgument,
+                            "the data task can no longer become a stream: its response was already handled")
                     )
                 }
                 return
@@ -131,7 +143,9 @@ extension StreamDataTask {
 
     private func turnIntoStream() {
         guard let exchange, let response else {
-            finish(error: StreamTaskError(.connectionClosed, "the connection closed before the data task could become a stream"))
+            finish(
+                error: StreamTaskError(
+                    .connectionClosed, "the connection closed before the data task could become a stream"))
             return
         }
         do {
@@ -140,7 +154,8 @@ extension StreamDataTask {
             self.exchange = nil
         } catch {
             carrier.cancel()
-            finish(error: error as? StreamTaskError ?? StreamTaskError(.connectionFailed, "\(error)", underlying: error))
+            finish(
+                error: error as? StreamTaskError ?? StreamTaskError(.connectionFailed, "\(error)", underlying: error))
             return
         }
         streamPromise.succeed(carrier)

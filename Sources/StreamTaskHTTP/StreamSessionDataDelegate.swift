@@ -1,3 +1,12 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the swift-stream-task-kit open source project
+//
+// Licensed under Apache License v2.0; see LICENSE for license information
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 import Foundation
 import StreamTaskCore
 
@@ -43,5 +52,7 @@ extension StreamSessionDataDelegate {
     }
     public func streamSession(_ session: StreamSession, dataTask: StreamDataTask, didReceive data: Data) {}
     public func streamSession(_ session: StreamSession, dataTask: StreamDataTask, didBecome streamTask: StreamTask) {}
-    public func streamSession(_ session: StreamSession, dataTask: StreamDataTask, didCompleteWithError error: (any Error)?) {}
+    public func streamSession(
+        _ session: StreamSession, dataTask: StreamDataTask, didCompleteWithError error: (any Error)?
+    ) {}
 }

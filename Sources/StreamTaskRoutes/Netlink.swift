@@ -1,3 +1,12 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the swift-stream-task-kit open source project
+//
+// Licensed under Apache License v2.0; see LICENSE for license information
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 /// The rtnetlink numbers the route monitor uses, defined here because Swift's Glibc module does
 /// not export `linux/netlink.h`, `linux/rtnetlink.h`, `linux/if_addr.h` and `linux/if_link.h`
 /// (and their `NLMSG_*` / `RTA_*` helpers are C macros). Each value is the kernel's, from the

@@ -1,3 +1,12 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the swift-stream-task-kit open source project
+//
+// Licensed under Apache License v2.0; see LICENSE for license information
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 /// One rtnetlink message, decoded as far as the route monitor needs it.
 ///
 /// Decoding is total: any byte string either decodes or throws a ``NetlinkParseError``; no
@@ -238,7 +247,9 @@ struct NetlinkReader {
 
     /// The whole value as an IPv4 or IPv6 address.
     func address() throws(NetlinkParseError) -> RouteAddress {
-        guard let address = RouteAddress(bytes: Array(rest)) else { throw .init(reason: .badAttributeValue, offset: offset) }
+        guard let address = RouteAddress(bytes: Array(rest)) else {
+            throw .init(reason: .badAttributeValue, offset: offset)
+        }
         return address
     }
 

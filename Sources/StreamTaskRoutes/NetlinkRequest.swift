@@ -1,3 +1,12 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the swift-stream-task-kit open source project
+//
+// Licensed under Apache License v2.0; see LICENSE for license information
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 /// The three requests the route monitor sends the kernel, as bytes.
 enum NetlinkRequest {
     /// RTM_GETROUTE for `destination`: the kernel answers with the route it would use now, with
@@ -16,13 +25,17 @@ enum NetlinkRequest {
     /// RTM_GETLINK dump: every interface with its flags.
     static func links(sequence: UInt32) -> [UInt8] {
         // struct ifinfomsg, all zero: every family, every interface.
-        message(type: Netlink.getLink, flags: Netlink.flagRequest | Netlink.flagDump, sequence: sequence, body: .init(repeating: 0, count: 16))
+        message(
+            type: Netlink.getLink, flags: Netlink.flagRequest | Netlink.flagDump, sequence: sequence,
+            body: .init(repeating: 0, count: 16))
     }
 
     /// RTM_GETADDR dump: every address of every interface, IPv4 and IPv6.
     static func addresses(sequence: UInt32) -> [UInt8] {
         // struct ifaddrmsg, all zero: AF_UNSPEC.
-        message(type: Netlink.getAddress, flags: Netlink.flagRequest | Netlink.flagDump, sequence: sequence, body: .init(repeating: 0, count: 8))
+        message(
+            type: Netlink.getAddress, flags: Netlink.flagRequest | Netlink.flagDump, sequence: sequence,
+            body: .init(repeating: 0, count: 8))
     }
 
     private static func attribute(_ type: UInt16, _ value: [UInt8]) -> [UInt8] {

@@ -1,3 +1,12 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the swift-stream-task-kit open source project
+//
+// Licensed under Apache License v2.0; see LICENSE for license information
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 #if os(Linux)
 import Foundation
 import Glibc
@@ -76,7 +85,8 @@ final class NetlinkRouteSource: RouteChangeSource, @unchecked Sendable {
     }
 
     private static func openSocket(groups: UInt32) throws -> Int32 {
-        let descriptor = socket(Netlink.addressFamily, Int32(SOCK_RAW.rawValue) | Int32(SOCK_CLOEXEC.rawValue), Netlink.protocolRoute)
+        let descriptor = socket(
+            Netlink.addressFamily, Int32(SOCK_RAW.rawValue) | Int32(SOCK_CLOEXEC.rawValue), Netlink.protocolRoute)
         guard descriptor >= 0 else {
             throw RouteMonitorError(description: "socket(AF_NETLINK): \(String(cString: strerror(errno)))")
         }
@@ -245,7 +255,9 @@ extension NetlinkRouteSource: RouteFactsProvider {
 
     func choice(to remote: RouteAddress) throws -> RouteChoice? {
         do {
-            for case .route(let route, deleted: false) in try ask({ NetlinkRequest.route(to: remote, sequence: $0) }, dump: false) {
+            for case .route(let route, deleted: false) in try ask(
+                { NetlinkRequest.route(to: remote, sequence: $0) }, dump: false)
+            {
                 guard let interface = route.outputInterface else { return nil }
                 return RouteChoice(interface: interface, source: route.preferredSource)
             }

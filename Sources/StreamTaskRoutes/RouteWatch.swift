@@ -1,3 +1,12 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the swift-stream-task-kit open source project
+//
+// Licensed under Apache License v2.0; see LICENSE for license information
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 /// What the system says now, as far as one connection cares: the interfaces and their state,
 /// which interfaces hold which addresses, and the route the system would pick to the peer.
 struct RouteFacts: Equatable, Sendable {
@@ -54,7 +63,9 @@ struct RouteWatch: Equatable, Sendable {
         let up = { (index: UInt32) in facts.interfaces[index] == true }
         if !started {
             started = true
-            if let choice = facts.choice, choice.source == local || (choice.source == nil && holders.contains(choice.interface)) {
+            if let choice = facts.choice,
+                choice.source == local || (choice.source == nil && holders.contains(choice.interface))
+            {
                 interface = choice.interface
             } else {
                 interface = holders.first
@@ -62,7 +73,8 @@ struct RouteWatch: Equatable, Sendable {
             if !announcesInitialDifference, let choice = facts.choice, differs(choice) {
                 announced = choice
             }
-        } else if let current = interface, facts.interfaces[current] == nil, let replacement = holders.first(where: up) {
+        } else if let current = interface, facts.interfaces[current] == nil, let replacement = holders.first(where: up)
+        {
             // The interface was deleted and the address is back on another one (re-created).
             interface = replacement
         }

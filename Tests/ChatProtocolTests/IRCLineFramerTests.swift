@@ -1,3 +1,12 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the swift-stream-task-kit open source project
+//
+// Licensed under Apache License v2.0; see LICENSE for license information
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 import Testing
 
 @testable import ChatProtocol
@@ -13,7 +22,8 @@ import Testing
     @Test func linesEndAtLFWithOneCRStripped() {
         var framer = IRCLineFramer()
         framer.append(Array("NICK a\r\nUSER b\nPING\r\r\npartial".utf8))
-        #expect(lines(&framer) == [.line(Array("NICK a".utf8)), .line(Array("USER b".utf8)), .line(Array("PING\r".utf8))])
+        #expect(
+            lines(&framer) == [.line(Array("NICK a".utf8)), .line(Array("USER b".utf8)), .line(Array("PING\r".utf8))])
         #expect(framer.bufferedByteCount == 7)
         framer.append(Array(" line\r\n".utf8))
         #expect(lines(&framer) == [.line(Array("partial line".utf8))])

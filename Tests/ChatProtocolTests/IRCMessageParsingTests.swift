@@ -1,3 +1,12 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the swift-stream-task-kit open source project
+//
+// Licensed under Apache License v2.0; see LICENSE for license information
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 import Testing
 
 @testable import ChatProtocol
@@ -54,15 +63,18 @@ import Testing
     }
 
     @Test func tagsAreParsedAndUnescaped() throws {
-        let message = try IRCMessage(parsing: "@time=2026-11-21T09:00:00Z;+example.com/x=a\\sb\\:c\\\\d;flag :n!u@h PRIVMSG #a :hi")
-        #expect(message.tags == [
-            IRCTag(key: "time", value: "2026-11-21T09:00:00Z"),
-            IRCTag(key: "+example.com/x", value: "a b;c\\d"),
-            IRCTag(key: "flag"),
-        ])
+        let message = try IRCMessage(
+            parsing: "@time=2026-11-21T09:00:00Z;+example.com/x=a\\sb\\:c\\\\d;flag :n!u@h PRIVMSG #a :hi")
+        #expect(
+            message.tags == [
+                IRCTag(key: "time", value: "2026-11-21T09:00:00Z"),
+                IRCTag(key: "+example.com/x", value: "a b;c\\d"),
+                IRCTag(key: "flag"),
+            ])
         #expect(message.command == "PRIVMSG")
         #expect(code(of: Array("@ PING x".utf8)) == .invalidTags)
-        #expect(code(of: Array("@bad key=1 PING x".utf8)) == .invalidCommand)  // the tag section ends at the first space
+        // The tag section ends at the first space.
+        #expect(code(of: Array("@bad key=1 PING x".utf8)) == .invalidCommand)
         #expect(code(of: Array("@b!d=1 PING x".utf8)) == .invalidTags)
         #expect(code(of: Array("@a=1".utf8)) == .missingCommand)
     }
@@ -140,8 +152,10 @@ import Testing
         var generator = SystemRandomNumberGenerator()
         for _ in 0..<2_000 {
             let line = (0..<Int.random(in: 0...600, using: &generator)).map { _ in
-                [UInt8(ascii: " "), UInt8(ascii: ":"), UInt8(ascii: "@"), UInt8(ascii: ";"), UInt8(ascii: "="),
-                 UInt8(ascii: "\\"), 0x80, 0xFF, UInt8(ascii: "a"), UInt8(ascii: "1")].randomElement(using: &generator)!
+                [
+                    UInt8(ascii: " "), UInt8(ascii: ":"), UInt8(ascii: "@"), UInt8(ascii: ";"), UInt8(ascii: "="),
+                    UInt8(ascii: "\\"), 0x80, 0xFF, UInt8(ascii: "a"), UInt8(ascii: "1"),
+                ].randomElement(using: &generator)!
             }
             if let message = try? IRCMessage(parsing: line) {
                 #expect(message.parameters.count <= IRCLimits.parameterCount)

@@ -1,3 +1,12 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the swift-stream-task-kit open source project
+//
+// Licensed under Apache License v2.0; see LICENSE for license information
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 import Testing
 
 @testable import ChatProtocol
@@ -18,14 +27,18 @@ import Testing
     }
 
     @Test func tagsAreEscaped() throws {
-        let message = IRCMessage(tags: [IRCTag(key: "a", value: "x; y\\z\r\n"), IRCTag(key: "b"), IRCTag(key: "c", value: "")],
-                                 command: "TAGMSG", parameters: ["#a"])
+        let message = IRCMessage(
+            tags: [IRCTag(key: "a", value: "x; y\\z\r\n"), IRCTag(key: "b"), IRCTag(key: "c", value: "")],
+            command: "TAGMSG", parameters: ["#a"])
         let line = try message.serialized()
         #expect(line == "@a=x\\:\\sy\\\\z\\r\\n;b;c TAGMSG #a")
         let parsed = try IRCMessage(parsing: line)
         #expect(parsed.tags[0] == message.tags[0])
-        #expect(code(of: IRCMessage(tags: [IRCTag(key: "bad key")], command: "PING", parameters: ["x"])) == .invalidTags)
-        #expect(code(of: IRCMessage(tags: [IRCTag(key: "k", value: "a\0b")], command: "PING", parameters: ["x"])) == .containsNUL)
+        #expect(
+            code(of: IRCMessage(tags: [IRCTag(key: "bad key")], command: "PING", parameters: ["x"])) == .invalidTags)
+        #expect(
+            code(of: IRCMessage(tags: [IRCTag(key: "k", value: "a\0b")], command: "PING", parameters: ["x"]))
+                == .containsNUL)
     }
 
     @Test func linesThatWouldBeMisreadAreRefused() {

@@ -1,3 +1,12 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the swift-stream-task-kit open source project
+//
+// Licensed under Apache License v2.0; see LICENSE for license information
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 import Foundation
 import Testing
 
@@ -34,7 +43,10 @@ import Testing
         #expect(IRCName.isValidNickname(nickname))
     }
 
-    @Test(arguments: ["", "9lives", "-dash", "with space", "a,b", "a!b", "a@b", "#chan", ":colon", "ünï", "a*", String(repeating: "n", count: 31), "a\0b"])
+    @Test(arguments: [
+        "", "9lives", "-dash", "with space", "a,b", "a!b", "a@b", "#chan", ":colon", "ünï", "a*",
+        String(repeating: "n", count: 31), "a\0b",
+    ])
     func invalidNicknames(nickname: String) {
         #expect(!IRCName.isValidNickname(nickname))
     }
@@ -44,7 +56,10 @@ import Testing
         #expect(IRCName.isValidChannelName(channel))
     }
 
-    @Test(arguments: ["", "#", "chat", "&local", "#a b", "#a,b", "#a:b", "#bell\u{07}", "#nul\0", "#cr\r", "#" + String(repeating: "c", count: 50)])
+    @Test(arguments: [
+        "", "#", "chat", "&local", "#a b", "#a,b", "#a:b", "#bell\u{07}", "#nul\0", "#cr\r",
+        "#" + String(repeating: "c", count: 50),
+    ])
     func invalidChannelNames(channel: String) {
         #expect(!IRCName.isValidChannelName(channel))
     }
@@ -76,14 +91,20 @@ import Testing
         #expect(txt["tls"] == "starttls")
         #expect(txt["fp"] == "sha256:00070e151c232a31383f464d545b626970777e858c939aa1a8afb6bdc4cbd2d9")
         #expect(ChatServiceRecord(txtRecord: txt) == record)
-        #expect(ChatServiceRecord(txtRecord: ["TXTVERS": "1", "TLS": "starttls", "FP": txt["fp"]!.uppercased().replacingOccurrences(of: "SHA256", with: "sha256")])?.certificateSHA256 == digest)
+        #expect(
+            ChatServiceRecord(txtRecord: [
+                "TXTVERS": "1", "TLS": "starttls",
+                "FP": txt["fp"]!.uppercased().replacingOccurrences(of: "SHA256", with: "sha256"),
+            ])?.certificateSHA256 == digest)
         #expect(ChatServiceRecord(txtRecord: ["name": "x"]) == nil, "no txtvers")
         #expect(ChatServiceRecord(txtRecord: ["txtvers": "2"]) == nil)
         let plain = ChatServiceRecord(name: "x", offersSTARTTLS: false, certificateSHA256: digest)
         #expect(plain.txtRecord["fp"] == nil)
         #expect(plain.txtRecord["tls"] == "none")
-        for bad in ["sha1:" + String(repeating: "a", count: 64), "sha256:" + String(repeating: "a", count: 63),
-                    "sha256:" + String(repeating: "g", count: 64), "sha256:+f" + String(repeating: "a", count: 62), "sha256:"] {
+        for bad in [
+            "sha1:" + String(repeating: "a", count: 64), "sha256:" + String(repeating: "a", count: 63),
+            "sha256:" + String(repeating: "g", count: 64), "sha256:+f" + String(repeating: "a", count: 62), "sha256:",
+        ] {
             #expect(ChatServiceRecord.parseFingerprint(bad) == nil, "\(bad)")
         }
     }

@@ -1,3 +1,12 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the swift-stream-task-kit open source project
+//
+// Licensed under Apache License v2.0; see LICENSE for license information
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 import Testing
 
 @testable import ChatProtocol
@@ -79,7 +88,8 @@ import Testing
 
     @Test func theTXTRecordTableListsTheKeysOfTheCode() {
         let rows = document.table(under: "DNS-SD")
-        let record = ChatServiceRecord(name: "Team Chat", offersSTARTTLS: true, certificateSHA256: Array(repeating: 0xAB, count: 32))
+        let record = ChatServiceRecord(
+            name: "Team Chat", offersSTARTTLS: true, certificateSHA256: Array(repeating: 0xAB, count: 32))
         #expect(Set(rows.map { $0[0] }) == Set(record.txtRecord.keys))
         #expect(document.lines.contains { $0.contains(ChatServiceRecord.serviceType) })
         let example = document.lines.first { $0.contains("`fp=sha256:") }?
@@ -111,7 +121,8 @@ import Testing
             bob.reply(.topic, "#Chat", "Tea at four"),
             bob.reply(.topicWhoTime, "#Chat", "alice", "1763715660"),
             bob.reply(.noSuchNick, "carol"),
-            bob.whoReply(channel: "#chat", user: "alice", host: "127.0.0.1", nickname: "alice", realName: "Alice Liddell"),
+            bob.whoReply(
+                channel: "#chat", user: "alice", host: "127.0.0.1", nickname: "alice", realName: "Alice Liddell"),
             bob.reply(.endOfWho, "#chat"),
             alice.reply(.listStart, "Channel"),
             alice.list(channel: "#chat", memberCount: 2, topic: "Tea at four"),

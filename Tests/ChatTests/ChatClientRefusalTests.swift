@@ -1,3 +1,12 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the swift-stream-task-kit open source project
+//
+// Licensed under Apache License v2.0; see LICENSE for license information
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 import ChatProtocol
 import Foundation
 import NIOConcurrencyHelpers
@@ -18,12 +27,16 @@ struct ChatClientRefusalTests {
     ])
     func aRefusedRegistrationIsNotRetried(numeric: String, text: String, reason: String) async throws {
         try await ScriptedIRCServer.with(replies: { line in
-            line.hasPrefix("USER ") ? [":srv \(numeric) alice :\(text)", "ERROR :Closing Link: 127.0.0.1 (\(text))"] : []
+            line.hasPrefix("USER ")
+                ? [":srv \(numeric) alice :\(text)", "ERROR :Closing Link: 127.0.0.1 (\(text))"] : []
         }) { server in
             let ui = RecordingUserInterface()
-            let status = try await Self.runUntilItStops(ChatClient(options: Self.options(port: server.port, security: .none), ui: ui), ui: ui)
+            let status = try await Self.runUntilItStops(
+                ChatClient(options: Self.options(port: server.port, security: .none), ui: ui), ui: ui)
             #expect(status == 1)
-            #expect(ui.lines.contains { $0.contains(reason) && $0.contains(text) && $0.contains("not reconnecting") }, "\(ui.lines)")
+            #expect(
+                ui.lines.contains { $0.contains(reason) && $0.contains(text) && $0.contains("not reconnecting") },
+                "\(ui.lines)")
             #expect(!ui.lines.contains { $0.contains("reconnecting in") }, "\(ui.lines)")
         }
     }
@@ -31,12 +44,14 @@ struct ChatClientRefusalTests {
     /// TLS from the first byte to a server whose certificate nothing vouches for.
     @Test func anUntrustedCertificateIsNotRetried() async throws {
         let listener = StreamListener(
-            host: "127.0.0.1", port: 0, session: StreamSession(configuration: .init(proxy: .direct)), tls: try ChatServerFixture.makeTLS())
+            host: "127.0.0.1", port: 0, session: StreamSession(configuration: .init(proxy: .direct)),
+            tls: try ChatServerFixture.makeTLS())
         try await listener.start()
         let accepting = Task { for await connection in listener.connections { _ = connection } }
         defer { accepting.cancel() }
         let ui = RecordingUserInterface()
-        let status = try await Self.runUntilItStops(ChatClient(options: Self.options(port: listener.port!, security: .tls), ui: ui), ui: ui)
+        let status = try await Self.runUntilItStops(
+            ChatClient(options: Self.options(port: listener.port!, security: .tls), ui: ui), ui: ui)
         #expect(status == 1)
         #expect(ui.lines.contains { $0.contains("not reconnecting") }, "\(ui.lines)")
         #expect(!ui.lines.contains { $0.contains("reconnecting in") }, "\(ui.lines)")

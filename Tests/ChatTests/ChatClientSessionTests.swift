@@ -1,3 +1,12 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the swift-stream-task-kit open source project
+//
+// Licensed under Apache License v2.0; see LICENSE for license information
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 import ChatProtocol
 import Foundation
 import NIOConcurrencyHelpers
@@ -53,7 +62,10 @@ struct ChatClientSessionTests {
                 #expect(await eventually { ui.lines.contains { $0.contains("registered as alice") } }, "\(ui.lines)")
             }
             let registration = server.received.filter { !$0.hasPrefix("CAP ") }.prefix(3)
-            #expect(Array(registration) == ["PASS :zuser/net:two words", "NICK alice", "USER alice 0 * :StreamTaskKit chat"], "\(server.received)")
+            #expect(
+                Array(registration) == [
+                    "PASS :zuser/net:two words", "NICK alice", "USER alice 0 * :StreamTaskKit chat",
+                ], "\(server.received)")
         }
     }
 
@@ -62,10 +74,14 @@ struct ChatClientSessionTests {
     /// times, since whether a write fails first depends on timing.
     @Test func theReasonAServerGivesAsItClosesIsShown() async throws {
         for attempt in 1...10 {
-            try await ScriptedIRCServer.with(greeting: ["ERROR :Closing Link: 127.0.0.1 (throttled)"], closeAfterGreeting: true, replies: { _ in [] }) { server in
+            try await ScriptedIRCServer.with(
+                greeting: ["ERROR :Closing Link: 127.0.0.1 (throttled)"], closeAfterGreeting: true, replies: { _ in [] }
+            ) { server in
                 let ui = RecordingUserInterface()
                 _ = await ChatClient(options: options(server, nick: "alice"), ui: ui).run()
-                #expect(ui.lines.contains { $0.contains("server closing the link: Closing Link: 127.0.0.1 (throttled)") }, "attempt \(attempt): \(ui.lines)")
+                #expect(
+                    ui.lines.contains { $0.contains("server closing the link: Closing Link: 127.0.0.1 (throttled)") },
+                    "attempt \(attempt): \(ui.lines)")
             }
         }
     }
@@ -84,9 +100,12 @@ struct ChatClientSessionTests {
             return first ? [":alice!a@h JOIN #k", ":op!o@h KICK #k alice :out you go"] : [":alice!a@h JOIN #k"]
         }) { server in
             await interact(with: options(server, nick: "alice", channels: ["#k"])) { ui in
-                #expect(await eventually { ui.lines.contains { $0.contains("op kicked you from #k (out you go)") } }, "\(ui.lines)")
+                #expect(
+                    await eventually { ui.lines.contains { $0.contains("op kicked you from #k (out you go)") } },
+                    "\(ui.lines)")
                 ui.type("/join #k")
-                #expect(await eventually { server.received.filter { $0 == "JOIN #k" }.count == 2 }, "\(server.received)")
+                #expect(
+                    await eventually { server.received.filter { $0 == "JOIN #k" }.count == 2 }, "\(server.received)")
             }
         }
     }
@@ -97,7 +116,8 @@ struct ChatClientSessionTests {
         try await ScriptedIRCServer.with(replies: { line in
             guard line.hasPrefix("NICK ") else { return [] }
             let nick = String(line.dropFirst(5))
-            return nick == "freeone" ? [":srv 001 freeone :Welcome"] : [":srv 433 * \(nick) :Nickname is already in use"]
+            return nick == "freeone"
+                ? [":srv 001 freeone :Welcome"] : [":srv 433 * \(nick) :Nickname is already in use"]
         }) { server in
             await interact(with: options(server, nick: "taken")) { ui in
                 #expect(await eventually { ui.lines.contains { $0.contains("no free nickname") } }, "\(ui.lines)")
@@ -113,7 +133,8 @@ struct ChatClientSessionTests {
         _ server: ScriptedIRCServer, nick: String, channels: [String] = [], security: ChatClientOptions.Security = .none
     ) -> ChatClientOptions {
         var options = ChatClientOptions(
-            target: .host("127.0.0.1", port: server.port), security: security, nick: nick, channels: channels, proxy: .direct)
+            target: .host("127.0.0.1", port: server.port), security: security, nick: nick, channels: channels,
+            proxy: .direct)
         options.reconnects = false
         return options
     }
@@ -153,7 +174,8 @@ final class RecordingUserInterface: ChatUserInterface {
 
 /// One IRC connection on loopback answered line by line by a script.
 final class ScriptedIRCServer: Sendable {
-    let listener = StreamListener(host: "127.0.0.1", port: 0, session: StreamSession(configuration: .init(proxy: .direct)))
+    let listener = StreamListener(
+        host: "127.0.0.1", port: 0, session: StreamSession(configuration: .init(proxy: .direct)))
     private let lines = NIOLockedValueBox<[String]>([])
     private let ended = NIOLockedValueBox(0)
     var port: Int { listener.port ?? 0 }

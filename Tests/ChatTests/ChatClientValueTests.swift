@@ -1,3 +1,12 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the swift-stream-task-kit open source project
+//
+// Licensed under Apache License v2.0; see LICENSE for license information
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 import ChatProtocol
 import Testing
 
@@ -13,9 +22,14 @@ import Testing
         #expect(parse("//slash text") == .send([IRCMessage(command: "PRIVMSG", parameters: ["#chat", "/slash text"])]))
         #expect(parse("/join rust,#swift") == .send([IRCMessage(command: "JOIN", parameters: ["#rust,#swift"])]))
         #expect(parse("/part") == .send([IRCMessage(command: "PART", parameters: ["#chat"])]))
-        #expect(parse("/part #other gone for tea") == .send([IRCMessage(command: "PART", parameters: ["#other", "gone for tea"])]))
-        #expect(parse("/msg bob  hi  there") == .send([IRCMessage(command: "PRIVMSG", parameters: ["bob", "hi  there"])]))
-        #expect(parse("/me waves") == .send([IRCMessage(command: "PRIVMSG", parameters: ["#chat", "\u{1}ACTION waves\u{1}"])]))
+        #expect(
+            parse("/part #other gone for tea")
+                == .send([IRCMessage(command: "PART", parameters: ["#other", "gone for tea"])]))
+        #expect(
+            parse("/msg bob  hi  there") == .send([IRCMessage(command: "PRIVMSG", parameters: ["bob", "hi  there"])]))
+        #expect(
+            parse("/me waves")
+                == .send([IRCMessage(command: "PRIVMSG", parameters: ["#chat", "\u{1}ACTION waves\u{1}"])]))
         #expect(parse("/nick new") == .send([IRCMessage(command: "NICK", parameters: ["new"])]))
         #expect(parse("/names") == .send([IRCMessage(command: "NAMES", parameters: ["#chat"])]))
         #expect(parse("/list") == .send([IRCMessage(command: "LIST")]))
@@ -25,7 +39,10 @@ import Testing
         #expect(parse("/away gone fishing") == .send([IRCMessage(command: "AWAY", parameters: ["gone fishing"])]))
         #expect(parse("/away") == .send([IRCMessage(command: "AWAY")]))
         #expect(parse("   ") == .none)
-        if case .error = parse("hello", in: nil) {} else { Issue.record("plain text without a channel must be an error") }
+        if case .error = parse("hello", in: nil) {
+        } else {
+            Issue.record("plain text without a channel must be an error")
+        }
         if case .error = parse("/frobnicate") {} else { Issue.record("an unknown command must be an error") }
         if case .error = parse("/msg bob") {} else { Issue.record("/msg without text must be an error") }
     }
@@ -69,22 +86,25 @@ import Testing
         _ = try handle(":srv 001 alice :Welcome")
         _ = try handle(":alice!a@h JOIN #one")
         _ = try handle(":alice!a@h JOIN #two")
-        #expect(try handle(":op!o@h KICK #two bob :spam") == [
-            .show(ChatDisplayLine(.presence, channel: "#two", nick: "op", "op kicked bob from #two (spam)"))
-        ])
+        #expect(
+            try handle(":op!o@h KICK #two bob :spam") == [
+                .show(ChatDisplayLine(.presence, channel: "#two", nick: "op", "op kicked bob from #two (spam)"))
+            ])
         #expect(state.channels == ["#one", "#two"], "someone else's kick leaves us in")
-        #expect(try handle(":op!o@h KICK #TWO ALICE :out you go") == [
-            .show(ChatDisplayLine(.presence, channel: "#TWO", nick: "op", "op kicked you from #TWO (out you go)"))
-        ])
+        #expect(
+            try handle(":op!o@h KICK #TWO ALICE :out you go") == [
+                .show(ChatDisplayLine(.presence, channel: "#TWO", nick: "op", "op kicked you from #TWO (out you go)"))
+            ])
         #expect(state.channels == ["#one"])
         #expect(state.currentChannel == "#one", "plain text no longer goes to the channel we were kicked from")
         _ = try handle(":op!o@h KICK #one alice")
         #expect(state.channels.isEmpty)
         #expect(state.currentChannel == nil)
         #expect(state.isReady, "typed lines go on after a kick from the last channel")
-        #expect(try handle(":op!o@h MODE #one +o bob") == [
-            .show(ChatDisplayLine(.presence, channel: "#one", nick: "op", "op set mode +o bob on #one"))
-        ])
+        #expect(
+            try handle(":op!o@h MODE #one +o bob") == [
+                .show(ChatDisplayLine(.presence, channel: "#one", nick: "op", "op set mode +o bob on #one"))
+            ])
         #expect(try handle(":alice MODE alice :+i") == [.show(ChatDisplayLine(.info, "your user mode: +i"))])
     }
 
@@ -104,7 +124,9 @@ import Testing
         state.connectionEnded()
         #expect(state.autojoin.isEmpty, "a reconnection does not rejoin the channel we were kicked from")
 
-        for refusal in [":srv 474 alice #chat :Cannot join channel (+b)", ":srv 926 alice #CHAT :Channel #chat is forbidden"] {
+        for refusal in [
+            ":srv 474 alice #chat :Cannot join channel (+b)", ":srv 926 alice #CHAT :Channel #chat is forbidden",
+        ] {
             var refused = ChatClientState(nick: "alice", autojoin: ["#chat"])
             _ = refused.handle(try IRCMessage(parsing: ":srv 001 alice :Welcome"))
             _ = refused.handle(try IRCMessage(parsing: ":srv 404 alice #other :Cannot send to channel"))
@@ -120,22 +142,37 @@ import Testing
     @Test func privateMessagesAndCTCPAreToldApart() throws {
         var state = ChatClientState(nick: "alice")
         func handle(_ line: String) throws -> [ChatClientState.Effect] { state.handle(try IRCMessage(parsing: line)) }
-        #expect(try handle(":bob!b@h PRIVMSG #chat :hello") == [.show(ChatDisplayLine(.message, channel: "#chat", nick: "bob", "hello"))])
-        #expect(try handle(":bob!b@h PRIVMSG alice :psst") == [.show(ChatDisplayLine(.privateMessage, nick: "bob", "psst"))])
-        #expect(try handle(":bob!b@h PRIVMSG alice :\u{1}VERSION\u{1}") == [
-            .show(ChatDisplayLine(.info, "bob sent a CTCP VERSION request (not answered)"))
-        ])
-        #expect(try handle(":bob!b@h NOTICE alice :\u{1}VERSION irssi 1.4\u{1}") == [
-            .show(ChatDisplayLine(.info, "CTCP VERSION reply from bob: irssi 1.4"))
-        ])
-        #expect(try handle(":bob!b@h PRIVMSG alice :\u{1}ACTION waves") == [
-            .show(ChatDisplayLine(.action, nick: "bob", "waves (to you)"))
-        ], "the closing \\x01 is optional")
-        #expect(try handle(":srv 311 alice bob b host.example * :Bob Smith") == [.show(ChatDisplayLine(.info, "bob is b@host.example (Bob Smith)"))])
+        #expect(
+            try handle(":bob!b@h PRIVMSG #chat :hello") == [
+                .show(ChatDisplayLine(.message, channel: "#chat", nick: "bob", "hello"))
+            ])
+        #expect(
+            try handle(":bob!b@h PRIVMSG alice :psst") == [.show(ChatDisplayLine(.privateMessage, nick: "bob", "psst"))]
+        )
+        #expect(
+            try handle(":bob!b@h PRIVMSG alice :\u{1}VERSION\u{1}") == [
+                .show(ChatDisplayLine(.info, "bob sent a CTCP VERSION request (not answered)"))
+            ])
+        #expect(
+            try handle(":bob!b@h NOTICE alice :\u{1}VERSION irssi 1.4\u{1}") == [
+                .show(ChatDisplayLine(.info, "CTCP VERSION reply from bob: irssi 1.4"))
+            ])
+        #expect(
+            try handle(":bob!b@h PRIVMSG alice :\u{1}ACTION waves") == [
+                .show(ChatDisplayLine(.action, nick: "bob", "waves (to you)"))
+            ], "the closing \\x01 is optional")
+        #expect(
+            try handle(":srv 311 alice bob b host.example * :Bob Smith") == [
+                .show(ChatDisplayLine(.info, "bob is b@host.example (Bob Smith)"))
+            ])
         #expect(try handle(":srv 319 alice bob :#a #b") == [.show(ChatDisplayLine(.info, "bob is in #a #b"))])
-        #expect(try handle(":srv 301 alice bob :gone fishing") == [.show(ChatDisplayLine(.info, "bob is away: gone fishing"))])
+        #expect(
+            try handle(":srv 301 alice bob :gone fishing") == [
+                .show(ChatDisplayLine(.info, "bob is away: gone fishing"))
+            ])
         #expect(try handle(":srv 318 alice bob :End of /WHOIS list").isEmpty)
-        let rendered = ChatFormatter(colors: false, timestamps: false).render(ChatDisplayLine(.privateMessage, nick: "bob", "psst"))
+        let rendered = ChatFormatter(colors: false, timestamps: false).render(
+            ChatDisplayLine(.privateMessage, nick: "bob", "psst"))
         #expect(rendered == "*bob* psst")
     }
 
@@ -145,11 +182,18 @@ import Testing
         func parse(_ line: String) -> ChatInputCommand {
             ChatInputCommand(parsing: line, currentChannel: state.currentChannel, channelTypes: state.channelTypes)
         }
-        #expect(parse("/join &local") == .send([IRCMessage(command: "JOIN", parameters: ["&local"])]), "# and & until 005 says")
+        #expect(
+            parse("/join &local") == .send([IRCMessage(command: "JOIN", parameters: ["&local"])]),
+            "# and & until 005 says")
         _ = try handle(":srv 005 alice CHANTYPES=#&!+ :are supported")
-        #expect(parse("/join !net,+modeless,plain") == .send([IRCMessage(command: "JOIN", parameters: ["!net,+modeless,#plain"])]))
+        #expect(
+            parse("/join !net,+modeless,plain")
+                == .send([IRCMessage(command: "JOIN", parameters: ["!net,+modeless,#plain"])]))
         #expect(parse("/part &local bye") == .send([IRCMessage(command: "PART", parameters: ["&local", "bye"])]))
-        #expect(try handle(":bob!b@h PRIVMSG &local :hi") == [.show(ChatDisplayLine(.message, channel: "&local", nick: "bob", "hi"))])
+        #expect(
+            try handle(":bob!b@h PRIVMSG &local :hi") == [
+                .show(ChatDisplayLine(.message, channel: "&local", nick: "bob", "hi"))
+            ])
         _ = try handle(":srv 005 alice CHANTYPES=# :are supported")
         #expect(parse("/join &local") == .send([IRCMessage(command: "JOIN", parameters: ["#&local"])]))
         #expect(IRCName.channelName("chat") == "#chat")
@@ -229,16 +273,23 @@ import Testing
         #expect(!shown.unicodeScalars.contains("\u{9B}"))
         #expect(shown.contains("^[[2J"))
         let plain = ChatFormatter(colors: false, timestamps: false)
-        #expect(plain.render(ChatDisplayLine(.message, channel: "#c", nick: "bob", "hi"), currentChannel: "#c") == "<bob> hi")
-        #expect(plain.render(ChatDisplayLine(.message, channel: "#d", nick: "bob", "hi"), currentChannel: "#c") == "[#d] <bob> hi")
+        #expect(
+            plain.render(ChatDisplayLine(.message, channel: "#c", nick: "bob", "hi"), currentChannel: "#c")
+                == "<bob> hi")
+        #expect(
+            plain.render(ChatDisplayLine(.message, channel: "#d", nick: "bob", "hi"), currentChannel: "#c")
+                == "[#d] <bob> hi")
     }
 
     /// mIRC formatting (ZNC's and bitlbee's replies use it) is left out, not shown as `^B`;
     /// other controls still show.
     @Test func theFormatterLeavesOutIRCFormattingCodes() {
         let plain = ChatFormatter(colors: false, timestamps: false)
-        let text = "\u{02}bold\u{0F} \u{03}04,12colour\u{03} 3,5 \u{03}7,x \u{04}FF00AAhex \u{1D}it\u{1F}u\u{1E}s\u{11}m\u{16}r \u{01}"
-        #expect(plain.render(ChatDisplayLine(.notice, nick: "*status", text)) == "-*status- bold colour 3,5 ,x hex itusmr ^A")
+        let text =
+            "\u{02}bold\u{0F} \u{03}04,12colour\u{03} 3,5 \u{03}7,x \u{04}FF00AAhex \u{1D}it\u{1F}u\u{1E}s\u{11}m\u{16}r \u{01}"
+        #expect(
+            plain.render(ChatDisplayLine(.notice, nick: "*status", text))
+                == "-*status- bold colour 3,5 ,x hex itusmr ^A")
     }
 
     @Test(arguments: [
@@ -260,10 +311,16 @@ import Testing
             let start = hex.index(hex.startIndex, offsetBy: offset)
             return String(hex[start..<hex.index(start, offsetBy: 2)])
         }.joined(separator: ":")
-        for text in ["sha256:" + hex, "SHA256:" + hex.uppercased(), "sha256:" + withColons, "SHA256:" + withColons.uppercased(), hex, withColons] {
+        for text in [
+            "sha256:" + hex, "SHA256:" + hex.uppercased(), "sha256:" + withColons, "SHA256:" + withColons.uppercased(),
+            hex, withColons,
+        ] {
             #expect(ChatClientOptions.fingerprint(fromUserInput: text) == expected, "\(text)")
         }
-        for bad in ["sha256:" + hex.dropLast(), "sha1:" + hex, "sha256:" + hex + "00", "sha256:" + hex.dropLast() + "g", "", "sha256:"] {
+        for bad in [
+            "sha256:" + hex.dropLast(), "sha1:" + hex, "sha256:" + hex + "00", "sha256:" + hex.dropLast() + "g", "",
+            "sha256:",
+        ] {
             #expect(ChatClientOptions.fingerprint(fromUserInput: String(bad)) == nil, "\(bad)")
         }
     }

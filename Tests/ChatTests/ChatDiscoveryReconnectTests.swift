@@ -1,3 +1,12 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the swift-stream-task-kit open source project
+//
+// Licensed under Apache License v2.0; see LICENSE for license information
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 import ChatProtocol
 import ChatServerCore
 import Foundation
@@ -17,7 +26,9 @@ struct ChatDiscoveryReconnectTests {
         do {
             try await DNSSDDaemon.checkReachable()
         } catch {
-            Issue.record("This test needs a running avahi-daemon: start one with `bash scripts/start-services.sh`. The library said: \(error)")
+            Issue.record(
+                "This test needs a running avahi-daemon: start one with `bash scripts/start-services.sh`. The library said: \(error)"
+            )
             return
         }
         let name = "Chat move test \(UInt32.random(in: 0...UInt32.max))"
@@ -25,7 +36,8 @@ struct ChatDiscoveryReconnectTests {
         let first = try await Self.startServer()
         let second = try await Self.startServer()  // started now, so that its port differs
         let firstRegistration = try await DNSSDRegistration.register(
-            name: name, type: ChatServiceRecord.serviceType, port: first.server.port!, txtRecord: DNSSDTXTRecord(record))
+            name: name, type: ChatServiceRecord.serviceType, port: first.server.port!, txtRecord: DNSSDTXTRecord(record)
+        )
         let resolved = try await firstRegistration.service.resolve(timeout: 10)
         let found = DiscoveredChatServer(resolved: resolved, record: ChatServiceRecord(txtRecord: record))
         let ui = RecordingUserInterface()
@@ -37,9 +49,12 @@ struct ChatDiscoveryReconnectTests {
         firstRegistration.cancel()
         await first.stop()
         let secondRegistration = try await DNSSDRegistration.register(
-            name: name, type: ChatServiceRecord.serviceType, port: second.server.port!, txtRecord: DNSSDTXTRecord(record))
+            name: name, type: ChatServiceRecord.serviceType, port: second.server.port!,
+            txtRecord: DNSSDTXTRecord(record))
         #expect(await eventually(40) { registrations() == 2 }, "\(ui.lines)")
-        #expect(ui.lines.contains { $0.contains("is now advertised at") && $0.contains(":\(second.server.port!)") }, "\(ui.lines)")
+        #expect(
+            ui.lines.contains { $0.contains("is now advertised at") && $0.contains(":\(second.server.port!)") },
+            "\(ui.lines)")
 
         ui.type("/quit")
         ui.end()

@@ -1,3 +1,12 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the swift-stream-task-kit open source project
+//
+// Licensed under Apache License v2.0; see LICENSE for license information
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 import ChatProtocol
 import ChatServerCore
 import Foundation
@@ -44,7 +53,9 @@ struct ChatEndToEndTests {
                     try #require(words.count == 2, "unexpected text \(message)")
                     let (sender, number) = (words[0], words[1])
                     #expect(sender != index, "\(message) was echoed to its sender")
-                    #expect(number == next[sender], "user\(index) got \(sender)'s message \(number), expected \(next[sender])")
+                    #expect(
+                        number == next[sender],
+                        "user\(index) got \(sender)'s message \(number), expected \(next[sender])")
                     #expect(message.source?.hasPrefix("user\(sender)!") == true)
                     next[sender] = number + 1
                 }
@@ -108,13 +119,17 @@ struct ChatEndToEndTests {
                 var count = 0
                 var sawQuit = false
                 while count < total || !sawQuit {
-                    let message = try await reader.waitFor("traffic", timeout: 30) { $0.command == "PRIVMSG" || $0.command == "QUIT" }
+                    let message = try await reader.waitFor("traffic", timeout: 30) {
+                        $0.command == "PRIVMSG" || $0.command == "QUIT"
+                    }
                     if message.command == "QUIT" {
                         #expect(message.source?.hasPrefix("slow!") == true)
                         #expect(message.parameters.last == "SendQ exceeded")
                         sawQuit = true
                     } else {
-                        #expect(message.parameters[1].hasPrefix("\(count) "), "message \(count) out of order: \(message.parameters[1].prefix(12))")
+                        #expect(
+                            message.parameters[1].hasPrefix("\(count) "),
+                            "message \(count) out of order: \(message.parameters[1].prefix(12))")
                         count += 1
                         progress.withLockedValue { $0 = count }
                     }
@@ -326,7 +341,10 @@ struct ChatEndToEndTests {
             try await secure.send("AWAY :back soon")
             #expect(try await secure.waitFor(command: "306").parameters.first == "secure")
             try await plain.send("USERHOST secure plain")
-            #expect(try await plain.waitFor(command: "302").parameters == ["plain", "secure=-secure@127.0.0.1 plain=+plain@127.0.0.1"])
+            #expect(
+                try await plain.waitFor(command: "302").parameters == [
+                    "plain", "secure=-secure@127.0.0.1 plain=+plain@127.0.0.1",
+                ])
             try await plain.send("ISON :SECURE nobody plain")
             #expect(try await plain.waitFor(command: "303").parameters == ["plain", "secure plain"])
             try await plain.send("PRIVMSG secure :hi")
@@ -343,9 +361,13 @@ struct ChatEndToEndTests {
     /// The commands of the reply to `WHOIS <nick>`, from its `311` or `401` to its `318`.
     private func whois(_ nick: String, asking client: IRCTestClient) async throws -> [String] {
         try await client.send("WHOIS \(nick)")
-        var commands = [try await client.waitFor("the start of the WHOIS reply") { ["311", "401"].contains($0.command) }.command]
+        var commands = [
+            try await client.waitFor("the start of the WHOIS reply") { ["311", "401"].contains($0.command) }.command
+        ]
         while commands.last != "318" {
-            guard let message = try await client.next() else { throw IRCTestClient.Timeout(description: "the connection ended in a WHOIS reply") }
+            guard let message = try await client.next() else {
+                throw IRCTestClient.Timeout(description: "the connection ended in a WHOIS reply")
+            }
             commands.append(message.command)
         }
         return commands
@@ -378,7 +400,10 @@ struct ChatEndToEndTests {
             // where only a handshake may come.
             try await client.sendRaw(Array("STARTTLS\r\n\r\n".utf8))
             let messages = try await client.readToEnd()
-            #expect(messages.contains { $0.command == "ERROR" && $0.parameters.last?.contains("Plaintext after STARTTLS") == true })
+            #expect(
+                messages.contains {
+                    $0.command == "ERROR" && $0.parameters.last?.contains("Plaintext after STARTTLS") == true
+                })
             #expect(await server.clientCount == 0)
         }
     }
@@ -394,7 +419,9 @@ struct ChatEndToEndTests {
             clients.append(client)
         }
         if let first = clients.first, let last = nicks.last, clients.count > 1 {
-            try await first.waitFor("\(last) joining") { $0.command == "JOIN" && $0.source?.hasPrefix(last + "!") == true }
+            try await first.waitFor("\(last) joining") {
+                $0.command == "JOIN" && $0.source?.hasPrefix(last + "!") == true
+            }
         }
         return clients
     }

@@ -1,3 +1,12 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the swift-stream-task-kit open source project
+//
+// Licensed under Apache License v2.0; see LICENSE for license information
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 import ChatProtocol
 import Foundation
 import StreamTaskKit
@@ -43,7 +52,8 @@ struct ChatHostileClientTests {
             let sixth = IRCTestClient(port: port)
             let messages = try await sixth.readToEnd()
             #expect(messages.map(\.command) == ["ERROR"])
-            #expect(messages.first?.parameters.last == "Closing Link: 127.0.0.1 (Too many connections from your address)")
+            #expect(
+                messages.first?.parameters.last == "Closing Link: 127.0.0.1 (Too many connections from your address)")
             #expect(await server.clientCount == 5)
             // The limit counts open connections: one closes, and the address may connect again.
             try await clients[0].send("QUIT")
@@ -104,7 +114,8 @@ struct ChatHostileClientTests {
     }
 
     private func connect(from source: String, port: Int) async throws -> SourceBoundSocket {
-        try await offCooperativePool { Result { try SourceBoundSocket(from: source, to: "127.0.0.1", port: port) } }.get()
+        try await offCooperativePool { Result { try SourceBoundSocket(from: source, to: "127.0.0.1", port: port) } }
+            .get()
     }
 
     /// Waits (at most 10 s) until the server has admitted or refused `count` connections.

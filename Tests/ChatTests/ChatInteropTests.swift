@@ -1,3 +1,12 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the swift-stream-task-kit open source project
+//
+// Licensed under Apache License v2.0; see LICENSE for license information
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 import ChatProtocol
 import ChatServerCore
 import Foundation
@@ -17,14 +26,19 @@ struct ChatInteropTests {
         try await ChatServerFixture.with(tls: tls) { _, port in
             let openssl = try BuiltProducts.installed("openssl", package: "openssl")
             let client = try ObservedProcess(
-                openssl, ["s_client", "-starttls", "irc", "-connect", "127.0.0.1:\(port)", "-quiet", "-verify_quiet"], pipeInput: true)
+                openssl, ["s_client", "-starttls", "irc", "-connect", "127.0.0.1:\(port)", "-quiet", "-verify_quiet"],
+                pipeInput: true)
             // s_client sends STARTTLS and reads up to 670 itself; what follows goes over TLS.
             #expect(await client.waitForOutput(containing: "670 * :STARTTLS successful"), "\(client.output)")
             client.send("NICK viaopenssl\r")
             client.send("USER o 0 * :OpenSSL\r")
-            #expect(await client.waitForOutput(containing: "001 viaopenssl :Welcome to the Test Chat IRC Network"), "\(client.output)")
+            #expect(
+                await client.waitForOutput(containing: "001 viaopenssl :Welcome to the Test Chat IRC Network"),
+                "\(client.output)")
             client.send("QUIT :done\r")
-            #expect(await client.waitForOutput(containing: "ERROR :Closing Link: 127.0.0.1 (Quit: done)"), "\(client.output)")
+            #expect(
+                await client.waitForOutput(containing: "ERROR :Closing Link: 127.0.0.1 (Quit: done)"),
+                "\(client.output)")
             await client.stop()
         }
     }
@@ -39,9 +53,14 @@ struct ChatInteropTests {
 
             let ours = try ObservedProcess(
                 try BuiltProducts.path("chat-client"),
-                ["--host", "127.0.0.1", "--port", "\(ngircd.port)", "--nick", "ours", "--channel", "#interop", "--no-reconnect"],
+                [
+                    "--host", "127.0.0.1", "--port", "\(ngircd.port)", "--nick", "ours", "--channel", "#interop",
+                    "--no-reconnect",
+                ],
                 pipeInput: true)
-            let joined = try await other.waitFor("our client's JOIN") { $0.command == "JOIN" && $0.sourceNickname == "ours" }
+            let joined = try await other.waitFor("our client's JOIN") {
+                $0.command == "JOIN" && $0.sourceNickname == "ours"
+            }
             #expect(joined.parameters.first == "#interop")
             #expect(await ours.waitForOutput(containing: "you joined #interop"), "\(ours.output)")
 
@@ -76,12 +95,16 @@ struct ChatInteropTests {
         // ngIRCd reads its key as the user it runs as.
         try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: store.privateKeyFile.path)
         try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: directory.path)
-        let ngircd = try await NgircdServer.start(certificateFile: store.certificateFile.path, keyFile: store.privateKeyFile.path)
+        let ngircd = try await NgircdServer.start(
+            certificateFile: store.certificateFile.path, keyFile: store.privateKeyFile.path)
         do {
             let port = try #require(ngircd.tlsPort)
             let ours = try ObservedProcess(
                 try BuiltProducts.path("chat-client"),
-                ["--host", "127.0.0.1", "--port", "\(port)", "--tls", "--fingerprint", fingerprint, "--nick", "tlsuser", "--no-reconnect"],
+                [
+                    "--host", "127.0.0.1", "--port", "\(port)", "--tls", "--fingerprint", fingerprint, "--nick",
+                    "tlsuser", "--no-reconnect",
+                ],
                 pipeInput: true)
             #expect(await ours.waitForOutput(containing: "registered as tlsuser"), "\(ours.output)")
             #expect(ours.output.contains("secured with TLS"), "\(ours.output)")
@@ -91,7 +114,10 @@ struct ChatInteropTests {
             let wrongPin = "sha256:" + String(repeating: "ab", count: 32)
             let refused = try ObservedProcess(
                 try BuiltProducts.path("chat-client"),
-                ["--host", "127.0.0.1", "--port", "\(port)", "--tls", "--fingerprint", wrongPin, "--nick", "tlsuser", "--no-reconnect"],
+                [
+                    "--host", "127.0.0.1", "--port", "\(port)", "--tls", "--fingerprint", wrongPin, "--nick", "tlsuser",
+                    "--no-reconnect",
+                ],
                 pipeInput: true)
             #expect(await refused.waitForOutput(containing: "pin"), "\(refused.output)")
             #expect(!refused.output.contains("registered as"), "\(refused.output)")
@@ -122,7 +148,10 @@ struct ChatInteropTests {
 
                 let ours = try ObservedProcess(
                     try BuiltProducts.path("chat-client"),
-                    ["--host", "127.0.0.1", "--port", "\(port)", "--nick", "ours", "--channel", "#interop", "--no-reconnect"],
+                    [
+                        "--host", "127.0.0.1", "--port", "\(port)", "--nick", "ours", "--channel", "#interop",
+                        "--no-reconnect",
+                    ],
                     pipeInput: true)
                 #expect(await ours.waitForOutput(containing: "in #interop: irssiuser ours"), "\(ours.output)")
                 try await session.expectScreen(containing: "ours")
@@ -130,7 +159,8 @@ struct ChatInteropTests {
                 ours.send("hello irssi, from chat-client")
                 try await session.expectScreen(containing: "hello irssi, from chat-client")
                 try await session.type("hello chat-client, from irssi")
-                #expect(await ours.waitForOutput(containing: "<irssiuser> hello chat-client, from irssi"), "\(ours.output)")
+                #expect(
+                    await ours.waitForOutput(containing: "<irssiuser> hello chat-client, from irssi"), "\(ours.output)")
                 try await session.type("/me waves")
                 #expect(await ours.waitForOutput(containing: "* irssiuser waves"), "\(ours.output)")
 
@@ -165,14 +195,19 @@ struct ChatInteropTests {
         defer { try? FileManager.default.removeItem(at: state) }
         let server = try ObservedProcess(
             try BuiltProducts.path("chat-server"),
-            ["--host", "127.0.0.1", "--port", "0", "--name", name, "--server-name", "chat.test", "--state-directory", state.path])
+            [
+                "--host", "127.0.0.1", "--port", "0", "--name", name, "--server-name", "chat.test", "--state-directory",
+                state.path,
+            ])
         do {
             #expect(await server.waitForOutput(containing: "advertised as"), "\(server.output)")
-            let fingerprint = try #require(server.output.split(separator: "\n").first { $0.hasPrefix("STARTTLS certificate ") }?
-                .split(separator: " ").last.map(String.init))
+            let fingerprint = try #require(
+                server.output.split(separator: "\n").first { $0.hasPrefix("STARTTLS certificate ") }?
+                    .split(separator: " ").last.map(String.init))
 
             let client = try ObservedProcess(
-                try BuiltProducts.path("chat-client"), ["--nick", "finder", "--no-reconnect", "--browse-time", "3"], pipeInput: true)
+                try BuiltProducts.path("chat-client"), ["--nick", "finder", "--no-reconnect", "--browse-time", "3"],
+                pipeInput: true)
             // Other chat servers may be advertised here too: then the client asks which.
             #expect(await client.waitForOutput(containing: name), "\(client.output)")
             if await client.waitForOutput(containing: "which server", seconds: 5) {
@@ -180,7 +215,9 @@ struct ChatInteropTests {
                 let number = try #require(line.split(separator: ".").first?.split(separator: " ").last)
                 client.send(String(number))
             }
-            #expect(await client.waitForOutput(containing: "certificate matches the pinned fingerprint"), "\(client.output)")
+            #expect(
+                await client.waitForOutput(containing: "certificate matches the pinned fingerprint"), "\(client.output)"
+            )
             #expect(await client.waitForOutput(containing: "registered as finder"), "\(client.output)")
             #expect(fingerprint.hasPrefix("sha256:"))
             client.send("/quit")

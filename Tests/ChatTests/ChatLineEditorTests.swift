@@ -1,3 +1,12 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the swift-stream-task-kit open source project
+//
+// Licensed under Apache License v2.0; see LICENSE for license information
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 import Testing
 
 @testable import ChatClientCore
@@ -30,14 +39,15 @@ import Testing
 
     /// Overlong forms, surrogates and bytes past U+10FFFF are refused one U+FFFD per maximal
     /// subpart, as Unicode's chapter 3 says.
-    @Test(arguments: [
-        ([0xC0, 0xAF], "\u{FFFD}\u{FFFD}"),
-        ([0xE0, 0x80, 0xAF], "\u{FFFD}\u{FFFD}\u{FFFD}"),
-        ([0xED, 0xA0, 0x80], "\u{FFFD}\u{FFFD}\u{FFFD}"),
-        ([0xF4, 0x90, 0x80, 0x80], "\u{FFFD}\u{FFFD}\u{FFFD}\u{FFFD}"),
-        ([0xE2, 0x82, 0x41], "\u{FFFD}A"),
-        ([0xFF, 0xFE, 0x41], "\u{FFFD}\u{FFFD}A"),
-    ] as [([UInt8], String)])
+    @Test(
+        arguments: [
+            ([0xC0, 0xAF], "\u{FFFD}\u{FFFD}"),
+            ([0xE0, 0x80, 0xAF], "\u{FFFD}\u{FFFD}\u{FFFD}"),
+            ([0xED, 0xA0, 0x80], "\u{FFFD}\u{FFFD}\u{FFFD}"),
+            ([0xF4, 0x90, 0x80, 0x80], "\u{FFFD}\u{FFFD}\u{FFFD}\u{FFFD}"),
+            ([0xE2, 0x82, 0x41], "\u{FFFD}A"),
+            ([0xFF, 0xFE, 0x41], "\u{FFFD}\u{FFFD}A"),
+        ] as [([UInt8], String)])
     func invalidSequencesBecomeOneReplacementPerMaximalSubpart(bytes: [UInt8], expected: String) {
         var editor = ChatLineEditor()
         _ = editor.feed(bytes)

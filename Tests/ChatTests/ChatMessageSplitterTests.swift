@@ -1,3 +1,12 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the swift-stream-task-kit open source project
+//
+// Licensed under Apache License v2.0; see LICENSE for license information
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 import ChatProtocol
 import Foundation
 import StreamTaskTestSupport
@@ -10,16 +19,21 @@ import Testing
 @Suite(.timeLimit(.minutes(1)))
 struct ChatMessageSplitterTests {
     /// 2,250 characters of words, some of them two bytes long.
-    static let longLine = (1...400).map { $0 % 7 == 0 ? "éléphant\($0)" : "word\($0)" }.joined(separator: " ").prefix(2250)
-        .trimmingCharacters(in: .whitespaces)
+    static let longLine = (1...400).map { $0 % 7 == 0 ? "éléphant\($0)" : "word\($0)" }.joined(separator: " ").prefix(
+        2250
+    )
+    .trimmingCharacters(in: .whitespaces)
 
     /// Each piece survives the longest prefix a server may add, and the pieces put back
     /// together with spaces are the line.
     @Test func piecesFitTheRelayedLineAndKeepEveryWord() {
         let text = String(Self.longLine)
-        let pieces = ChatMessageSplitter.split(IRCMessage(command: "PRIVMSG", parameters: ["#chat", text]), nick: "alice")
+        let pieces = ChatMessageSplitter.split(
+            IRCMessage(command: "PRIVMSG", parameters: ["#chat", text]), nick: "alice")
         #expect(pieces.count > 4)
-        let longestPrefix = "alice!~" + String(repeating: "u", count: IRCLimits.userNameLength) + "@" + String(repeating: "h", count: 63)
+        let longestPrefix =
+            "alice!~" + String(repeating: "u", count: IRCLimits.userNameLength) + "@"
+            + String(repeating: "h", count: 63)
         for piece in pieces {
             let relayed = IRCMessage(source: longestPrefix, command: "PRIVMSG", parameters: piece.parameters)
             #expect(relayed.fitted() == relayed, "cut when relayed: \(piece.parameters[1])")
@@ -32,7 +46,8 @@ struct ChatMessageSplitterTests {
     /// every piece; a short line and other commands go as they are.
     @Test func longWordsActionsAndShortLines() {
         let word = String(repeating: "é", count: 600)
-        let pieces = ChatMessageSplitter.split(IRCMessage(command: "PRIVMSG", parameters: ["bob", word]), nick: "alice")
+        let pieces = ChatMessageSplitter.split(
+            IRCMessage(command: "PRIVMSG", parameters: ["bob", word]), nick: "alice")
         #expect(pieces.count == 3)
         #expect(pieces.map { $0.parameters[1] }.joined() == word)
 
@@ -54,12 +69,16 @@ struct ChatMessageSplitterTests {
             let reader = IRCTestClient(port: port)
             try await reader.register("reader")
             try await reader.join("#long")
-            var options = ChatClientOptions(target: .host("127.0.0.1", port: port), security: .none, nick: "writer", channels: ["#long"], proxy: .direct)
+            var options = ChatClientOptions(
+                target: .host("127.0.0.1", port: port), security: .none, nick: "writer", channels: ["#long"],
+                proxy: .direct)
             options.reconnects = false
             let ui = RecordingUserInterface()
             let client = ChatClient(options: options, ui: ui)
             let run = Task { await client.run() }
-            _ = try await reader.waitFor("writer joining") { $0.command == "JOIN" && $0.source?.hasPrefix("writer!") == true }
+            _ = try await reader.waitFor("writer joining") {
+                $0.command == "JOIN" && $0.source?.hasPrefix("writer!") == true
+            }
             ui.type(String(Self.longLine))
             var received: [String] = []
             while received.joined(separator: " ").count < Self.longLine.count {
@@ -93,17 +112,23 @@ struct ChatMessageSplitterTests {
             let reader = IRCTestClient(port: port)
             try await reader.register("reader")
             try await reader.join("#paste")
-            var options = ChatClientOptions(target: .host("127.0.0.1", port: port), security: .none, nick: "paster", channels: ["#paste"], proxy: .direct)
+            var options = ChatClientOptions(
+                target: .host("127.0.0.1", port: port), security: .none, nick: "paster", channels: ["#paste"],
+                proxy: .direct)
             options.reconnects = false
             options.pacedAfterLines = 2
             options.pacedLinesPerSecond = 5
             let ui = RecordingUserInterface()
             let run = Task { await ChatClient(options: options, ui: ui).run() }
-            _ = try await reader.waitFor("paster joining") { $0.command == "JOIN" && $0.source?.hasPrefix("paster!") == true }
+            _ = try await reader.waitFor("paster joining") {
+                $0.command == "JOIN" && $0.source?.hasPrefix("paster!") == true
+            }
             ui.type(paste)
             var received: [String] = []
             while received.joined(separator: " ").count < paste.count {
-                let message = try await reader.waitFor("the next piece") { $0.command == "PRIVMSG" || $0.command == "QUIT" }
+                let message = try await reader.waitFor("the next piece") {
+                    $0.command == "PRIVMSG" || $0.command == "QUIT"
+                }
                 guard message.command == "PRIVMSG" else {
                     Issue.record("the sender was dropped: \(message)")
                     break

@@ -1,3 +1,12 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the swift-stream-task-kit open source project
+//
+// Licensed under Apache License v2.0; see LICENSE for license information
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 import Foundation
 import StreamTaskKit
 import Testing
@@ -39,7 +48,8 @@ import Testing
             // Idle means handed to the kernel: nothing is pending.
             #expect(outbound.pendingBytes == 0)
             let expected = lines.joined()
-            let (data, _) = try await client.readData(ofMinLength: expected.count, maxLength: expected.count, timeout: 10)
+            let (data, _) = try await client.readData(
+                ofMinLength: expected.count, maxLength: expected.count, timeout: 10)
             #expect(data.map(Array.init) == Array(expected))
         }
     }

@@ -1,3 +1,12 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the swift-stream-task-kit open source project
+//
+// Licensed under Apache License v2.0; see LICENSE for license information
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 import Foundation
 import StreamTaskTestSupport
 import Testing
@@ -12,13 +21,20 @@ import Testing
 struct ChatRouteTests {
     @Test func theClientRejoinsOverABetterRoute() async throws {
         let serverPath = try BuiltProducts.path("chat-server")
-        let lab = try await RouteLab.create(server: { address, port in
-            [serverPath, "--host", address, "--port", "\(port)", "--no-advertise", "--no-tls", "--server-name", "chat.route"]
-        }, readyMarker: "listening on")
+        let lab = try await RouteLab.create(
+            server: { address, port in
+                [
+                    serverPath, "--host", address, "--port", "\(port)", "--no-advertise", "--no-tls", "--server-name",
+                    "chat.route",
+                ]
+            }, readyMarker: "listening on")
         do {
             let client = try ObservedProcess(
                 try BuiltProducts.path("chat-client"),
-                ["--host", lab.serverAddress, "--port", "\(RouteLab.port)", "--nick", "mover", "--channel", "#route", "--no-reconnect"],
+                [
+                    "--host", lab.serverAddress, "--port", "\(RouteLab.port)", "--nick", "mover", "--channel", "#route",
+                    "--no-reconnect",
+                ],
                 pipeInput: true)
             #expect(await client.waitForOutput(containing: "you joined #route"), "\(client.output)")
             client.send("before the move")
@@ -26,7 +42,9 @@ struct ChatRouteTests {
             try await lab.addBetterRoute()
             #expect(await client.waitForOutput(containing: "a better route to the server appeared"), "\(client.output)")
             #expect(await client.waitForOutput(containing: "moving to the better route"), "\(client.output)")
-            #expect(await eventually(30) { client.output.components(separatedBy: "you joined #route").count - 1 >= 2 }, "\(client.output)")
+            #expect(
+                await eventually(30) { client.output.components(separatedBy: "you joined #route").count - 1 >= 2 },
+                "\(client.output)")
             #expect(!client.output.contains("!!!"), "the move showed an error: \(client.output)")
 
             client.send("after the move")

@@ -1,3 +1,12 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the swift-stream-task-kit open source project
+//
+// Licensed under Apache License v2.0; see LICENSE for license information
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 import ChatProtocol
 import ChatServerCore
 import Foundation
@@ -39,9 +48,10 @@ struct ChatServerFixture {
     /// client does with a fingerprint from DNS-SD.
     static func pinnedSession(for tls: StreamTLSConfiguration) throws -> StreamSession {
         let fingerprint = try #require(tls.certificateChain.first?.sha256Fingerprint)
-        return StreamSession(configuration: .init(
-            tls: StreamTLSConfiguration(certificateVerification: .none, pins: [.certificateSHA256(fingerprint)]),
-            proxy: .direct))
+        return StreamSession(
+            configuration: .init(
+                tls: StreamTLSConfiguration(certificateVerification: .none, pins: [.certificateSHA256(fingerprint)]),
+                proxy: .direct))
     }
 
     /// A fresh self-signed certificate made the way the chat server makes its own.

@@ -1,3 +1,12 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the swift-stream-task-kit open source project
+//
+// Licensed under Apache License v2.0; see LICENSE for license information
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 import ChatProtocol
 import Foundation
 import StreamTaskTestSupport
@@ -23,7 +32,8 @@ struct ChatServerProcessTests {
             let second = IRCTestClient(port: port)
             let refused = try await second.readToEnd()
             #expect(refused.map(\.command) == ["ERROR"])
-            #expect(refused.first?.parameters.last == "Closing Link: 127.0.0.1 (Too many connections from your address)")
+            #expect(
+                refused.first?.parameters.last == "Closing Link: 127.0.0.1 (Too many connections from your address)")
 
             kill(server.child.pid, SIGTERM)
             let last = try await client.waitFor(command: "ERROR")

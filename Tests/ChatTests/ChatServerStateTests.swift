@@ -1,3 +1,12 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the swift-stream-task-kit open source project
+//
+// Licensed under Apache License v2.0; see LICENSE for license information
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 import ChatProtocol
 import Testing
 
@@ -51,11 +60,14 @@ import Testing
         #expect(try say("NICK alice", from: 1).isEmpty)
         #expect(try say("USER alice 0 * :Alice", from: 1).isEmpty)
         #expect(!state.isRegistered(1))
-        #expect(sent(try say("CAP REQ :tls multi-prefix", from: 1), to: 1) == [":chat.test CAP alice NAK :tls multi-prefix"])
+        #expect(
+            sent(try say("CAP REQ :tls multi-prefix", from: 1), to: 1) == [":chat.test CAP alice NAK :tls multi-prefix"]
+        )
         #expect(sent(try say("CAP REQ tls", from: 1), to: 1) == [":chat.test CAP alice ACK tls"])
         let welcome = sent(try say("CAP END", from: 1), to: 1)
         #expect(welcome.first == ":chat.test 001 alice :Welcome to the Test Chat IRC Network, alice!alice@0::1")
-        #expect(welcome.map { $0.split(separator: " ")[1] } == ["001", "002", "003", "004", "005", "375", "372", "376"])
+        #expect(
+            welcome.map { $0.split(separator: " ")[1] } == ["001", "002", "003", "004", "005", "375", "372", "376"])
         #expect(sent(try say("CAP LIST", from: 1), to: 1) == [":chat.test CAP alice LIST tls"])
     }
 
@@ -75,7 +87,8 @@ import Testing
         state.tlsEstablished(1)
         #expect(sent(try say("STARTTLS", from: 1), to: 1) == [":chat.test 691 * :STARTTLS failed (already using TLS)"])
         try register(2, "bob")
-        #expect(sent(try say("STARTTLS", from: 2), to: 2) == [":chat.test 691 bob :STARTTLS failed (already registered)"])
+        #expect(
+            sent(try say("STARTTLS", from: 2), to: 2) == [":chat.test 691 bob :STARTTLS failed (already registered)"])
     }
 
     @Test mutating func channelMessagesGoToEveryOtherMemberOnly() throws {
@@ -88,10 +101,15 @@ import Testing
         #expect(sent(join, to: 2).contains(":chat.test 353 bob = #Chat :alice bob"))
         let message = try say("PRIVMSG #CHAT :hi", from: 1)
         #expect(message == [.broadcast([2], IRCMessage(source: "alice!alice@127.0.0.1", "PRIVMSG", "#CHAT", "hi"))])
-        #expect(sent(try say("PRIVMSG #chat :let me in", from: 3), to: 3) == [":chat.test 404 carol #chat :Cannot send to channel"])
-        #expect(sent(try say("PRIVMSG #nowhere :x", from: 3), to: 3) == [":chat.test 403 carol #nowhere :No such channel"])
+        #expect(
+            sent(try say("PRIVMSG #chat :let me in", from: 3), to: 3) == [
+                ":chat.test 404 carol #chat :Cannot send to channel"
+            ])
+        #expect(
+            sent(try say("PRIVMSG #nowhere :x", from: 3), to: 3) == [":chat.test 403 carol #nowhere :No such channel"])
         #expect(sent(try say("PRIVMSG dave :x", from: 3), to: 3) == [":chat.test 401 carol dave :No such nick/channel"])
-        #expect(sent(try say("PRIVMSG a,b,c,d,e :x", from: 3), to: 3).last == ":chat.test 407 carol e :Too many targets")
+        #expect(
+            sent(try say("PRIVMSG a,b,c,d,e :x", from: 3), to: 3).last == ":chat.test 407 carol e :Too many targets")
         #expect(sent(try say("PRIVMSG", from: 3), to: 3) == [":chat.test 411 carol :No recipient given (PRIVMSG)"])
         #expect(try say("NOTICE dave :x", from: 3).isEmpty, "NOTICE is never answered with an error")
         let whisper = try say("PRIVMSG bob :psst", from: 3)
@@ -104,10 +122,11 @@ import Testing
         _ = try say("JOIN #a,#b", from: 1)
         _ = try say("JOIN #a,#b", from: 2)
         let actions = try say("QUIT :bye", from: 1)
-        #expect(actions == [
-            .broadcast([2], IRCMessage(source: "alice!alice@127.0.0.1", "QUIT", "Quit: bye")),
-            .close(1, reason: "Quit: bye"),
-        ])
+        #expect(
+            actions == [
+                .broadcast([2], IRCMessage(source: "alice!alice@127.0.0.1", "QUIT", "Quit: bye")),
+                .close(1, reason: "Quit: bye"),
+            ])
         #expect(state.clients[1] == nil)
         #expect(state.channels["#a"]?.members == [2])
         #expect(state.client(named: "ALICE") == nil, "the nickname is free again")
@@ -131,27 +150,35 @@ import Testing
         let long = String(repeating: "é", count: 200)
         _ = try say("TOPIC #c :\(long)", from: 1)
         #expect(state.channels["#c"]?.topic?.utf8.count == 390)
-        #expect(sent(try say("MODE #c", from: 1), to: 1) == [":chat.test 324 alice #c +n", ":chat.test 329 alice #c 1000"])
+        #expect(
+            sent(try say("MODE #c", from: 1), to: 1) == [":chat.test 324 alice #c +n", ":chat.test 329 alice #c 1000"])
         #expect(sent(try say("MODE #c +m", from: 1), to: 1) == [":chat.test 482 alice #c :You're not channel operator"])
         #expect(sent(try say("MODE alice +i", from: 1), to: 1) == [":alice MODE alice +i"])
         #expect(sent(try say("MODE alice", from: 1), to: 1) == [":chat.test 221 alice +i"])
         #expect(sent(try say("MODE bob", from: 1), to: 1) == [":chat.test 502 alice :Cant change mode for other users"])
-        #expect(sent(try say("WHO alice", from: 1), to: 1).first == ":chat.test 352 alice * alice 127.0.0.1 chat.test alice H :0 alice")
+        #expect(
+            sent(try say("WHO alice", from: 1), to: 1).first
+                == ":chat.test 352 alice * alice 127.0.0.1 chat.test alice H :0 alice")
         #expect(sent(try say("LIST", from: 1), to: 1).count == 3)
         #expect(sent(try say("FROB", from: 1), to: 1) == [":chat.test 421 alice FROB :Unknown command"])
     }
 
     @Test mutating func awaySetsTheAwayMessageCutToAwayLenAndClearsIt() throws {
         try register(1, "alice")
-        #expect(sent(try say("AWAY :at the tea shop", from: 1), to: 1) == [":chat.test 306 alice :You have been marked as being away"])
+        #expect(
+            sent(try say("AWAY :at the tea shop", from: 1), to: 1) == [
+                ":chat.test 306 alice :You have been marked as being away"
+            ])
         #expect(state.clients[1]?.awayMessage == "at the tea shop")
         // 301 bytes: cut to the 200 of AWAYLEN, at a character boundary (199).
         _ = try say("AWAY :x" + String(repeating: "é", count: 150), from: 1)
         #expect(state.clients[1]?.awayMessage == "x" + String(repeating: "é", count: 99))
-        #expect(sent(try say("AWAY", from: 1), to: 1) == [":chat.test 305 alice :You are no longer marked as being away"])
+        #expect(
+            sent(try say("AWAY", from: 1), to: 1) == [":chat.test 305 alice :You are no longer marked as being away"])
         #expect(state.clients[1]?.awayMessage == nil)
         _ = try say("AWAY :back soon", from: 1)
-        #expect(sent(try say("AWAY :", from: 1), to: 1) == [":chat.test 305 alice :You are no longer marked as being away"])
+        #expect(
+            sent(try say("AWAY :", from: 1), to: 1) == [":chat.test 305 alice :You are no longer marked as being away"])
         #expect(state.clients[1]?.awayMessage == nil, "an empty text marks the client back too")
     }
 
@@ -175,13 +202,16 @@ import Testing
         _ = try say("JOIN #c", from: 1)
         _ = try say("JOIN #c", from: 2)
         _ = try say("AWAY :out", from: 2)
-        #expect(sent(try say("WHO #c", from: 1), to: 1) == [
-            ":chat.test 352 alice #c alice 127.0.0.1 chat.test alice H :0 alice",
-            ":chat.test 352 alice #c bob 127.0.0.1 chat.test bob G :0 bob",
-            ":chat.test 315 alice #c :End of WHO list",
-        ])
+        #expect(
+            sent(try say("WHO #c", from: 1), to: 1) == [
+                ":chat.test 352 alice #c alice 127.0.0.1 chat.test alice H :0 alice",
+                ":chat.test 352 alice #c bob 127.0.0.1 chat.test bob G :0 bob",
+                ":chat.test 315 alice #c :End of WHO list",
+            ])
         _ = try say("AWAY", from: 2)
-        #expect(sent(try say("WHO bob", from: 1), to: 1).first == ":chat.test 352 alice * bob 127.0.0.1 chat.test bob H :0 bob")
+        #expect(
+            sent(try say("WHO bob", from: 1), to: 1).first
+                == ":chat.test 352 alice * bob 127.0.0.1 chat.test bob H :0 bob")
     }
 
     @Test mutating func userhostGivesUserAndHostAndAnAwayFlagForTheFirstFiveNicks() throws {
@@ -190,8 +220,13 @@ import Testing
         _ = state.connect(3, host: "127.0.0.1")
         _ = try say("NICK carol", from: 3)  // not registered yet: not on the server
         _ = try say("AWAY :out", from: 2)
-        #expect(sent(try say("USERHOST ALICE bob carol dave", from: 1), to: 1) == [":chat.test 302 alice :alice=+alice@127.0.0.1 bob=-bob@127.0.0.1"])
-        #expect(sent(try say("USERHOST a b c d e alice", from: 1), to: 1) == [":chat.test 302 alice :"], "a sixth nick is ignored")
+        #expect(
+            sent(try say("USERHOST ALICE bob carol dave", from: 1), to: 1) == [
+                ":chat.test 302 alice :alice=+alice@127.0.0.1 bob=-bob@127.0.0.1"
+            ])
+        #expect(
+            sent(try say("USERHOST a b c d e alice", from: 1), to: 1) == [":chat.test 302 alice :"],
+            "a sixth nick is ignored")
         #expect(sent(try say("USERHOST", from: 1), to: 1) == [":chat.test 461 alice USERHOST :Not enough parameters"])
     }
 
@@ -201,7 +236,9 @@ import Testing
         _ = state.connect(3, host: "127.0.0.1")
         _ = try say("NICK carol", from: 3)  // not registered yet: not on the server
         #expect(sent(try say("ISON BOB dave carol ALICE bob", from: 1), to: 1) == [":chat.test 303 alice :Bob alice"])
-        #expect(sent(try say("ISON :bob  alice", from: 1), to: 1) == [":chat.test 303 alice :Bob alice"], "one parameter with spaces")
+        #expect(
+            sent(try say("ISON :bob  alice", from: 1), to: 1) == [":chat.test 303 alice :Bob alice"],
+            "one parameter with spaces")
         #expect(sent(try say("ISON dave", from: 1), to: 1) == [":chat.test 303 alice :"])
         // ircII's notify list: more than 15 words and no `:`, the fifteenth parameter the rest.
         let many = (1...20).map { "n\($0)" }.joined(separator: " ")
@@ -231,7 +268,9 @@ import Testing
         let userhost = sent(try say("USERHOST " + long.joined(separator: " "), from: 100), to: 100)
         try #require(userhost.count == 1)
         #expect(userhost[0].utf8.count <= IRCLimits.messageLength, "\(userhost[0])")
-        #expect(userhost[0].hasSuffix(" :" + long.prefix(4).map { "\($0)=+\($0.prefix(18))@\(host)" }.joined(separator: " ")))
+        #expect(
+            userhost[0].hasSuffix(
+                " :" + long.prefix(4).map { "\($0)=+\($0.prefix(18))@\(host)" }.joined(separator: " ")))
     }
 
     @Test mutating func whoisTellsUserChannelsServerAwayTLSAndIdleTimeThenEnds() throws {
@@ -245,15 +284,16 @@ import Testing
         try register(2, "bob")
         _ = try say("JOIN #b", from: 2)
         _ = try say("AWAY :at the tea shop", from: 1)
-        #expect(sent(try say("WHOIS Alice", from: 2, now: 1_000), to: 2) == [
-            ":chat.test 311 bob alice alice 127.0.0.1 * :Alice Liddell",
-            ":chat.test 319 bob alice :#a #b",
-            ":chat.test 312 bob alice chat.test :Test Chat",
-            ":chat.test 301 bob alice :at the tea shop",
-            ":chat.test 671 bob alice :is using a secure connection",
-            ":chat.test 317 bob alice 50 900 :seconds idle, signon time",
-            ":chat.test 318 bob Alice :End of /WHOIS list",
-        ])
+        #expect(
+            sent(try say("WHOIS Alice", from: 2, now: 1_000), to: 2) == [
+                ":chat.test 311 bob alice alice 127.0.0.1 * :Alice Liddell",
+                ":chat.test 319 bob alice :#a #b",
+                ":chat.test 312 bob alice chat.test :Test Chat",
+                ":chat.test 301 bob alice :at the tea shop",
+                ":chat.test 671 bob alice :is using a secure connection",
+                ":chat.test 317 bob alice 50 900 :seconds idle, signon time",
+                ":chat.test 318 bob Alice :End of /WHOIS list",
+            ])
         // bob: plaintext, here, in one channel, silent since registering.
         let aboutBob = sent(try say("WHOIS bob", from: 1, now: 1_010), to: 1)
         #expect(commands(aboutBob) == ["311", "319", "312", "317", "318"])
@@ -279,22 +319,25 @@ import Testing
         try register(1, "alice")
         try register(2, "bob")
         #expect(sent(try say("WHOIS", from: 1), to: 1) == [":chat.test 431 alice :No nickname given"])
-        #expect(sent(try say("WHOIS dave", from: 1), to: 1) == [
-            ":chat.test 401 alice dave :No such nick/channel", ":chat.test 318 alice dave :End of /WHOIS list",
-        ])
+        #expect(
+            sent(try say("WHOIS dave", from: 1), to: 1) == [
+                ":chat.test 401 alice dave :No such nick/channel", ":chat.test 318 alice dave :End of /WHOIS list",
+            ])
         #expect(commands(sent(try say("WHOIS b*", from: 1), to: 1)) == ["401", "318"], "a mask matches no one")
         #expect(commands(sent(try say("WHOIS elsewhere.example bob", from: 1), to: 1)) == ["311", "312", "317", "318"])
-        #expect(sent(try say("WHOIS a,b,c,d,bob", from: 1), to: 1) == [
-            ":chat.test 401 alice a :No such nick/channel",
-            ":chat.test 401 alice b :No such nick/channel",
-            ":chat.test 401 alice c :No such nick/channel",
-            ":chat.test 401 alice d :No such nick/channel",
-            ":chat.test 318 alice a,b,c,d,bob :End of /WHOIS list",
-        ])
+        #expect(
+            sent(try say("WHOIS a,b,c,d,bob", from: 1), to: 1) == [
+                ":chat.test 401 alice a :No such nick/channel",
+                ":chat.test 401 alice b :No such nick/channel",
+                ":chat.test 401 alice c :No such nick/channel",
+                ":chat.test 401 alice d :No such nick/channel",
+                ":chat.test 318 alice a,b,c,d,bob :End of /WHOIS list",
+            ])
         // What cannot be echoed as sent is echoed as `*`, or cut to fit: the replies still go.
-        #expect(sent(try say("WHOIS :bob dave", from: 1), to: 1) == [
-            ":chat.test 401 alice * :No such nick/channel", ":chat.test 318 alice * :End of /WHOIS list",
-        ])
+        #expect(
+            sent(try say("WHOIS :bob dave", from: 1), to: 1) == [
+                ":chat.test 401 alice * :No such nick/channel", ":chat.test 318 alice * :End of /WHOIS list",
+            ])
         let long = sent(try say("WHOIS " + String(repeating: "x", count: 500), from: 1), to: 1)
         #expect(commands(long) == ["401", "318"])
         #expect(long.allSatisfy { $0.utf8.count == IRCLimits.messageLength }, "\(long)")
@@ -302,7 +345,9 @@ import Testing
 
     @Test mutating func whoisSplitsAClientsChannelsOverLinesThatFit() throws {
         try register(1, "alice")
-        let names = (0..<IRCLimits.channelsPerClient).map { "#" + String(repeating: "c", count: 47) + ($0 < 10 ? "0\($0)" : "\($0)") }
+        let names = (0..<IRCLimits.channelsPerClient).map {
+            "#" + String(repeating: "c", count: 47) + ($0 < 10 ? "0\($0)" : "\($0)")
+        }
         for name in names { _ = try say("JOIN \(name)", from: 1) }
         let lines = try whoisChannels("alice", askedBy: 1)
         #expect(lines.count > 1)
@@ -358,7 +403,10 @@ import Testing
         state = ChatServerState(identity: ChatServerFixture.identity(), maximumClients: 10, maximumClientsPerAddress: 2)
         try register(1, "alice", host: "2001:db8:1:2::1")
         #expect(state.connect(2, host: "2001:db8:1:2::ffff").isEmpty)
-        #expect(state.connect(3, host: "2001:db8:1:2:abcd::9") == [.close(3, reason: "Too many connections from your address")])
+        #expect(
+            state.connect(3, host: "2001:db8:1:2:abcd::9") == [
+                .close(3, reason: "Too many connections from your address")
+            ])
         #expect(state.connect(4, host: "2001:db8:1:3::1").isEmpty)
         #expect(state.connect(5, host: "127.0.0.1").isEmpty)
         _ = state.disconnect(2, reason: "Client Quit")

@@ -1,3 +1,12 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the swift-stream-task-kit open source project
+//
+// Licensed under Apache License v2.0; see LICENSE for license information
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 import Foundation
 import StreamTaskTestSupport
 import Testing
@@ -12,7 +21,8 @@ struct ChatTerminalTests {
         let tmux = try BuiltProducts.installed("tmux", package: "tmux")
         let client = try BuiltProducts.path("chat-client")
         try await ChatServerFixture.with { _, port in
-            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("chat-tty-\(UUID().uuidString)")
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "chat-tty-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             defer { try? FileManager.default.removeItem(at: directory) }
             let settings = directory.appendingPathComponent("stty").path
@@ -29,8 +39,12 @@ struct ChatTerminalTests {
                     ((try? String(contentsOfFile: settings, encoding: .utf8)) ?? "").contains("speed")
                 }
                 #expect(written, "the shell never ran stty after the client")
-                let words = Set(((try? String(contentsOfFile: settings, encoding: .utf8)) ?? "").split(whereSeparator: \.isWhitespace))
-                #expect(words.contains("echo") && words.contains("icanon"), "after signal \(signal) the terminal was left as: \(words.sorted())")
+                let words = Set(
+                    ((try? String(contentsOfFile: settings, encoding: .utf8)) ?? "").split(
+                        whereSeparator: \.isWhitespace))
+                #expect(
+                    words.contains("echo") && words.contains("icanon"),
+                    "after signal \(signal) the terminal was left as: \(words.sorted())")
                 await session.stop()
             } catch {
                 await session.stop()
@@ -48,7 +62,8 @@ struct ChatTerminalTests {
             let session = TmuxSession(tmux: tmux, socket: "chat-tty-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
             do {
                 try await session.start(
-                    "\(client) --host 127.0.0.1 --port \(port) --nick wide --channel '#resize' --no-reconnect", width: 100, height: 20)
+                    "\(client) --host 127.0.0.1 --port \(port) --nick wide --channel '#resize' --no-reconnect",
+                    width: 100, height: 20)
                 try await session.expectScreen(containing: "[#resize]")
                 let typed = (1...15).map { "word\($0)" }.joined(separator: " ") + " LASTWORD"
                 try await session.typeWithoutEnter(typed)
@@ -58,7 +73,9 @@ struct ChatTerminalTests {
                 // reflow; drawn again, it is one row: the prompt, then the text's end.
                 var redrawn = false
                 for _ in 0..<100 where !redrawn {
-                    redrawn = await session.screen().split(separator: "\n").contains { $0.hasPrefix("[#resize] ") && $0.hasSuffix("LASTWORD") }
+                    redrawn = await session.screen().split(separator: "\n").contains {
+                        $0.hasPrefix("[#resize] ") && $0.hasSuffix("LASTWORD")
+                    }
                     if !redrawn { try? await Task.sleep(for: .milliseconds(100)) }
                 }
                 let screen = await session.screen()

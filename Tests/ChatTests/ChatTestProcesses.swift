@@ -1,3 +1,12 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the swift-stream-task-kit open source project
+//
+// Licensed under Apache License v2.0; see LICENSE for license information
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 import Foundation
 import StreamTaskTestSupport
 import Testing
@@ -5,7 +14,8 @@ import Testing
 /// Where the test runner is: the example executables are built next to it.
 enum BuiltProducts {
     static var directory: URL {
-        let runner = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        let runner =
+            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
         return URL(fileURLWithPath: runner).deletingLastPathComponent()
     }
 
@@ -13,7 +23,8 @@ enum BuiltProducts {
     static func path(_ name: String) throws -> String {
         let path = directory.appendingPathComponent(name).path
         guard FileManager.default.isExecutableFile(atPath: path) else {
-            throw ChildProcessError(description: "\(name) is not built at \(path): run `swift build --build-tests` first")
+            throw ChildProcessError(
+                description: "\(name) is not built at \(path): run `swift build --build-tests` first")
         }
         return path
     }
@@ -22,7 +33,9 @@ enum BuiltProducts {
     static func installed(_ command: String, package: String) throws -> String {
         if let path = programPath(command) { return path }
         throw ChildProcessError(
-            description: "\(command) is not installed and the chat interop tests need it: run scripts/install-deps.sh (it installs \(package)); scripts/test.sh does this for you")
+            description:
+                "\(command) is not installed and the chat interop tests need it: run scripts/install-deps.sh (it installs \(package)); scripts/test.sh does this for you"
+        )
     }
 }
 
@@ -46,24 +59,26 @@ struct NgircdServer {
             let config = directory.appendingPathComponent("ngircd.conf")
             let isRoot = geteuid() == 0
             try """
-                [Global]
-                Name = ngircd.test
-                Info = ngIRCd for the chat tests
-                Listen = 127.0.0.1
-                Ports = \(port)
-                MotdPhrase = ngircd test server
-                \(isRoot ? "ServerUID = 65534\nServerGID = 65534" : "")
-                [Limits]
-                MaxConnectionsIP = 0
-                [Options]
-                PAM = no
-                Ident = no
-                DNS = no
-                \(certificateFile.map { "[SSL]\nCertFile = \($0)\nKeyFile = \(keyFile ?? "")\nPorts = \(port + 1)" } ?? "")
-                """.write(to: config, atomically: true, encoding: .utf8)
+            [Global]
+            Name = ngircd.test
+            Info = ngIRCd for the chat tests
+            Listen = 127.0.0.1
+            Ports = \(port)
+            MotdPhrase = ngircd test server
+            \(isRoot ? "ServerUID = 65534\nServerGID = 65534" : "")
+            [Limits]
+            MaxConnectionsIP = 0
+            [Options]
+            PAM = no
+            Ident = no
+            DNS = no
+            \(certificateFile.map { "[SSL]\nCertFile = \($0)\nKeyFile = \(keyFile ?? "")\nPorts = \(port + 1)" } ?? "")
+            """.write(to: config, atomically: true, encoding: .utf8)
             let process = try ObservedProcess(binary, ["-n", "-f", config.path])
             let last = certificateFile == nil ? port : port + 1
-            if await process.waitForOutput(containing: "Now listening on [127.0.0.1]:\(last)", seconds: 15), process.child.isRunning() {
+            if await process.waitForOutput(containing: "Now listening on [127.0.0.1]:\(last)", seconds: 15),
+                process.child.isRunning()
+            {
                 return NgircdServer(process: process, port: port, tlsPort: certificateFile == nil ? nil : port + 1)
             }
             lastOutput = process.output

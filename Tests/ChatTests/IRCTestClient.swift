@@ -1,3 +1,12 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the swift-stream-task-kit open source project
+//
+// Licensed under Apache License v2.0; see LICENSE for license information
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 import ChatProtocol
 import Foundation
 import StreamTaskKit
@@ -22,7 +31,10 @@ actor IRCTestClient {
     private(set) var answersPings: Bool
 
     /// Connects to 127.0.0.1:`port`.
-    init(port: Int, session: StreamSession = StreamSession(configuration: .init(proxy: .direct)), answersPings: Bool = true) {
+    init(
+        port: Int, session: StreamSession = StreamSession(configuration: .init(proxy: .direct)),
+        answersPings: Bool = true
+    ) {
         task = session.streamTask(withHostName: "127.0.0.1", port: port)
         task.resume()
         self.answersPings = answersPings
@@ -48,7 +60,8 @@ actor IRCTestClient {
         let deadline = Date().addingTimeInterval(timeout)
         while true {
             while let event = framer.next() {
-                guard case .line(let bytes) = event, let message = try? IRCMessage(parsing: bytes, maxLength: 8190) else { continue }
+                guard case .line(let bytes) = event, let message = try? IRCMessage(parsing: bytes, maxLength: 8190)
+                else { continue }
                 received.append(message)
                 if answersPings, message.command == "PING" {
                     try await send("PONG :\(message.parameters.first ?? "")")
@@ -66,7 +79,8 @@ actor IRCTestClient {
 
     /// Reads until a message matches; returns it. Throws at end of stream or after `timeout`.
     @discardableResult
-    func waitFor(_ what: String, timeout: TimeInterval = 10, _ matches: (IRCMessage) -> Bool) async throws -> IRCMessage {
+    func waitFor(_ what: String, timeout: TimeInterval = 10, _ matches: (IRCMessage) -> Bool) async throws -> IRCMessage
+    {
         let deadline = Date().addingTimeInterval(timeout)
         while true {
             guard let message = try await next(timeout: max(0.01, deadline.timeIntervalSinceNow)) else {

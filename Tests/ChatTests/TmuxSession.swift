@@ -1,3 +1,12 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the swift-stream-task-kit open source project
+//
+// Licensed under Apache License v2.0; see LICENSE for license information
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 import Foundation
 import StreamTaskTestSupport
 import Testing
@@ -51,7 +60,8 @@ struct TmuxSession {
 
     /// A value of the session's pane, by tmux's format (`#{pane_tty}`, `#{pane_pid}`).
     func paneValue(_ format: String) async -> String {
-        ((try? await output(["display-message", "-p", "-t", "test", format])) ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+        ((try? await output(["display-message", "-p", "-t", "test", format])) ?? "").trimmingCharacters(
+            in: .whitespacesAndNewlines)
     }
 
     /// Keeps the pane (and its terminal) open after its program ends.
@@ -61,7 +71,9 @@ struct TmuxSession {
 
     /// Stops this tmux server (and so the program in it) by its process id.
     func stop() async {
-        guard let pid = try? await output(["display-message", "-p", "-t", "test", "#{pid}"]).trimmingCharacters(in: .whitespacesAndNewlines),
+        guard
+            let pid = try? await output(["display-message", "-p", "-t", "test", "#{pid}"]).trimmingCharacters(
+                in: .whitespacesAndNewlines),
             let number = Int32(pid)
         else { return }
         kill(number, SIGTERM)

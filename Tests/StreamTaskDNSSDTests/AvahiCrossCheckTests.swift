@@ -1,3 +1,12 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the swift-stream-task-kit open source project
+//
+// Licensed under Apache License v2.0; see LICENSE for license information
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 import Foundation
 import StreamTaskTestSupport
 import Testing
@@ -21,7 +30,9 @@ import Testing
         let lines = browse.output.split(separator: "\n").map(String.init)
         await browse.stop()
         try #require(exited, "avahi-browse did not list the services and exit within 30 s: \(lines)")
-        let resolved = lines.filter { $0.hasPrefix("=") }.map { $0.split(separator: ";", omittingEmptySubsequences: false) }
+        let resolved = lines.filter { $0.hasPrefix("=") }.map {
+            $0.split(separator: ";", omittingEmptySubsequences: false)
+        }
         let ours = try #require(resolved.first { $0.count >= 10 && avahiUnescape($0[3]) == name }, "\(lines)")
         #expect(ours[1] == "lo")
         #expect(ours[4] == Substring(type))
@@ -38,9 +49,11 @@ import Testing
         try await requireDaemon()
         let type = uniqueServiceType()
         let name = uniqueServiceName()
-        let publish = try ObservedProcess(try avahiTool("avahi-publish"), ["-s", name, type, "5252", "k=v", "flag", "empty="])
+        let publish = try ObservedProcess(
+            try avahiTool("avahi-publish"), ["-s", name, type, "5252", "k=v", "flag", "empty="])
         do {
-            try #require(await publish.waitForOutput(containing: "Established"), "avahi-publish said: \(publish.output)")
+            try #require(
+                await publish.waitForOutput(containing: "Established"), "avahi-publish said: \(publish.output)")
             try await seeAppearResolveAndGo(published: publish, name: name, type: type)
             await publish.stop()
         } catch {
@@ -78,7 +91,8 @@ import Testing
         let name = uniqueServiceName()
         let publish = try ObservedProcess(try avahiTool("avahi-publish"), ["-s", name, type, "5353"])
         do {
-            try #require(await publish.waitForOutput(containing: "Established"), "avahi-publish said: \(publish.output)")
+            try #require(
+                await publish.waitForOutput(containing: "Established"), "avahi-publish said: \(publish.output)")
             let registration = try await DNSSDRegistration.register(name: name, type: type, port: 5354)
             #expect(registration.wasRenamed)
             #expect(registration.name == "\(name) (2)")
@@ -100,7 +114,8 @@ import Testing
             "flag": .keyOnly,
             "text": "héllo wörld",
         ]
-        let registration = try await DNSSDRegistration.register(name: uniqueServiceName(), type: type, port: 5454, txtRecord: txt)
+        let registration = try await DNSSDRegistration.register(
+            name: uniqueServiceName(), type: type, port: 5454, txtRecord: txt)
         let event = try await DNSSDBrowser(type: type).first("our service") { _ in true }
         let resolved = try await event.service.resolve()
         #expect(resolved.txtRecord == txt)

@@ -1,3 +1,12 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the swift-stream-task-kit open source project
+//
+// Licensed under Apache License v2.0; see LICENSE for license information
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 import Foundation
 import NIOConcurrencyHelpers
 import StreamTaskTestSupport
@@ -45,7 +54,11 @@ func within<T: Sendable>(
     _ body: @escaping @Sendable () async throws -> T
 ) async throws -> T {
     let claimed = NIOLockedValueBox(false)
-    let claim: @Sendable () -> Bool = { claimed.withLockedValue { done in defer { done = true }; return !done } }
+    let claim: @Sendable () -> Bool = {
+        claimed.withLockedValue { done in
+            defer { done = true }; return !done
+        }
+    }
     return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
         let work = Task {
             let result: Result<T, any Error>
@@ -103,5 +116,7 @@ func appearThenVanish(
 func avahiTool(_ name: String) throws -> String {
     if let path = programPath(name) { return path }
     throw ChildProcessError(
-        description: "\(name) is not installed and the Avahi cross-checks need it: run scripts/install-deps.sh (it installs avahi-utils); scripts/test.sh does this for you")
+        description:
+            "\(name) is not installed and the Avahi cross-checks need it: run scripts/install-deps.sh (it installs avahi-utils); scripts/test.sh does this for you"
+    )
 }

@@ -1,3 +1,12 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the swift-stream-task-kit open source project
+//
+// Licensed under Apache License v2.0; see LICENSE for license information
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 import Foundation
 import NIOCore
 import Testing
@@ -86,7 +95,8 @@ import Testing
     }
 
     @Test func addressRecordsBecomeSocketAddresses() throws {
-        let v4 = try #require(ResolveOperation.socketAddress(type: 1, data: Data([127, 0, 0, 1]), port: 80, interface: 1))
+        let v4 = try #require(
+            ResolveOperation.socketAddress(type: 1, data: Data([127, 0, 0, 1]), port: 80, interface: 1))
         #expect(v4.ipAddress == "127.0.0.1")
         #expect(v4.port == 80)
         #expect(v4.hostLiteral == "127.0.0.1")
@@ -101,7 +111,8 @@ import Testing
         linkLocal[1] = 0x80
         linkLocal[15] = 1
         let lo = try #require(DNSSDInterface(name: "lo"))
-        let scoped = try #require(ResolveOperation.socketAddress(type: 28, data: linkLocal, port: 82, interface: lo.index))
+        let scoped = try #require(
+            ResolveOperation.socketAddress(type: 28, data: linkLocal, port: 82, interface: lo.index))
         #expect(scoped.hostLiteral == "fe80::1%lo")
 
         #expect(ResolveOperation.socketAddress(type: 1, data: Data([1, 2, 3]), port: 1, interface: 0) == nil)

@@ -1,3 +1,12 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the swift-stream-task-kit open source project
+//
+// Licensed under Apache License v2.0; see LICENSE for license information
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 import Foundation
 import NIOConcurrencyHelpers
 import StreamTaskTestSupport
@@ -48,7 +57,9 @@ struct DaemonRestartTests {
 
         try await restartDaemon(stateFile: state)
 
-        #expect(await eventually(30) { outcome.withLockedValue { $0 } != nil }, "the browse did not report the daemon going away")
+        #expect(
+            await eventually(30) { outcome.withLockedValue { $0 } != nil },
+            "the browse did not report the daemon going away")
         let reported = outcome.withLockedValue { $0 } ?? ""
         #expect(reported.hasPrefix("DNSSDError"), "\(reported)")
         browsing.cancel()
@@ -58,7 +69,9 @@ struct DaemonRestartTests {
         // in this process.
         try await requireDaemon()
         let again = try await DNSSDRegistration.register(name: name, type: type, port: 4251)
-        let event = try await DNSSDBrowser(type: type).first("the service after the restart") { $0.service.name == name }
+        let event = try await DNSSDBrowser(type: type).first("the service after the restart") {
+            $0.service.name == name
+        }
         guard case .added = event else {
             Issue.record("expected the service to be added again, got \(event)")
             return
@@ -86,7 +99,9 @@ struct DaemonRestartTests {
         try await restartDaemon(stateFile: state)
         try await requireDaemon()
 
-        let event = try await DNSSDBrowser(type: type).first("the service, advertised again") { $0.service.name == name }
+        let event = try await DNSSDBrowser(type: type).first("the service, advertised again") {
+            $0.service.name == name
+        }
         guard case .added(let service) = event else {
             Issue.record("expected the service to be added again, got \(event)")
             return
@@ -104,11 +119,14 @@ struct DaemonRestartTests {
     /// then names the new one, so scripts/stop-services.sh stops it at the end.
     private func restartDaemon(stateFile: String) async throws {
         let lines = try String(contentsOfFile: stateFile, encoding: .utf8).split(separator: "\n")
-        let pidText = try #require(lines.last { $0.hasPrefix("avahi-daemon ") }?.split(separator: " ").last,
-                                   "no avahi-daemon in \(stateFile): the test daemon was not started by our scripts")
+        let pidText = try #require(
+            lines.last { $0.hasPrefix("avahi-daemon ") }?.split(separator: " ").last,
+            "no avahi-daemon in \(stateFile): the test daemon was not started by our scripts")
         let pid = try #require(pid_t(pidText))
-        let command = (try? String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines)
-        try #require(command?.hasPrefix("avahi-daemon") == true, "pid \(pid) is \(command ?? "gone"), not our avahi-daemon")
+        let command = (try? String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8))?.trimmingCharacters(
+            in: .whitespacesAndNewlines)
+        try #require(
+            command?.hasPrefix("avahi-daemon") == true, "pid \(pid) is \(command ?? "gone"), not our avahi-daemon")
         kill(pid, SIGTERM)
         #expect(await eventually(20) { kill(pid, 0) != 0 }, "avahi-daemon (pid \(pid)) did not stop")
 

@@ -1,3 +1,12 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the swift-stream-task-kit open source project
+//
+// Licensed under Apache License v2.0; see LICENSE for license information
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 import Foundation
 import NIOConcurrencyHelpers
 import Testing
@@ -89,7 +98,8 @@ import Testing
         let name = uniqueServiceName()
         let first = try await DNSSDRegistration.register(name: name, type: type, port: 4247)
         do {
-            let second = try await DNSSDRegistration.register(name: name, type: type, port: 4248, renameOnConflict: false)
+            let second = try await DNSSDRegistration.register(
+                name: name, type: type, port: 4248, renameOnConflict: false)
             Issue.record("registered \(second.name) although the name was taken")
         } catch let error as DNSSDError {
             #expect(error.code == .nameConflict)

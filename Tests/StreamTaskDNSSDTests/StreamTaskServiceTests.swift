@@ -1,3 +1,12 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the swift-stream-task-kit open source project
+//
+// Licensed under Apache License v2.0; see LICENSE for license information
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 import Foundation
 import StreamTaskKit
 import Testing
@@ -74,7 +83,8 @@ import Testing
         let port = try #require(closed.port)
         await closed.shutdown()
 
-        let registration = try await DNSSDRegistration.register(name: uniqueServiceName(), type: uniqueServiceType(), port: port)
+        let registration = try await DNSSDRegistration.register(
+            name: uniqueServiceName(), type: uniqueServiceType(), port: port)
         do {
             let task = try await StreamSession().streamTask(with: registration.service)
             Issue.record("connected to \(task) although nothing listens")

@@ -1,3 +1,12 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the swift-stream-task-kit open source project
+//
+// Licensed under Apache License v2.0; see LICENSE for license information
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 import Foundation
 import Testing
 
@@ -26,8 +35,9 @@ struct FaultInjectionTests {
         await bystander.waitUntilCompleted()
         _ = await echo.finish()
         #expect(await eventually { session.allTasks.isEmpty }, "the session still holds \(session.allTasks)")
-        #expect(await eventually { OpenSockets.count(port: faultyPort) == 0 },
-                "\(OpenSockets.count(port: faultyPort)) sockets to port \(faultyPort) are still open")
+        #expect(
+            await eventually { OpenSockets.count(port: faultyPort) == 0 },
+            "\(OpenSockets.count(port: faultyPort)) sockets to port \(faultyPort) are still open")
     }
 
     @Test func thePeerResetsInTheMiddleOfARead() async throws {

@@ -1,3 +1,12 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the swift-stream-task-kit open source project
+//
+// Licensed under Apache License v2.0; see LICENSE for license information
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 import Foundation
 import Testing
 
@@ -76,7 +85,9 @@ import Testing
             #expect(error?.host == "127.0.0.1")
             #expect(error?.port == port)
             let description = error?.description ?? ""
-            #expect(description.contains("HTTP proxy 127.0.0.1:\(proxy.port) refused to open a tunnel: 500"), "\(description)")
+            #expect(
+                description.contains("HTTP proxy 127.0.0.1:\(proxy.port) refused to open a tunnel: 500"),
+                "\(description)")
             #expect(description.contains("(127.0.0.1:\(port))"), "\(description)")
         }
     }
@@ -116,7 +127,8 @@ import Testing
     @Test func halfCloseThroughARelayingProxy() async throws {
         let proxy = try await FakeConnectProxy.start(.relay)
         let target = try await GreetingServer.start()
-        let task = StreamSession(proxy: .httpConnect(host: "127.0.0.1", port: proxy.port)).loopbackTask(port: target.port)
+        let task = StreamSession(proxy: .httpConnect(host: "127.0.0.1", port: proxy.port)).loopbackTask(
+            port: target.port)
         // The fake sends the 200 and the greeting in one write: the greeting must survive.
         try await task.converseWithGreetingServer()
         #expect(await task.waitUntilCompleted() == nil)
@@ -145,9 +157,11 @@ import Testing
         let (proxy, _, error) = try await FakeConnectProxy.failure(
             .silent, expecting: .proxyHandshakeTimeout, handshakeTimeout: 0.5)
         #expect(Date().timeIntervalSince(started) < 5)
-        #expect(error?.description.contains("HTTP proxy 127.0.0.1:\(proxy.port) did not complete the handshake") == true)
+        #expect(
+            error?.description.contains("HTTP proxy 127.0.0.1:\(proxy.port) did not complete the handshake") == true)
         #expect(error?.description.contains("127.0.0.1:7") == true)
-        #expect(await eventually { proxy.events.values == ["request", "closed by client"] }, "the connection was closed")
+        #expect(
+            await eventually { proxy.events.values == ["request", "closed by client"] }, "the connection was closed")
         await proxy.stop()
     }
 

@@ -1,3 +1,12 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the swift-stream-task-kit open source project
+//
+// Licensed under Apache License v2.0; see LICENSE for license information
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 import Testing
 
 @testable import StreamTaskCore
@@ -7,7 +16,9 @@ import Testing
 @Suite struct ProxyEnvironmentTests {
     // MARK: Which variable applies
 
-    private func proxyHost(_ variables: [String: String], for host: String = "example.com", port: Int = 443) throws
+    private func proxyHost(
+        _ variables: [String: String], for host: String = "example.com", port: Int = 443
+    ) throws
         -> String?
     {
         try ProxyEnvironment(variables: variables).endpoint(host: host, port: port)?.host

@@ -1,3 +1,12 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the swift-stream-task-kit open source project
+//
+// Licensed under Apache License v2.0; see LICENSE for license information
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 import NIOCore
 import NIOEmbedded
 import Testing
@@ -32,7 +41,8 @@ import Testing
     @Test func connectReplyWithTargetBytesInTheSameReadPassesThemOn() throws {
         let (channel, _, promise) = try makeChannel(connect)
         #expect(try outbound(channel) == Array("CONNECT [::1]:6667 HTTP/1.1\r\nHost: [::1]:6667\r\n\r\n".utf8))
-        try channel.writeInbound(ByteBuffer(string: "HTTP/1.1 200 Connection established\r\n\r\n:irc NOTICE * :hello\r\n"))
+        try channel.writeInbound(
+            ByteBuffer(string: "HTTP/1.1 200 Connection established\r\n\r\n:irc NOTICE * :hello\r\n"))
         try promise.futureResult.wait()
         #expect(try inbound(channel) == ":irc NOTICE * :hello\r\n")
         // It left the pipeline: later bytes flow straight through.
@@ -118,10 +128,12 @@ import Testing
         let (channel, _, promise) = try makeChannel(SOCKS5Handshake(target: target, credentials: credentials))
         #expect(try outbound(channel) == [0x05, 0x02, 0x00, 0x02])
         try channel.writeInbound(ByteBuffer(bytes: [0x05, 0x02]))
-        #expect(try outbound(channel) == Array(try SOCKS5Handshake.authenticationRequest(credentials).readableBytesView))
+        #expect(
+            try outbound(channel) == Array(try SOCKS5Handshake.authenticationRequest(credentials).readableBytesView))
         try channel.writeInbound(ByteBuffer(bytes: [0x01, 0x00]))
         #expect(try outbound(channel) == Array(try SOCKS5Handshake.connectRequest(target).readableBytesView))
-        try channel.writeInbound(ByteBuffer(bytes: [0x05, 0x00, 0x00, 0x01, 10, 0, 0, 1, 0x1A, 0x0B] + Array("welcome\r\n".utf8)))
+        try channel.writeInbound(
+            ByteBuffer(bytes: [0x05, 0x00, 0x00, 0x01, 10, 0, 0, 1, 0x1A, 0x0B] + Array("welcome\r\n".utf8)))
         try promise.futureResult.wait()
         #expect(try inbound(channel) == "welcome\r\n")
     }
@@ -165,17 +177,20 @@ import Testing
 
     @Test func httpErrorsNameProxyTargetStatusAndReason() {
         let refused = ProxyErrorMapper.mapHandshake(
-            ProxyHandshakeError.httpStatus(403, reason: "Forbidden"), proxy: httpProxy, host: "target.example", port: 25)
+            ProxyHandshakeError.httpStatus(403, reason: "Forbidden"), proxy: httpProxy, host: "target.example", port: 25
+        )
         #expect(refused.code == .proxyRefused)
         #expect(refused.description.contains("HTTP proxy [::1]:3128"))
         #expect(refused.description.contains("403 Forbidden"))
         #expect(refused.description.contains("target.example:25"))
         let auth = ProxyErrorMapper.mapHandshake(
-            ProxyHandshakeError.authenticationRequired(credentialsSent: false, status: "407 Proxy Authentication Required"),
+            ProxyHandshakeError.authenticationRequired(
+                credentialsSent: false, status: "407 Proxy Authentication Required"),
             proxy: httpProxy, host: "t", port: 1)
         #expect(auth.code == .proxyAuthenticationRequired)
         #expect(auth.message.contains("requires authentication (407 Proxy Authentication Required)"))
-        let timeout = ProxyErrorMapper.mapHandshake(ProxyHandshakeError.timedOut(seconds: 2), proxy: httpProxy, host: "t", port: 1)
+        let timeout = ProxyErrorMapper.mapHandshake(
+            ProxyHandshakeError.timedOut(seconds: 2), proxy: httpProxy, host: "t", port: 1)
         #expect(timeout.code == .proxyHandshakeTimeout)
     }
 }

@@ -1,3 +1,12 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the swift-stream-task-kit open source project
+//
+// Licensed under Apache License v2.0; see LICENSE for license information
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 import NIOCore
 import Testing
 
@@ -42,7 +51,9 @@ import Testing
         }
     }
 
-    private func connectReply(_ text: String, credentials: ProxyCredentials? = nil) throws(ProxyHandshakeError)
+    private func connectReply(
+        _ text: String, credentials: ProxyCredentials? = nil
+    ) throws(ProxyHandshakeError)
         -> (ProxyHandshakeStep, String)
     {
         var handshake = HTTPConnectHandshake(host: "h", port: 1, credentials: credentials)
@@ -100,7 +111,9 @@ import Testing
         #expect(try handshake.receive(&buffer) == .established)
         #expect(String(buffer: buffer) == "abc")
         // A status line of a bare LF refusal keeps its reason without the line end.
-        #expect(throws: ProxyHandshakeError.httpStatus(403, reason: "Forbidden")) { try connectReply("HTTP/1.1 403 Forbidden\n\n") }
+        #expect(throws: ProxyHandshakeError.httpStatus(403, reason: "Forbidden")) {
+            try connectReply("HTTP/1.1 403 Forbidden\n\n")
+        }
     }
 
     @Test func status407And401AreAuthenticationRequired() {
@@ -131,7 +144,8 @@ import Testing
     }
 
     @Test func aHeadPastTheLimitFails() {
-        let endless = "HTTP/1.1 200 OK\r\nX-Endless: " + String(repeating: "a", count: HTTPConnectHandshake.maximumHeadLength)
+        let endless =
+            "HTTP/1.1 200 OK\r\nX-Endless: " + String(repeating: "a", count: HTTPConnectHandshake.maximumHeadLength)
         #expect(throws: ProxyHandshakeError.replyTooLarge(limit: HTTPConnectHandshake.maximumHeadLength)) {
             try connectReply(endless)
         }
@@ -144,7 +158,8 @@ import Testing
     @Test func greetingOffersUsernamePasswordOnlyWithCredentials() throws {
         var plain = SOCKS5Handshake(target: .name("h", port: 1), credentials: nil)
         #expect(bytes(try plain.start()) == [0x05, 0x01, 0x00])
-        var authenticated = SOCKS5Handshake(target: .name("h", port: 1), credentials: .init(username: "u", password: "p"))
+        var authenticated = SOCKS5Handshake(
+            target: .name("h", port: 1), credentials: .init(username: "u", password: "p"))
         #expect(bytes(try authenticated.start()) == [0x05, 0x02, 0x00, 0x02])
     }
 
@@ -170,12 +185,16 @@ import Testing
         let request = try SOCKS5Handshake.authenticationRequest(.init(username: "joe", password: "pw"))
         #expect(bytes(request) == [0x01, 3] + Array("joe".utf8) + [2] + Array("pw".utf8))
         #expect(throws: ProxyHandshakeError.self) {
-            try SOCKS5Handshake.authenticationRequest(.init(username: String(repeating: "u", count: 256), password: "p"))
+            try SOCKS5Handshake.authenticationRequest(
+                .init(username: String(repeating: "u", count: 256), password: "p"))
         }
         #expect(throws: ProxyHandshakeError.self) {
-            try SOCKS5Handshake.authenticationRequest(.init(username: "u", password: String(repeating: "p", count: 256)))
+            try SOCKS5Handshake.authenticationRequest(
+                .init(username: "u", password: String(repeating: "p", count: 256)))
         }
-        #expect(throws: ProxyHandshakeError.self) { try SOCKS5Handshake.authenticationRequest(.init(username: "", password: "p")) }
+        #expect(throws: ProxyHandshakeError.self) {
+            try SOCKS5Handshake.authenticationRequest(.init(username: "", password: "p"))
+        }
         // `socks5://user@proxy`: an empty password goes as zero bytes, as curl sends it.
         let empty = try SOCKS5Handshake.authenticationRequest(.init(username: "u", password: ""))
         #expect(bytes(empty) == [0x01, 1, UInt8(ascii: "u"), 0])
@@ -211,7 +230,8 @@ import Testing
     @Test func handshakeWithUsernameAndPassword() throws {
         var leftover: [UInt8] = []
         let credentials = ProxyCredentials(username: "u", password: "p")
-        let steps = try socks([[0x05, 0x02], [0x01, 0x00], Self.success], credentials: credentials, leftover: &leftover)
+        let steps = try socks(
+            [[0x05, 0x02], [0x01, 0x00], Self.success], credentials: credentials, leftover: &leftover)
         #expect(
             steps == [
                 .send(try SOCKS5Handshake.authenticationRequest(credentials)),
@@ -226,7 +246,8 @@ import Testing
     @Test func anAuthenticationReplyWithVersion5IsTakenAndAnyOtherVersionIsNot() throws {
         var leftover: [UInt8] = []
         let credentials = ProxyCredentials(username: "u", password: "p")
-        let steps = try socks([[0x05, 0x02], [0x05, 0x00], Self.success], credentials: credentials, leftover: &leftover)
+        let steps = try socks(
+            [[0x05, 0x02], [0x05, 0x00], Self.success], credentials: credentials, leftover: &leftover)
         #expect(steps.last == .established)
         #expect(throws: ProxyHandshakeError.authenticationRequired(credentialsSent: true)) {
             try socks([[0x05, 0x02], [0x05, 0x01]], credentials: credentials, leftover: &leftover)
@@ -243,7 +264,9 @@ import Testing
         var leftover: [UInt8] = []
         // A domain-name bound address, split at every awkward place.
         let reply: [UInt8] = [0x05, 0x00, 0x00, 0x03, 4] + Array("host".utf8) + [0, 80]
-        let steps = try socks([[0x05], [0x00], Array(reply[0..<1]), Array(reply[1..<4]), Array(reply[4..<6]), Array(reply[6...]) + [42]], leftover: &leftover)
+        let steps = try socks(
+            [[0x05], [0x00], Array(reply[0..<1]), Array(reply[1..<4]), Array(reply[4..<6]), Array(reply[6...]) + [42]],
+            leftover: &leftover)
         #expect(steps.last == .established)
         #expect(steps.dropLast().allSatisfy { $0 != .established })
         #expect(leftover == [42])
@@ -252,7 +275,8 @@ import Testing
     @Test func wrongCredentialsAndMissingOnes() {
         var leftover: [UInt8] = []
         #expect(throws: ProxyHandshakeError.authenticationRequired(credentialsSent: true)) {
-            try socks([[0x05, 0x02], [0x01, 0x01]], credentials: .init(username: "u", password: "bad"), leftover: &leftover)
+            try socks(
+                [[0x05, 0x02], [0x01, 0x01]], credentials: .init(username: "u", password: "bad"), leftover: &leftover)
         }
         #expect(throws: ProxyHandshakeError.authenticationRequired(credentialsSent: false)) {
             try socks([[0x05, 0xFF]], leftover: &leftover)

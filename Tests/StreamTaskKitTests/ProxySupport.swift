@@ -1,3 +1,12 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the swift-stream-task-kit open source project
+//
+// Licensed under Apache License v2.0; see LICENSE for license information
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 import Foundation
 import NIOConcurrencyHelpers
 import Testing
@@ -112,7 +121,8 @@ final class ProxyProcess: @unchecked Sendable {
         port: Int,
         configure: (Int, URL) -> (config: String, arguments: [String])
     ) async throws -> ProxyProcess {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("stk-\(name)-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "stk-\(name)-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let (config, arguments) = configure(port, directory)
         let configFile = directory.appendingPathComponent("proxy.conf")
@@ -226,7 +236,8 @@ struct GreetingServer {
     var port: Int { server.port }
 
     static func start(host: String = "127.0.0.1") async throws -> GreetingServer {
-        let listener = try await TestPortRange.listener(host: host, session: StreamSession(configuration: .init(proxy: .direct)))
+        let listener = try await TestPortRange.listener(
+            host: host, session: StreamSession(configuration: .init(proxy: .direct)))
         let server = LoopbackServer(listener: listener, port: try #require(listener.port))
         let serving = Task {
             await withDiscardingTaskGroup { group in
@@ -242,7 +253,9 @@ struct GreetingServer {
         do {
             try await connection.write(greeting)
             var count = 0
-            while let line = try await connection.readData(upToAndIncluding: Data("\n".utf8), maxLength: 4096, timeout: 10) {
+            while let line = try await connection.readData(
+                upToAndIncluding: Data("\n".utf8), maxLength: 4096, timeout: 10)
+            {
                 count += line.count
                 try await connection.write(line, timeout: 10)
             }
@@ -345,7 +358,9 @@ final class FakeConnectProxy: Sendable {
         events: Recorder<String>
     ) async {
         do {
-            guard let head = try await client.readData(upToAndIncluding: Data("\r\n\r\n".utf8), maxLength: 4096, timeout: 10)
+            guard
+                let head = try await client.readData(
+                    upToAndIncluding: Data("\r\n\r\n".utf8), maxLength: 4096, timeout: 10)
             else { return }
             events.append("request")
             switch behavior {
@@ -382,7 +397,8 @@ final class FakeConnectProxy: Sendable {
         let target = session.streamTask(withHostName: host, port: port)
         target.resume()
         let (first, _) = try await target.readData(ofMinLength: 1, maxLength: 65536, timeout: 10)
-        try await client.write(Data("HTTP/1.1 200 Connection established\r\n\r\n".utf8) + (first ?? Data()), timeout: 10)
+        try await client.write(
+            Data("HTTP/1.1 200 Connection established\r\n\r\n".utf8) + (first ?? Data()), timeout: 10)
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await pump(from: client, to: target) }
             group.addTask { try await pump(from: target, to: client) }

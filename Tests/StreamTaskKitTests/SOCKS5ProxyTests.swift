@@ -1,3 +1,12 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the swift-stream-task-kit open source project
+//
+// Licensed under Apache License v2.0; see LICENSE for license information
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 import Foundation
 import NIOCore
 import Testing
@@ -9,14 +18,17 @@ import Testing
     @Test func greetingEchoHalfCloseAndMetricsThroughDante() async throws {
         try await ProxyProcess.with({ try await ProxyProcess.dante() }) { proxy in
             let target = try await GreetingServer.start()
-            let task = StreamSession(proxy: .socks5(host: "127.0.0.1", port: proxy.port)).loopbackTask(port: target.port)
+            let task = StreamSession(proxy: .socks5(host: "127.0.0.1", port: proxy.port)).loopbackTask(
+                port: target.port)
             try await task.converseWithGreetingServer()
             #expect(await task.waitUntilCompleted() == nil)
             let metrics = task.metrics
             #expect(metrics.isProxyConnection)
             #expect(metrics.proxyKind == .socks5)
             #expect(metrics.remotePort == proxy.port)
-            #expect(metrics.countOfBytesReceived == Int64(GreetingServer.greeting.utf8.count + 5 + "bye after 5 bytes\n".utf8.count))
+            #expect(
+                metrics.countOfBytesReceived
+                    == Int64(GreetingServer.greeting.utf8.count + 5 + "bye after 5 bytes\n".utf8.count))
             await target.stop()
         }
     }
@@ -48,7 +60,8 @@ import Testing
         let listener = StreamListener(host: "127.0.0.1", port: 0)
         try await listener.start()
         var accepted = listener.connections.makeAsyncIterator()
-        let proxy = ProxyConfiguration.socks5(host: "127.0.0.1", port: try #require(listener.port), resolvesHostNames: atProxy)
+        let proxy = ProxyConfiguration.socks5(
+            host: "127.0.0.1", port: try #require(listener.port), resolvesHostNames: atProxy)
         let task = StreamSession(proxy: proxy).streamTask(withHostName: "localhost", port: 4242)
         task.resume()
         let server = try #require(await accepted.next())
@@ -100,10 +113,12 @@ import Testing
             let impostor = StreamSession(proxy: .socks5(host: "127.0.0.1", port: proxy.port, credentials: wrong))
                 .loopbackTask(port: target.port)
             let rejected = await expectStreamError(.proxyAuthenticationRequired) { try await impostor.write("x") }
-            #expect(rejected?.description.contains("SOCKS5 proxy 127.0.0.1:\(proxy.port) rejected the credentials") == true)
+            #expect(
+                rejected?.description.contains("SOCKS5 proxy 127.0.0.1:\(proxy.port) rejected the credentials") == true)
             #expect(rejected?.description.contains("(127.0.0.1:\(target.port))") == true)
 
-            let anonymous = StreamSession(proxy: .socks5(host: "127.0.0.1", port: proxy.port)).loopbackTask(port: target.port)
+            let anonymous = StreamSession(proxy: .socks5(host: "127.0.0.1", port: proxy.port)).loopbackTask(
+                port: target.port)
             let missing = await expectStreamError(.proxyAuthenticationRequired) { try await anonymous.write("x") }
             #expect(missing?.message.contains("no credentials were given") == true)
             await target.stop()
@@ -115,7 +130,9 @@ import Testing
             let (error, port) = try await connectToAClosedPort(
                 through: .socks5(host: "127.0.0.1", port: proxy.port), expecting: .connectionRefused)
             let description = error?.description ?? ""
-            #expect(description.contains("SOCKS5 proxy 127.0.0.1:\(proxy.port) could not open a tunnel: connection refused"))
+            #expect(
+                description.contains("SOCKS5 proxy 127.0.0.1:\(proxy.port) could not open a tunnel: connection refused")
+            )
             #expect(description.contains("(127.0.0.1:\(port))"), "\(description)")
         }
     }

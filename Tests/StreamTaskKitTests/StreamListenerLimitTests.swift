@@ -1,3 +1,12 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the swift-stream-task-kit open source project
+//
+// Licensed under Apache License v2.0; see LICENSE for license information
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 import Foundation
 import ServiceLifecycle
 import StreamTaskTestSupport
@@ -26,7 +35,9 @@ import Testing
         #expect(try await third.readToEnd() == "")
         #expect(listener.metrics.refusedOverAddressLimit == 1)
         // Another address is not affected: the next connection handed out is its.
-        let other = try await offCooperativePool { Result { try SourceBoundSocket(from: "127.0.0.2", to: "127.0.0.1", port: port) } }.get()
+        let other = try await offCooperativePool {
+            Result { try SourceBoundSocket(from: "127.0.0.2", to: "127.0.0.1", port: port) }
+        }.get()
         let otherPeer = try #require(await accepted.next())
         #expect(otherPeer.host == "127.0.0.2")
 
@@ -75,7 +86,9 @@ import Testing
     @Test func peerAddressGroupsAreIPv4AddressesAndIPv6Slash64s() {
         #expect(PeerAddressGroup(ipAddress: "192.0.2.1") == PeerAddressGroup(ipAddress: "::ffff:192.0.2.1"))
         #expect(PeerAddressGroup(ipAddress: "192.0.2.1") != PeerAddressGroup(ipAddress: "192.0.2.2"))
-        #expect(PeerAddressGroup(ipAddress: "2001:db8:1:2::1") == PeerAddressGroup(ipAddress: "2001:db8:1:2:ffff:ffff:ffff:ffff"))
+        #expect(
+            PeerAddressGroup(ipAddress: "2001:db8:1:2::1")
+                == PeerAddressGroup(ipAddress: "2001:db8:1:2:ffff:ffff:ffff:ffff"))
         #expect(PeerAddressGroup(ipAddress: "2001:db8:1:2::1") != PeerAddressGroup(ipAddress: "2001:db8:1:3::1"))
         #expect(PeerAddressGroup(ipAddress: "2001:db8:1:2::1")?.description == "2001:db8:1:2::/64")
         #expect(PeerAddressGroup(ipAddress: "127.0.0.2")?.description == "127.0.0.2")

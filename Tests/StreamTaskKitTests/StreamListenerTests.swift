@@ -1,3 +1,12 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the swift-stream-task-kit open source project
+//
+// Licensed under Apache License v2.0; see LICENSE for license information
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 import Foundation
 import Testing
 
@@ -31,7 +40,9 @@ import Testing
         let error = await expectStreamError(.bindFailed) { try await second.start() }
         #expect(error?.description.contains("127.0.0.1:\(server.port)") == true)
         #expect(error?.errno == EADDRINUSE)
-        #expect(error?.description.components(separatedBy: "errno").count == 2, "errno appears once: \(error.map { "\($0)" } ?? "")")
+        #expect(
+            error?.description.components(separatedBy: "errno").count == 2,
+            "errno appears once: \(error.map { "\($0)" } ?? "")")
         await server.stop()
     }
 
@@ -59,7 +70,8 @@ import Testing
         firstPeer.closeWrite()
         let secondPeer = try await server.accept(&accepted)
         #expect(try await secondPeer.readText(count: 1) == "2")
-        #expect(await eventually { server.listener.openConnections.map(\.taskIdentifier) == [secondPeer.taskIdentifier] })
+        #expect(
+            await eventually { server.listener.openConnections.map(\.taskIdentifier) == [secondPeer.taskIdentifier] })
         second.cancel()
         await server.stop()
     }
@@ -81,7 +93,8 @@ import Testing
             getsockopt(fd, SOL_SOCKET, SO_SNDBUF, &size, &length)
             return size
         }
-        #expect(sizes.contains(32 * 1024), "SO_SNDBUF of the listener's sockets: \(sizes) (Linux doubles what is asked)")
+        #expect(
+            sizes.contains(32 * 1024), "SO_SNDBUF of the listener's sockets: \(sizes) (Linux doubles what is asked)")
         client.cancel()
         await listener.shutdown(gracePeriod: 0)
     }

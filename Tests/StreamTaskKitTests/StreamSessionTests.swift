@@ -1,13 +1,22 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the swift-stream-task-kit open source project
+//
+// Licensed under Apache License v2.0; see LICENSE for license information
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 import Foundation
 import NIOPosix
 import Testing
 
+@testable import StreamTaskCore
+@testable import StreamTaskHTTP
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-
-@testable import StreamTaskCore
-@testable import StreamTaskHTTP
 
 /// The session's per-host limit, task registry and invalidation, over real sockets.
 @Suite(.timeLimit(.minutes(1))) struct StreamSessionTests {
@@ -115,7 +124,9 @@ import FoundationNetworking
         #expect(refused.state == .completed)
         #expect(refused.error?.code == .sessionInvalidated)
         #expect(unusable.state == .completed)
-        let identifiers = [running.taskIdentifier, unusable.taskIdentifier, refused.taskIdentifier, refusedToo.taskIdentifier]
+        let identifiers = [
+            running.taskIdentifier, unusable.taskIdentifier, refused.taskIdentifier, refusedToo.taskIdentifier,
+        ]
         #expect(Set(identifiers).count == identifiers.count, "identifiers \(identifiers) repeat")
         #expect(identifiers == identifiers.sorted(), "identifiers \(identifiers) are handed out in creation order")
     }

@@ -1,3 +1,12 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the swift-stream-task-kit open source project
+//
+// Licensed under Apache License v2.0; see LICENSE for license information
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 import Foundation
 import NIOConcurrencyHelpers
 import Testing
@@ -89,7 +98,9 @@ import Testing
         let task = session.streamTask(withHostName: "127.0.0.1", port: 9)
         #expect(task.state == .suspended)
         #expect(session.allTasks.map(\.taskIdentifier) == [task.taskIdentifier])
-        async let read = expectStreamError(.cancelled) { try await task.readData(ofMinLength: 1, maxLength: 1, timeout: 0) }
+        async let read = expectStreamError(.cancelled) {
+            try await task.readData(ofMinLength: 1, maxLength: 1, timeout: 0)
+        }
         task.cancel()
         _ = await read
         #expect(await task.waitUntilCompleted()?.code == .cancelled)
@@ -124,7 +135,9 @@ import Testing
         // The three bytes that came before the reset are not lost.
         let (early, _) = try await victim.readData(ofMinLength: 1, maxLength: 10, timeout: 10)
         #expect(early == Data("abc".utf8))
-        await expectStreamError(.connectionReset) { try await victim.readData(ofMinLength: 1, maxLength: 10, timeout: 10) }
+        await expectStreamError(.connectionReset) {
+            try await victim.readData(ofMinLength: 1, maxLength: 10, timeout: 10)
+        }
         #expect(await victim.waitUntilCompleted()?.code == .connectionReset)
 
         try await bystander.write("after")
@@ -141,7 +154,9 @@ import Testing
         let client = StreamSession().loopbackTask(port: server.port)
         _ = try await server.accept(&accepted)
         client.closeRead()
-        let error = await expectStreamError(.readClosed) { try await client.readData(ofMinLength: 1, maxLength: 1, timeout: 1) }
+        let error = await expectStreamError(.readClosed) {
+            try await client.readData(ofMinLength: 1, maxLength: 1, timeout: 1)
+        }
         #expect(error?.description.contains("closeRead") == true)
         client.cancel()
         await server.stop()

@@ -1,3 +1,12 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the swift-stream-task-kit open source project
+//
+// Licensed under Apache License v2.0; see LICENSE for license information
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 import Foundation
 import Testing
 
@@ -105,7 +114,9 @@ import Testing
         let crlf = Data("\r\n".utf8)
 
         try await peer.write("NICK alice\r\nUSER alice 0 * :Alice\r\npartial")
-        #expect(try await client.readData(upToAndIncluding: crlf, maxLength: 512, timeout: 10) == Data("NICK alice\r\n".utf8))
+        #expect(
+            try await client.readData(upToAndIncluding: crlf, maxLength: 512, timeout: 10)
+                == Data("NICK alice\r\n".utf8))
         #expect(
             try await client.readData(upToAndIncluding: crlf, maxLength: 512, timeout: 10)
                 == Data("USER alice 0 * :Alice\r\n".utf8)

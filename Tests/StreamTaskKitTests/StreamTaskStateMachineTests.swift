@@ -1,3 +1,12 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the swift-stream-task-kit open source project
+//
+// Licensed under Apache License v2.0; see LICENSE for license information
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 import NIOCore
 import Testing
 
@@ -79,7 +88,10 @@ import Testing
         _ = queue.received(bytes("0123456789"))
         _ = queue.inputEnded()
         #expect(reads(queue.enqueue(.read(minLength: 1, maxLength: 6), id: id(1))).map(\.2) == [false])
-        #expect(reads(queue.enqueue(.read(minLength: 1, maxLength: 6), id: id(2))).map { "\($0.1)|\($0.2)" } == ["6789|true"])
+        #expect(
+            reads(queue.enqueue(.read(minLength: 1, maxLength: 6), id: id(2))).map { "\($0.1)|\($0.2)" } == [
+                "6789|true"
+            ])
     }
 
     @Test func timedOutReadLosesNothing() {
@@ -199,8 +211,14 @@ import Testing
         _ = queue.received(bytes("line\ntail"))
         _ = queue.inputEnded()
         #expect(reads(queue.enqueue(.readThrough(delimiter: lf, maxLength: 100), id: id(1))).map(\.1) == ["line\n"])
-        #expect(reads(queue.enqueue(.readThrough(delimiter: lf, maxLength: 100), id: id(2))).map { "\($0.1)|\($0.2)" } == ["tail|true"])
-        #expect(reads(queue.enqueue(.readThrough(delimiter: lf, maxLength: 100), id: id(3))).map { "\($0.1)|\($0.2)" } == ["|true"])
+        #expect(
+            reads(queue.enqueue(.readThrough(delimiter: lf, maxLength: 100), id: id(2))).map { "\($0.1)|\($0.2)" } == [
+                "tail|true"
+            ])
+        #expect(
+            reads(queue.enqueue(.readThrough(delimiter: lf, maxLength: 100), id: id(3))).map { "\($0.1)|\($0.2)" } == [
+                "|true"
+            ])
     }
 
     @Test(arguments: [(-1, 10), (0, 0), (5, 4)])
@@ -215,7 +233,8 @@ import Testing
         var queue = StreamTaskStateMachine(highWaterMark: 8)
         #expect(contains(queue.connected()) { if case .requestInput = $0 { return true } else { return false } })
         _ = queue.received(bytes("0123456789"))
-        #expect(!contains(queue.receiveCompleted()) { if case .requestInput = $0 { return true } else { return false } })
+        #expect(
+            !contains(queue.receiveCompleted()) { if case .requestInput = $0 { return true } else { return false } })
         let drained = queue.enqueue(.read(minLength: 1, maxLength: 5), id: id(1))
         #expect(contains(drained) { if case .requestInput = $0 { return true } else { return false } })
     }
@@ -237,7 +256,8 @@ import Testing
         #expect(contains(queue.receiveCompleted()) { if case .requestInput = $0 { return true } else { return false } })
         #expect(failures(queue.received(bytes("ijklmnop"))).map(\.1) == [.delimiterNotFound])
         // With nothing waiting, the buffer (now past the mark) stops asking for input.
-        #expect(!contains(queue.receiveCompleted()) { if case .requestInput = $0 { return true } else { return false } })
+        #expect(
+            !contains(queue.receiveCompleted()) { if case .requestInput = $0 { return true } else { return false } })
     }
 
     @Test func resetFailsReadsThatTheBufferCannotSatisfy() {

@@ -1,3 +1,12 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the swift-stream-task-kit open source project
+//
+// Licensed under Apache License v2.0; see LICENSE for license information
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 import NIOCore
 import Testing
 
@@ -54,7 +63,8 @@ import Testing
         var machine = Self.openMachine()
         _ = machine.enqueue(.write(ByteBuffer(string: "a")), id: Self.id(1))
         let completed = machine.writeCompleted(Self.id(1), error: nil)
-        #expect(count(completed) { if case .succeed(let id) = $0 { return id == Self.id(1) } else { return false } } == 1)
+        #expect(
+            count(completed) { if case .succeed(let id) = $0 { return id == Self.id(1) } else { return false } } == 1)
         // Already done (or withdrawn by a timeout): a late report changes nothing.
         #expect(machine.writeCompleted(Self.id(1), error: nil).isEmpty)
         #expect(!machine.hasPendingOperations)

@@ -1,3 +1,12 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the swift-stream-task-kit open source project
+//
+// Licensed under Apache License v2.0; see LICENSE for license information
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 import NIOCore
 import Testing
 
@@ -91,7 +100,8 @@ import Testing
             case 26..<28:
                 enqueue(.closeWrite)
             case 28..<30:
-                let role = Bool.random(using: &random)
+                let role =
+                    Bool.random(using: &random)
                     ? TLSRole.client(StreamTLSConfiguration()) : TLSRole.server(StreamTLSConfiguration())
                 enqueue(.startTLS(role))
             case 30..<31:
@@ -136,7 +146,9 @@ import Testing
             case 94..<97:
                 closed = true
                 log.append("closed")
-                apply(machine.closed(error: Bool.random(using: &random) ? nil : StreamTaskError(.connectionReset, "reset")))
+                apply(
+                    machine.closed(
+                        error: Bool.random(using: &random) ? nil : StreamTaskError(.connectionReset, "reset")))
             case 97..<99:
                 closed = true
                 log.append("cancel")
@@ -156,8 +168,11 @@ import Testing
             walk.apply(walk.machine.closed(error: StreamTaskError(.connectionReset, "reset")))
             walk.apply(walk.machine.cancel())
             let twice = walk.completions.filter { $0.value > 1 }.map(\.key)
-            #expect(twice.isEmpty, "seed \(seed): completed more than once: \(twice)\n\(walk.log.joined(separator: "\n"))")
-            #expect(walk.open.isEmpty, "seed \(seed): never completed: \(walk.open.sorted())\n\(walk.log.joined(separator: "\n"))")
+            #expect(
+                twice.isEmpty, "seed \(seed): completed more than once: \(twice)\n\(walk.log.joined(separator: "\n"))")
+            #expect(
+                walk.open.isEmpty,
+                "seed \(seed): never completed: \(walk.open.sorted())\n\(walk.log.joined(separator: "\n"))")
             let inOrder = zip(walk.readBytes, walk.readBytes.dropFirst()).allSatisfy { $0 < $1 }
             #expect(inOrder, "seed \(seed): reads handed out \(walk.readBytes)\n\(walk.log.joined(separator: "\n"))")
             if !(twice.isEmpty && walk.open.isEmpty && inOrder) { return }

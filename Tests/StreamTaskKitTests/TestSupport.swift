@@ -1,3 +1,12 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the swift-stream-task-kit open source project
+//
+// Licensed under Apache License v2.0; see LICENSE for license information
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 import Foundation
 import NIOConcurrencyHelpers
 import Testing
@@ -13,7 +22,8 @@ struct LoopbackServer {
         maximumConnections: Int = .max,
         session: StreamSession = StreamSession()
     ) async throws -> LoopbackServer {
-        let listener = StreamListener(host: "127.0.0.1", port: 0, maximumConnections: maximumConnections, session: session)
+        let listener = StreamListener(
+            host: "127.0.0.1", port: 0, maximumConnections: maximumConnections, session: session)
         try await listener.start()
         let port = try #require(listener.port)
         #expect(port > 0)

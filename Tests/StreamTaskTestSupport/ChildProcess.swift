@@ -1,3 +1,12 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the swift-stream-task-kit open source project
+//
+// Licensed under Apache License v2.0; see LICENSE for license information
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 import Foundation
 import NIOConcurrencyHelpers
 
@@ -34,7 +43,10 @@ public final class ChildProcess: @unchecked Sendable {
     /// Starts `path` with `arguments`, its standard output and error into the file `output`,
     /// and its standard input from `/dev/null`, or from ``input`` when `pipeInput` is set.
     /// `environment` entries are added to (or replace) this process's environment.
-    public init(_ path: String, _ arguments: [String], output: String, pipeInput: Bool = false, environment: [String: String] = [:]) throws {
+    public init(
+        _ path: String, _ arguments: [String], output: String, pipeInput: Bool = false,
+        environment: [String: String] = [:]
+    ) throws {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -101,13 +113,14 @@ public final class ChildProcess: @unchecked Sendable {
 
     /// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34 and later), which Swift's Glibc
     /// module does not export.
-    private static let addCloseFrom: @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32 = {
-        guard let symbol = dlsym(nil, "posix_spawn_file_actions_addclosefrom_np") else {
-            fatalError("the C library has no posix_spawn_file_actions_addclosefrom_np (glibc 2.34 or later needed)")
-        }
-        return unsafeBitCast(
-            symbol, to: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32).self)
-    }()
+    private static let addCloseFrom: @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32 =
+        {
+            guard let symbol = dlsym(nil, "posix_spawn_file_actions_addclosefrom_np") else {
+                fatalError("the C library has no posix_spawn_file_actions_addclosefrom_np (glibc 2.34 or later needed)")
+            }
+            return unsafeBitCast(
+                symbol, to: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32).self)
+        }()
 
     /// Whether the child is still running (reaps it if it has exited).
     public func isRunning() -> Bool {
@@ -141,4 +154,3 @@ public final class ChildProcess: @unchecked Sendable {
         while isRunning() && Date() < last { usleep(10_000) }
     }
 }
-

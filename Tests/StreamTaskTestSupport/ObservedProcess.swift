@@ -1,3 +1,12 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the swift-stream-task-kit open source project
+//
+// Licensed under Apache License v2.0; see LICENSE for license information
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 import Foundation
 
 /// A program run by a test with its output in a file, read back while it runs.
@@ -8,10 +17,14 @@ public final class ObservedProcess: Sendable {
 
     /// Starts `path` with `arguments` in a fresh directory (also its working directory's stand-in
     /// for files it writes), standard input a pipe when `pipeInput`.
-    public init(_ path: String, _ arguments: [String], pipeInput: Bool = false, environment: [String: String] = [:]) throws {
+    public init(
+        _ path: String, _ arguments: [String], pipeInput: Bool = false, environment: [String: String] = [:]
+    ) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("observed-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        child = try ChildProcess(path, arguments, output: directory.appendingPathComponent("output.txt").path, pipeInput: pipeInput, environment: environment)
+        child = try ChildProcess(
+            path, arguments, output: directory.appendingPathComponent("output.txt").path, pipeInput: pipeInput,
+            environment: environment)
     }
 
     /// Everything the program wrote so far.

@@ -1,3 +1,12 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the swift-stream-task-kit open source project
+//
+// Licensed under Apache License v2.0; see LICENSE for license information
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 import Foundation
 
 /// Polls `condition` every 10 ms for up to `seconds`; for state that has no event to await
@@ -15,6 +24,7 @@ public func eventually(_ seconds: Double = 10, _ condition: () -> Bool) async ->
 /// (posix_spawn does not search, and root's PATH may lack /usr/sbin); `nil` if it is nowhere.
 public func programPath(_ name: String) -> String? {
     let path = ProcessInfo.processInfo.environment["PATH"] ?? ""
-    let folders = path.split(separator: ":").map(String.init) + ["/usr/sbin", "/usr/bin", "/sbin", "/bin", "/usr/local/bin"]
+    let folders =
+        path.split(separator: ":").map(String.init) + ["/usr/sbin", "/usr/bin", "/sbin", "/bin", "/usr/local/bin"]
     return folders.map { "\($0)/\(name)" }.first { FileManager.default.isExecutableFile(atPath: $0) }
 }

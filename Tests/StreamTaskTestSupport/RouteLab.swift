@@ -1,3 +1,12 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the swift-stream-task-kit open source project
+//
+// Licensed under Apache License v2.0; see LICENSE for license information
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 import Foundation
 
 /// Two links between this (the root) network namespace and a server namespace, made for one
@@ -47,7 +56,9 @@ public final class RouteLab: Sendable {
         let probe = await run(["ip", "netns", "list"])
         guard probe.status == 0 else { return "`ip netns list` failed (\(probe.status)): \(probe.output)" }
         let python = await run(["python3", "-c", "pass"])
-        guard python.status == 0 else { return "python3 (the test server) did not run (\(python.status)): \(python.output)" }
+        guard python.status == 0 else {
+            return "python3 (the test server) did not run (\(python.status)): \(python.output)"
+        }
         return nil
     }
 
@@ -58,8 +69,10 @@ public final class RouteLab: Sendable {
 
     private static let availability = Task<Bool, Never> {
         guard let reason = await unavailableReason() else { return true }
-        try? FileHandle.standardError.write(contentsOf: Data(
-            "SKIPPED: route namespace tests need root and iproute2's `ip netns`: \(reason). They did NOT run; run as root (CI=true makes them mandatory).\n".utf8))
+        try? FileHandle.standardError.write(
+            contentsOf: Data(
+                "SKIPPED: route namespace tests need root and iproute2's `ip netns`: \(reason). They did NOT run; run as root (CI=true makes them mandatory).\n"
+                    .utf8))
         return false
     }
 
@@ -81,7 +94,9 @@ public final class RouteLab: Sendable {
         }
     }
 
-    private static func build(command: (@Sendable (String, Int) -> [String])?, readyMarker: String) async throws -> RouteLab {
+    private static func build(
+        command: (@Sendable (String, Int) -> [String])?, readyMarker: String
+    ) async throws -> RouteLab {
         await removeLeftovers()
         let pid = getpid()
         let namespace = "\(prefix)-\(pid)"
@@ -110,8 +125,10 @@ public final class RouteLab: Sendable {
         ]
         do {
             for step in steps { try await mustRun(step) }
-            let serverCommand = command?("\(net).9", port) ?? ["python3", "-u", "-c", echoServer, "\(net).9", "\(port)"]
-            let server = try await LabProcess.start(["ip", "netns", "exec", namespace] + serverCommand, readyMarker: readyMarker)
+            let serverCommand =
+                command?("\(net).9", port) ?? ["python3", "-u", "-c", echoServer, "\(net).9", "\(port)"]
+            let server = try await LabProcess.start(
+                ["ip", "netns", "exec", namespace] + serverCommand, readyMarker: readyMarker)
             return RouteLab(namespace: namespace, linkA: linkA, linkB: linkB, subnet: subnet, server: server)
         } catch {
             await remove(namespace: namespace, links: [linkA, linkB])
@@ -184,7 +201,9 @@ public final class RouteLab: Sendable {
 
     /// The better route: a lower metric over link a.
     public func addBetterRoute() async throws {
-        try await Self.mustRun(["ip", "route", "add", "\(serverAddress)/32", "via", "198.18.\(subnet).2", "dev", linkA, "metric", "100"])
+        try await Self.mustRun([
+            "ip", "route", "add", "\(serverAddress)/32", "via", "198.18.\(subnet).2", "dev", linkA, "metric", "100",
+        ])
     }
 
     public func setLinkB(up: Bool) async throws {

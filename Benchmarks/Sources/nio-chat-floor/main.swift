@@ -1,3 +1,12 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the swift-stream-task-kit open source project
+//
+// Licensed under Apache License v2.0; see LICENSE for license information
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 // nio-chat-floor PORT: a chat relay written on raw SwiftNIO, with none of the protocol.
 //
 // It answers just enough IRC for chatload (NICK and USER with 001, JOIN with 366, PING with

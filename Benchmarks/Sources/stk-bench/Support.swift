@@ -1,3 +1,12 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the swift-stream-task-kit open source project
+//
+// Licensed under Apache License v2.0; see LICENSE for license information
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 import Foundation
 import NIOCore
 import NIOPosix
@@ -167,7 +176,9 @@ struct RawPair {
         let client = try await ClientBootstrap(group: Loops.client)
             .channelOption(ChannelOptions.socketOption(.tcp_nodelay), value: 1)
             .channelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(clientHandler()) }
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(clientHandler())
+                }
             }
             .connect(host: "127.0.0.1", port: server.localAddress!.port!).get()
         return RawPair(server: server, client: client)

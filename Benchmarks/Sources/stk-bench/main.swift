@@ -1,3 +1,12 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the swift-stream-task-kit open source project
+//
+// Licensed under Apache License v2.0; see LICENSE for license information
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 import Foundation
 import NIOPosix
 
@@ -33,7 +42,9 @@ do {
                     try await Bulk.library(total: total, session: session, placement: placement))
             }
             rates["nio", default: []].append(try await Bulk.rawNIO(total: total, group: group))
-            note("bulk round \(round): " + rates.keys.sorted().map { "\($0) \(Int(rates[$0]!.last! / 1e6)) MB/s" }.joined(separator: ", "))
+            note(
+                "bulk round \(round): "
+                    + rates.keys.sorted().map { "\($0) \(Int(rates[$0]!.last! / 1e6)) MB/s" }.joined(separator: ", "))
         }
         for (name, values) in rates {
             report("bulk.\(name).bytes_per_second", median(values))
@@ -55,7 +66,11 @@ do {
         for round in 1...rounds {
             var runs: [(String, [UInt64])] = []
             for placement in Placement.dataWrites {
-                runs.append((placement.rawValue, try await RoundTrip.library(count: count, session: session, placement: placement)))
+                runs.append(
+                    (
+                        placement.rawValue,
+                        try await RoundTrip.library(count: count, session: session, placement: placement)
+                    ))
             }
             runs.append(("nio", try await RoundTrip.rawNIO(count: count, group: group)))
             for (name, latencies) in runs {
@@ -64,7 +79,10 @@ do {
                 p50[name, default: []].append(percentile(latencies, 0.50) / 1e3)
                 p99[name, default: []].append(percentile(latencies, 0.99) / 1e3)
             }
-            note("rtt round \(round): " + runs.map { name, _ in "\(name) \(Int(rate[name]!.last!))/s p99 \(p99[name]!.last!) µs" }.joined(separator: ", "))
+            note(
+                "rtt round \(round): "
+                    + runs.map { name, _ in "\(name) \(Int(rate[name]!.last!))/s p99 \(p99[name]!.last!) µs" }.joined(
+                        separator: ", "))
         }
         for name in rate.keys.sorted() {
             report("rtt.\(name).per_second", median(rate[name]!))
@@ -81,7 +99,8 @@ do {
             throw BenchError("tls-bulk needs --cert and --key")
         }
         let total = options.int("bytes", 1 << 30)
-        report("tls.library.bytes_per_second", try await TLSBulk.library(total: total, certificate: certificate, key: key))
+        report(
+            "tls.library.bytes_per_second", try await TLSBulk.library(total: total, certificate: certificate, key: key))
     case "idle-listener":
         try await Idle.listener(count: options.int("count", 10_000))
     case "idle-clients":

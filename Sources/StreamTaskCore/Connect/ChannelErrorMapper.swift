@@ -1,3 +1,16 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the swift-stream-task-kit open source project
+//
+// Licensed under Apache License v2.0; see LICENSE for license information
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
+import Foundation
+import NIOCore
+import NIOPosix
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -5,9 +18,6 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import Foundation
-import NIOCore
-import NIOPosix
 
 /// Turns SwiftNIO's errors into ``StreamTaskError``s that say what happened.
 enum ChannelErrorMapper {
@@ -18,7 +28,8 @@ enum ChannelErrorMapper {
             let code = error.errnoCode
             switch code {
             case ECONNRESET:
-                return StreamTaskError(.connectionReset, "the peer reset the connection", errno: code, underlying: error)
+                return StreamTaskError(
+                    .connectionReset, "the peer reset the connection", errno: code, underlying: error)
             case EPIPE:
                 return StreamTaskError(
                     .connectionReset,
@@ -58,7 +69,8 @@ enum ChannelErrorMapper {
                 if let failure = failures.first(where: { $0.code == code }) { return failure }
             }
             if let failure = failures.first { return failure }
-            return StreamTaskError(.hostNotFound, "the host name did not resolve", host: host, port: port, underlying: error)
+            return StreamTaskError(
+                .hostNotFound, "the host name did not resolve", host: host, port: port, underlying: error)
         }
         if let error = error as? ChannelError, case .connectTimeout = error {
             return connectTimeout(host: host, port: port, timeout: timeout)
@@ -99,7 +111,8 @@ enum ChannelErrorMapper {
                 )
             }
         }
-        return StreamTaskError(.connectionFailed, "could not connect: \(error)", host: host, port: port, underlying: error)
+        return StreamTaskError(
+            .connectionFailed, "could not connect: \(error)", host: host, port: port, underlying: error)
     }
 
     static func connectTimeout(host: String, port: Int, timeout: TimeInterval) -> StreamTaskError {

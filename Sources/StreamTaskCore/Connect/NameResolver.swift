@@ -1,3 +1,15 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the swift-stream-task-kit open source project
+//
+// Licensed under Apache License v2.0; see LICENSE for license information
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
+import NIOCore
+import NIOPosix
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -5,8 +17,6 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import NIOCore
-import NIOPosix
 
 /// Resolves a host name to its IPv4 and IPv6 addresses with `getaddrinfo`, off the event loop.
 ///
@@ -47,9 +57,13 @@ enum NameResolver {
             if let address = info.pointee.ai_addr {
                 switch info.pointee.ai_family {
                 case AF_INET:
-                    results.append(SocketAddress(address.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { $0.pointee }, host: host))
+                    results.append(
+                        SocketAddress(
+                            address.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { $0.pointee }, host: host))
                 case AF_INET6:
-                    results.append(SocketAddress(address.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { $0.pointee }, host: host))
+                    results.append(
+                        SocketAddress(
+                            address.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { $0.pointee }, host: host))
                 default:
                     break
                 }

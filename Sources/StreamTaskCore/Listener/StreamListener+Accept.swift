@@ -1,3 +1,12 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the swift-stream-task-kit open source project
+//
+// Licensed under Apache License v2.0; see LICENSE for license information
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 import NIOCore
 
 extension StreamListener {
@@ -6,7 +15,9 @@ extension StreamListener {
     /// Throwing closes the channel.
     func accept(_ channel: any Channel) throws {
         let remote = channel.remoteAddress
-        let group = configuration.maximumConnectionsPerAddress == nil ? nil : remote?.ipAddress.flatMap { PeerAddressGroup(ipAddress: $0) }
+        let group =
+            configuration.maximumConnectionsPerAddress == nil
+            ? nil : remote?.ipAddress.flatMap { PeerAddressGroup(ipAddress: $0) }
         guard admit(group) else {
             // Not by throwing: the bootstrap's own close of a channel whose initializer failed
             // could close its descriptor twice (seen as another connection's reads stalling).

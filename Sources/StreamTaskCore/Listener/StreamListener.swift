@@ -1,3 +1,12 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the swift-stream-task-kit open source project
+//
+// Licensed under Apache License v2.0; see LICENSE for license information
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 import Foundation
 import NIOConcurrencyHelpers
 import NIOCore
@@ -126,7 +135,8 @@ public final class StreamListener: Sendable {
             bootstrap = bootstrap.childChannelOption(
                 ChannelOptions.socketOption(.so_sndbuf), value: SocketOptionValue(clamping: sendBufferSize))
         }
-        bootstrap = bootstrap
+        bootstrap =
+            bootstrap
             .serverChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHandler(AcceptLimitHandler(limit: limit))

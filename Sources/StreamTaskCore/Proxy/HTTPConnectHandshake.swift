@@ -1,3 +1,12 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the swift-stream-task-kit open source project
+//
+// Licensed under Apache License v2.0; see LICENSE for license information
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 import Foundation
 import NIOCore
 
@@ -21,7 +30,8 @@ struct HTTPConnectHandshake: ProxyHandshake {
 
     /// `CONNECT host:port HTTP/1.1`, with `Host` and, given credentials, `Proxy-Authorization`.
     static func request(host: String, port: Int, credentials: ProxyCredentials?) throws(ProxyHandshakeError) -> String {
-        guard !host.isEmpty, !host.contains(where: { $0.isWhitespace || $0.asciiValue.map { $0 < 0x20 || $0 == 0x7F } == true })
+        guard !host.isEmpty,
+            !host.contains(where: { $0.isWhitespace || $0.asciiValue.map { $0 < 0x20 || $0 == 0x7F } == true })
         else {
             throw .invalidRequest("the host name \"\(host)\" cannot be sent in a CONNECT request")
         }
@@ -32,7 +42,8 @@ struct HTTPConnectHandshake: ProxyHandshake {
             let controls = { (text: String) in text.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F } }
             guard !credentials.username.contains(":"), !controls(credentials.username), !controls(credentials.password)
             else {
-                throw .invalidRequest("the proxy username cannot contain a colon or control characters for Basic authentication")
+                throw .invalidRequest(
+                    "the proxy username cannot contain a colon or control characters for Basic authentication")
             }
             let token = Data("\(credentials.username):\(credentials.password)".utf8).base64EncodedString()
             lines.append("Proxy-Authorization: Basic \(token)")
@@ -100,7 +111,9 @@ struct HTTPConnectHandshake: ProxyHandshake {
     }
 
     private func needMore(_ buffer: ByteBuffer) throws(ProxyHandshakeError) -> ProxyHandshakeStep {
-        if headBytes + buffer.readableBytes >= Self.maximumHeadLength { throw .replyTooLarge(limit: Self.maximumHeadLength) }
+        if headBytes + buffer.readableBytes >= Self.maximumHeadLength {
+            throw .replyTooLarge(limit: Self.maximumHeadLength)
+        }
         return .needMoreData
     }
 
@@ -110,11 +123,16 @@ struct HTTPConnectHandshake: ProxyHandshake {
         guard parts.count >= 2, parts[0].hasPrefix("HTTP/1."), parts[1].count == 3,
             parts[1].allSatisfy({ $0.isASCII && $0.isNumber }), let code = Int(parts[1])
         else {
-            let shown = line.prefix(60).unicodeScalars.map { $0.isASCII && $0.value >= 0x20 ? String($0) : "?" }.joined()
+            let shown = line.prefix(60).unicodeScalars.map { $0.isASCII && $0.value >= 0x20 ? String($0) : "?" }
+                .joined()
             throw .malformedReply("expected an HTTP status line, got \"\(shown)\"")
         }
         // The reason goes into error messages and logs: printable ASCII only, and short.
-        let reason = parts.count == 3 ? parts[2].prefix(100).unicodeScalars.map { $0.isASCII && $0.value >= 0x20 && $0.value != 0x7F ? String($0) : "?" }.joined() : ""
+        let reason =
+            parts.count == 3
+            ? parts[2].prefix(100).unicodeScalars.map {
+                $0.isASCII && $0.value >= 0x20 && $0.value != 0x7F ? String($0) : "?"
+            }.joined() : ""
         return (code, reason)
     }
 }

@@ -1,3 +1,12 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the swift-stream-task-kit open source project
+//
+// Licensed under Apache License v2.0; see LICENSE for license information
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 /// The proxy that a set of environment variables names for stream tasks, by curl's rules.
 ///
 /// Stream tasks are not URLs, so there is no URL scheme to pick `<scheme>_proxy` by. They use

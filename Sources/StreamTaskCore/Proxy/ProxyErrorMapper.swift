@@ -1,10 +1,21 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the swift-stream-task-kit open source project
+//
+// Licensed under Apache License v2.0; see LICENSE for license information
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 import Foundation
 
 /// Turns what went wrong on the way through a proxy into ``StreamTaskError``s. Each names the
 /// proxy in its message and the target as its host and port.
 enum ProxyErrorMapper {
     /// A failure while resolving or connecting to the proxy itself.
-    static func mapConnect(_ error: any Error, proxy: ProxyEndpoint, host: String, port: Int, timeout: TimeInterval)
+    static func mapConnect(
+        _ error: any Error, proxy: ProxyEndpoint, host: String, port: Int, timeout: TimeInterval
+    )
         -> StreamTaskError
     {
         if let error = error as? StreamTaskError, error.host == host, error.port == port {
@@ -22,7 +33,8 @@ enum ProxyErrorMapper {
     }
 
     /// The session's connect timeout ran out before the tunnel was open.
-    static func connectTimeout(proxy: ProxyEndpoint, host: String, port: Int, timeout: TimeInterval) -> StreamTaskError {
+    static func connectTimeout(proxy: ProxyEndpoint, host: String, port: Int, timeout: TimeInterval) -> StreamTaskError
+    {
         StreamTaskError(
             .connectTimeout,
             "could not connect through the \(proxy) within \(timeout) s (name resolution, connection and proxy handshake)",
@@ -51,7 +63,8 @@ enum ProxyErrorMapper {
         switch error {
         case .authenticationRequired(credentialsSent: false, let status):
             let shown = status.map { " (\($0))" } ?? ""
-            return fail(.proxyAuthenticationRequired, "the \(proxy) requires authentication\(shown); no credentials were given")
+            return fail(
+                .proxyAuthenticationRequired, "the \(proxy) requires authentication\(shown); no credentials were given")
         case .authenticationRequired(credentialsSent: true, let status):
             let user = proxy.credentials.map { " for user \"\($0.username)\"" } ?? ""
             let shown = status.map { " (\($0))" } ?? ""

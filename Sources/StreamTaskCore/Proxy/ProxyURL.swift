@@ -1,3 +1,12 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the swift-stream-task-kit open source project
+//
+// Licensed under Apache License v2.0; see LICENSE for license information
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 import Foundation
 
 /// Parses proxy URLs the way curl reads its proxy variables:
@@ -99,7 +108,9 @@ enum ProxyURL {
             guard let number = Int(portText), (1...65535).contains(number), portText.allSatisfy(\.isASCII) else {
                 // The text is not quoted: in a malformed URL (`user:pa/ss@host`) it may be part
                 // of a password.
-                throw invalid("has an invalid port (write a number from 1 to 65535; percent-encode \"/\", \"?\" and \"#\" in credentials)")
+                throw invalid(
+                    "has an invalid port (write a number from 1 to 65535; percent-encode \"/\", \"?\" and \"#\" in credentials)"
+                )
             }
             port = number
         }

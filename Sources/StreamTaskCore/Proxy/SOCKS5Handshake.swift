@@ -1,3 +1,12 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the swift-stream-task-kit open source project
+//
+// Licensed under Apache License v2.0; see LICENSE for license information
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 import NIOCore
 
 /// A SOCKS5 `CONNECT` handshake (RFC 1928) with optional username/password authentication
@@ -52,7 +61,8 @@ struct SOCKS5Handshake: ProxyHandshake {
         _ = try Self.connectRequest(target)
         if let credentials { _ = try Self.authenticationRequest(credentials) }
         state = .awaitingMethod
-        return Self.greeting(offering: credentials == nil ? [.noAuthentication] : [.noAuthentication, .usernamePassword])
+        return Self.greeting(
+            offering: credentials == nil ? [.noAuthentication] : [.noAuthentication, .usernamePassword])
     }
 
     mutating func receive(_ buffer: inout ByteBuffer) throws(ProxyHandshakeError) -> ProxyHandshakeStep {

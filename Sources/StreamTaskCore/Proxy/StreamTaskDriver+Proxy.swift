@@ -1,3 +1,12 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the swift-stream-task-kit open source project
+//
+// Licensed under Apache License v2.0; see LICENSE for license information
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 import Foundation
 import NIOCore
 import NIOSSL
@@ -14,7 +23,9 @@ extension StreamTaskDriver {
     /// Resolves what the task connects to: the proxy's addresses when `proxy` is given (and,
     /// for a SOCKS5 proxy that does not resolve names, the target's address too), else the
     /// host's. Resolution failures come back as the task's final errors.
-    func resolveAddresses(through proxy: ProxyEndpoint?, timeout: TimeInterval)
+    func resolveAddresses(
+        through proxy: ProxyEndpoint?, timeout: TimeInterval
+    )
         -> EventLoopFuture<(addresses: [SocketAddress], route: ProxyRoute?)>
     {
         guard let proxy else {
@@ -88,10 +99,12 @@ extension StreamTaskDriver {
                 if let tls = route.proxy.tls, proxyTLSRefusal.value != nil || TLSErrorMapper.isTLSError(error) {
                     let failure = TLSErrorMapper.map(error, verification: proxyTLSRefusal.value, configuration: tls)
                     let message = "TLS to the \(route.proxy) failed: \(failure.message)"
-                    self.connectFailed(StreamTaskError(failure.code, message, host: self.host, port: self.port, underlying: error))
+                    self.connectFailed(
+                        StreamTaskError(failure.code, message, host: self.host, port: self.port, underlying: error))
                     return
                 }
-                self.connectFailed(ProxyErrorMapper.mapHandshake(error, proxy: route.proxy, host: self.host, port: self.port))
+                self.connectFailed(
+                    ProxyErrorMapper.mapHandshake(error, proxy: route.proxy, host: self.host, port: self.port))
             }
         }
     }

@@ -1,3 +1,12 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the swift-stream-task-kit open source project
+//
+// Licensed under Apache License v2.0; see LICENSE for license information
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 import Dispatch
 import Logging
 import NIOConcurrencyHelpers
@@ -101,7 +110,8 @@ public final class StreamSession: Sendable {
         let registered: StreamTask? = state.withLockedValue { state in
             guard !state.invalidated else { return nil }
             let id = state.takeTaskIdentifier()
-            let task = StreamTask(session: self, identifier: id, host: hostname, port: port, origin: origin, proxy: proxy)
+            let task = StreamTask(
+                session: self, identifier: id, host: hostname, port: port, origin: origin, proxy: proxy)
             state.tasks[id] = task
             return task
         }
@@ -116,7 +126,8 @@ public final class StreamSession: Sendable {
 
     /// A task born completed with `failure`: never registered, but with an identifier of its
     /// own like every other task of the session.
-    package func refusedTask(host: String, port: Int, origin: StreamTask.Origin, failure: StreamTaskError) -> StreamTask {
+    package func refusedTask(host: String, port: Int, origin: StreamTask.Origin, failure: StreamTaskError) -> StreamTask
+    {
         let id = state.withLockedValue { $0.takeTaskIdentifier() }
         return StreamTask(session: self, identifier: id, host: host, port: port, origin: origin, failedWith: failure)
     }

@@ -1,3 +1,12 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the swift-stream-task-kit open source project
+//
+// Licensed under Apache License v2.0; see LICENSE for license information
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 import Foundation
 
 /// Callbacks about a session and its tasks, shaped like `URLSessionStreamDelegate`.
@@ -40,7 +49,9 @@ public protocol StreamSessionDelegate: AnyObject, Sendable {
 extension StreamSessionDelegate {
     public func streamSession(_ session: StreamSession, readClosedFor streamTask: StreamTask) {}
     public func streamSession(_ session: StreamSession, writeClosedFor streamTask: StreamTask) {}
-    public func streamSession(_ session: StreamSession, task: StreamTask, didFinishCollecting metrics: StreamTaskMetrics) {}
+    public func streamSession(
+        _ session: StreamSession, task: StreamTask, didFinishCollecting metrics: StreamTaskMetrics
+    ) {}
     public func streamSession(_ session: StreamSession, task: StreamTask, didCompleteWithError error: (any Error)?) {}
     public func streamSession(_ session: StreamSession, didBecomeInvalidWithError error: (any Error)?) {}
     public func streamSession(_ session: StreamSession, betterRouteDiscoveredFor streamTask: StreamTask) {}

@@ -1,3 +1,12 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the swift-stream-task-kit open source project
+//
+// Licensed under Apache License v2.0; see LICENSE for license information
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 import Dispatch
 import Foundation
 import NIOConcurrencyHelpers
@@ -22,7 +31,8 @@ final class CapturedConnection: Sendable {
     // MARK: Async
 
     func read(maxLength: Int) async throws -> (Data, atEOF: Bool) {
-        let outcome = try await task.awaitOperation(.read(minLength: 1, maxLength: maxLength), timeout: 0, fromStreams: true)
+        let outcome = try await task.awaitOperation(
+            .read(minLength: 1, maxLength: maxLength), timeout: 0, fromStreams: true)
         return (Data(buffer: outcome.bytes, byteTransferStrategy: .automatic), outcome.atEOF)
     }
 
@@ -45,7 +55,8 @@ final class CapturedConnection: Sendable {
     func blocking(_ operation: StreamTaskStateMachine.Operation) -> Result<StreamTask.Outcome, StreamTaskError> {
         if task.eventLoop.inEventLoop {
             return .failure(
-                StreamTaskError(.invalidArgument, "a captured stream was used on its own event loop, which it would block forever")
+                StreamTaskError(
+                    .invalidArgument, "a captured stream was used on its own event loop, which it would block forever")
             )
         }
         let done = DispatchSemaphore(value: 0)

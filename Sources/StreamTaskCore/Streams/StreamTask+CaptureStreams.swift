@@ -1,3 +1,12 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the swift-stream-task-kit open source project
+//
+// Licensed under Apache License v2.0; see LICENSE for license information
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 import Foundation
 import NIOCore
 
@@ -38,7 +47,9 @@ extension StreamTask {
     /// sequence of chunks and a writer for its outgoing side. Nothing blocks a thread.
     ///
     /// - Parameter timeout: Seconds to wait for the operations queued before it; 0 means none.
-    public func captureByteStreams(timeout: TimeInterval = 0) async throws -> (bytes: CapturedBytes, writer: CapturedWriter) {
+    public func captureByteStreams(
+        timeout: TimeInterval = 0
+    ) async throws -> (bytes: CapturedBytes, writer: CapturedWriter) {
         _ = try await awaitOperation(.captureStreams, timeout: timeout)
         let connection = CapturedConnection(task: self)
         return (CapturedBytes(connection: connection), CapturedWriter(connection: connection))

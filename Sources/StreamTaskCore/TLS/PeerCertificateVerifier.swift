@@ -1,3 +1,15 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the swift-stream-task-kit open source project
+//
+// Licensed under Apache License v2.0; see LICENSE for license information
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
+import Foundation
+import X509
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -5,8 +17,6 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import Foundation
-import X509
 
 /// Checks the certificate chain a peer presented, and says precisely why it is refused.
 ///
@@ -49,15 +59,17 @@ struct PeerCertificateVerifier: Sendable {
         let leaf = parsed[0]
         let intermediates = CertificateStore(parsed.dropFirst())
         var roots = configuration.trustsSystemRoots ? CertificateStore.systemTrustRoots : CertificateStore()
-        roots.append(contentsOf: configuration.additionalTrustRoots.compactMap { try? Certificate(derEncoded: $0.derBytes) })
+        roots.append(
+            contentsOf: configuration.additionalTrustRoots.compactMap { try? Certificate(derEncoded: $0.derBytes) })
         let validationTime = Date()
         let hostname = configuration.certificateVerification == .full ? expectedHostname : nil
 
         var complete = Verifier(rootCertificates: roots) {
             RFC5280Policy()
             if let hostname {
-                ServerIdentityPolicy(serverHostname: Self.isIPAddress(hostname) ? nil : hostname,
-                                     serverIP: Self.isIPAddress(hostname) ? hostname : nil)
+                ServerIdentityPolicy(
+                    serverHostname: Self.isIPAddress(hostname) ? nil : hostname,
+                    serverIP: Self.isIPAddress(hostname) ? hostname : nil)
             }
         }
         if case .validCertificate = await complete.validate(leaf: leaf, intermediates: intermediates) {
@@ -73,8 +85,11 @@ struct PeerCertificateVerifier: Sendable {
                 )
             }
         }
-        if let stale = parsed.first(where: { validationTime < $0.notValidBefore || validationTime > $0.notValidAfter }) {
-            let when = validationTime > stale.notValidAfter ? "expired on \(stale.notValidAfter)" : "is not valid before \(stale.notValidBefore)"
+        if let stale = parsed.first(where: { validationTime < $0.notValidBefore || validationTime > $0.notValidAfter })
+        {
+            let when =
+                validationTime > stale.notValidAfter
+                ? "expired on \(stale.notValidAfter)" : "is not valid before \(stale.notValidBefore)"
             return StreamTaskError(.tlsCertificateExpired, "the certificate for \(stale.subject) \(when)")
         }
         return StreamTaskError(

@@ -1,3 +1,12 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the swift-stream-task-kit open source project
+//
+// Licensed under Apache License v2.0; see LICENSE for license information
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 import NIOConcurrencyHelpers
 import NIOSSL
 
@@ -39,7 +48,8 @@ extension StreamTLSConfiguration {
         var tls: TLSConfiguration
         if isServer {
             guard let key, !chain.isEmpty else {
-                throw StreamTaskError(.tlsConfigurationInvalid, "a TLS server needs a certificate chain and its private key")
+                throw StreamTaskError(
+                    .tlsConfigurationInvalid, "a TLS server needs a certificate chain and its private key")
             }
             tls = .makeServerConfiguration(certificateChain: chain, privateKey: key)
             tls.certificateVerification = requiresClientCertificate ? .noHostnameVerification : .none
@@ -61,7 +71,8 @@ extension StreamTLSConfiguration {
         do {
             return try NIOSSLContext(configuration: tls)
         } catch {
-            throw StreamTaskError(.tlsConfigurationInvalid, "the TLS configuration cannot be used: \(error)", underlying: error)
+            throw StreamTaskError(
+                .tlsConfigurationInvalid, "the TLS configuration cannot be used: \(error)", underlying: error)
         }
     }
 }

@@ -1,3 +1,12 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the swift-stream-task-kit open source project
+//
+// Licensed under Apache License v2.0; see LICENSE for license information
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 import Foundation
 import NIOCore
 import NIOSSL
@@ -12,7 +21,8 @@ extension StreamTaskDriver {
         }
         let configuration = role.configuration
         do {
-            let (ssl, observer) = try prepareTLS(role: role, peerName: role.isServer ? nil : host, transition: id, isActive: true)
+            let (ssl, observer) = try prepareTLS(
+                role: role, peerName: role.isServer ? nil : host, transition: id, isActive: true)
             let transport = TransportInputObserver {
                 self.transportInputEnded()
             }
@@ -73,7 +83,8 @@ extension StreamTaskDriver {
             return NIOSSLServerHandler(context: sslContext, customVerificationCallback: verify)
         }
         let serverName = peerName.flatMap { PeerCertificateVerifier.isIPAddress($0) ? nil : $0 }
-        return try NIOSSLClientHandler(context: sslContext, serverHostname: serverName, customVerificationCallback: verify)
+        return try NIOSSLClientHandler(
+            context: sslContext, serverHostname: serverName, customVerificationCallback: verify)
     }
 
     /// SwiftNIO SSL's verification callback (on the event loop): verifies the chain off the
@@ -123,8 +134,10 @@ extension StreamTaskDriver {
     func tlsHandshakeFailed(_ error: any Error) -> Bool {
         guard let id = tls.transition, let role = tls.role else { return false }
         tls.transition = nil
-        let failure = TLSErrorMapper.map(error, verification: tls.verificationFailure, configuration: role.configuration)
-        configuration.logger.debug("TLS handshake failed", metadata: ["task": "\(taskIdentifier)", "error": "\(failure)"])
+        let failure = TLSErrorMapper.map(
+            error, verification: tls.verificationFailure, configuration: role.configuration)
+        configuration.logger.debug(
+            "TLS handshake failed", metadata: ["task": "\(taskIdentifier)", "error": "\(failure)"])
         if channelFailure == nil { channelFailure = failure }
         carryOut(machine.tlsTransitionCompleted(id, error: failure))
         return true
@@ -177,7 +190,8 @@ extension StreamTaskDriver {
                 }
                 self.carryOut(self.machine.tlsTransitionCompleted(id, error: nil))
             case .failure(let error):
-                let failure = StreamTaskError(.connectionClosed, "TLS could not be stopped cleanly: \(error)", underlying: error)
+                let failure = StreamTaskError(
+                    .connectionClosed, "TLS could not be stopped cleanly: \(error)", underlying: error)
                 self.carryOut(self.machine.tlsTransitionCompleted(id, error: failure))
             }
         }

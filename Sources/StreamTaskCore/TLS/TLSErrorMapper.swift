@@ -1,3 +1,12 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the swift-stream-task-kit open source project
+//
+// Licensed under Apache License v2.0; see LICENSE for license information
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 import NIOCore
 import NIOSSL
 
@@ -51,7 +60,10 @@ package enum TLSErrorMapper {
                 underlying: error
             )
         }
-        let peerRefusal = ["ALERT_UNKNOWN_CA", "ALERT_BAD_CERTIFICATE", "ALERT_CERTIFICATE", "CERTIFICATE_REQUIRED", "ALERT_HANDSHAKE_FAILURE"]
+        let peerRefusal = [
+            "ALERT_UNKNOWN_CA", "ALERT_BAD_CERTIFICATE", "ALERT_CERTIFICATE", "CERTIFICATE_REQUIRED",
+            "ALERT_HANDSHAKE_FAILURE",
+        ]
         if peerRefusal.contains(where: text.contains) {
             return StreamTaskError(
                 .tlsHandshakeFailed,
@@ -60,7 +72,8 @@ package enum TLSErrorMapper {
             )
         }
         if text.contains("CERTIFICATE_VERIFY_FAILED") {
-            return StreamTaskError(.tlsUntrustedCertificate, "the peer's certificate was refused (\(text))", underlying: error)
+            return StreamTaskError(
+                .tlsUntrustedCertificate, "the peer's certificate was refused (\(text))", underlying: error)
         }
         return StreamTaskError(.tlsHandshakeFailed, "the TLS handshake failed: \(text)", underlying: error)
     }

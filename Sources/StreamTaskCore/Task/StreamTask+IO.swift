@@ -1,3 +1,12 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the swift-stream-task-kit open source project
+//
+// Licensed under Apache License v2.0; see LICENSE for license information
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 import Foundation
 import NIOConcurrencyHelpers
 import NIOCore
@@ -48,7 +57,8 @@ extension StreamTask {
         maxLength: Int,
         timeout: TimeInterval
     ) async throws -> Data? {
-        let outcome = try await awaitOperation(.readThrough(delimiter: Array(delimiter), maxLength: maxLength), timeout: timeout)
+        let outcome = try await awaitOperation(
+            .readThrough(delimiter: Array(delimiter), maxLength: maxLength), timeout: timeout)
         return Self.delimitedResult(outcome)
     }
 
@@ -60,7 +70,8 @@ extension StreamTask {
 
     /// Reads up to and including the first `delimiter`, with the session's read timeout.
     public func readData(upToAndIncluding delimiter: Data, maxLength: Int) async throws -> Data? {
-        try await readData(upToAndIncluding: delimiter, maxLength: maxLength, timeout: configuration.timeoutIntervalForRead)
+        try await readData(
+            upToAndIncluding: delimiter, maxLength: maxLength, timeout: configuration.timeoutIntervalForRead)
     }
 
     /// Writes `data`, returning once every byte has been handed to the kernel.

@@ -1,3 +1,12 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the swift-stream-task-kit open source project
+//
+// Licensed under Apache License v2.0; see LICENSE for license information
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 import Foundation
 import NIOCore
 import NIOPosix
@@ -22,12 +31,14 @@ extension StreamTaskDriver {
             connectFailed(ChannelErrorMapper.mapConnect(error, host: host, port: port, timeout: timeout))
             return
         }
-        let timer = timeout > 0
+        let timer =
+            timeout > 0
             ? eventLoop.scheduleTask(in: .seconds(timeout)) {
                 self.connectFailed(self.connectTimeoutError(through: proxy, timeout: timeout))
             } : nil
         phase = .connecting(timer: timer, channel: nil)
-        configuration.logger.debug("resolving", metadata: ["task": "\(taskIdentifier)", "host": "\(proxy?.host ?? host)"])
+        configuration.logger.debug(
+            "resolving", metadata: ["task": "\(taskIdentifier)", "host": "\(proxy?.host ?? host)"])
         owner?.withShared {
             $0.metrics.domainLookupStartDate = Date()
             $0.metrics.isProxyConnection = proxy != nil

@@ -1,3 +1,12 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the swift-stream-task-kit open source project
+//
+// Licensed under Apache License v2.0; see LICENSE for license information
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 import Foundation
 
 extension StreamTaskDriver {
@@ -6,7 +15,9 @@ extension StreamTaskDriver {
         "the Swift task waiting for this operation was cancelled; unread bytes stay buffered"
     )
 
-    static func timeoutError(for operation: StreamTaskStateMachine.Operation, after seconds: TimeInterval)
+    static func timeoutError(
+        for operation: StreamTaskStateMachine.Operation, after seconds: TimeInterval
+    )
         -> StreamTaskError
     {
         switch operation {

@@ -1,3 +1,12 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the swift-stream-task-kit open source project
+//
+// Licensed under Apache License v2.0; see LICENSE for license information
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 internal import CDNSSD
 
 /// One running browse: the `DNSServiceBrowse` call, its replies, and the stream they feed.
@@ -25,7 +34,8 @@ final class BrowseOperation: @unchecked Sendable {
                 context: self,
                 onFailure: { [continuation] error in continuation.finish(throwing: error) }
             ) { ref, context in
-                DNSServiceBrowse(ref, 0, browser.interface.index, browser.type, browser.domain ?? "", browseReply, context)
+                DNSServiceBrowse(
+                    ref, 0, browser.interface.index, browser.type, browser.domain ?? "", browseReply, context)
             }
         } catch {
             continuation.finish(throwing: error)
@@ -39,7 +49,9 @@ final class BrowseOperation: @unchecked Sendable {
         ref = nil
     }
 
-    fileprivate func reply(flags: DNSServiceFlags, interface: UInt32, error: DNSServiceErrorType, service: DNSSDService?) {
+    fileprivate func reply(
+        flags: DNSServiceFlags, interface: UInt32, error: DNSServiceErrorType, service: DNSSDService?
+    ) {
         guard !stopped else { return }
         guard error == DNSServiceErrorType(kDNSServiceErr_NoError), let service else {
             continuation.finish(throwing: DNSSDError.daemon(error, while: doing))

@@ -1,3 +1,12 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the swift-stream-task-kit open source project
+//
+// Licensed under Apache License v2.0; see LICENSE for license information
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 import Foundation
 import StreamTaskCore
 
@@ -50,7 +59,8 @@ extension StreamSession {
                 lastError = error
             }
         }
-        let tried = failures.isEmpty ? "it has no addresses" : "every address failed: " + failures.joined(separator: "; ")
+        let tried =
+            failures.isEmpty ? "it has no addresses" : "every address failed: " + failures.joined(separator: "; ")
         throw DNSSDError(.connectFailed, "could not connect to \(resolved.service): \(tried)", underlying: lastError)
     }
 }

@@ -1,3 +1,12 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the swift-stream-task-kit open source project
+//
+// Licensed under Apache License v2.0; see LICENSE for license information
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 import Foundation
 
 extension DNSSDError {
@@ -36,7 +45,8 @@ enum DaemonDiagnosis {
         #if os(Linux)
         let bus = systemBusSocketPath()
         if !acceptsConnections(socketPath: bus) {
-            return "no DNS-SD daemon answered: the D-Bus system bus is not running (nothing listens on \(bus)), and avahi-daemon "
+            return
+                "no DNS-SD daemon answered: the D-Bus system bus is not running (nothing listens on \(bus)), and avahi-daemon "
                 + "needs it. Start both: `sudo systemctl start dbus avahi-daemon`, or where there is no systemd, "
                 + "`sudo dbus-daemon --system --fork` then `sudo avahi-daemon -D`"
         }

@@ -1,3 +1,12 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the swift-stream-task-kit open source project
+//
+// Licensed under Apache License v2.0; see LICENSE for license information
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 /// Names and meanings of the daemon's `DNSServiceErrorType` codes.
 ///
 /// The values are Apple's (`dns_sd.h`). Avahi's copy of the header stops at

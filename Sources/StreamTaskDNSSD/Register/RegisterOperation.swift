@@ -1,3 +1,12 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the swift-stream-task-kit open source project
+//
+// Licensed under Apache License v2.0; see LICENSE for license information
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 internal import CDNSSD
 import Foundation
 import NIOConcurrencyHelpers
@@ -97,7 +106,7 @@ final class RegisterOperation: DaemonRequest, @unchecked Sendable {
                     }
                 }
                 return
-            } catch where error.code == .nameConflict {
+            } catch  where error.code == .nameConflict {
                 guard let next = nextName(after: name) else { throw error }
                 name = next
             }
@@ -172,7 +181,9 @@ final class RegisterOperation: DaemonRequest, @unchecked Sendable {
                         }
                     }
                     guard status == DNSServiceErrorType(kDNSServiceErr_NoError) else {
-                        throw DNSSDError.daemon(status, while: "updating the TXT record of \(self.published.withLockedValue { $0.service })")
+                        throw DNSSDError.daemon(
+                            status, while: "updating the TXT record of \(self.published.withLockedValue { $0.service })"
+                        )
                     }
                     self.published.withLockedValue { $0.txtRecord = txtRecord }
                     continuation.resume()

@@ -1,3 +1,12 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the swift-stream-task-kit open source project
+//
+// Licensed under Apache License v2.0; see LICENSE for license information
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 internal import CDNSSD
 import Dispatch
 import Foundation
@@ -87,7 +96,8 @@ final class ResolveOperation: DaemonRequest, @unchecked Sendable {
             if failure.code == .daemonError {
                 // Avahi's resolver gives up with an unspecific error when nothing answers.
                 failure = DNSSDError(
-                    .serviceNotFound, "\(service) did not resolve: it is not advertised any more", daemonErrorCode: error)
+                    .serviceNotFound, "\(service) did not resolve: it is not advertised any more",
+                    daemonErrorCode: error)
             }
             fail(failure)
             return
@@ -104,9 +114,12 @@ final class ResolveOperation: DaemonRequest, @unchecked Sendable {
     private func queryAddresses(of host: String) {
         for recordType in [ResolveOperation.typeA, ResolveOperation.typeAAAA] {
             do {
-                let ref = try ServiceRef.start(doing: "looking up the addresses of \(host)", context: self, onFailure: fail) {
+                let ref = try ServiceRef.start(
+                    doing: "looking up the addresses of \(host)", context: self, onFailure: fail
+                ) {
                     ref, context in
-                    DNSServiceQueryRecord(ref, 0, interface.index, host, recordType, ResolveOperation.classIN, queryReply, context)
+                    DNSServiceQueryRecord(
+                        ref, 0, interface.index, host, recordType, ResolveOperation.classIN, queryReply, context)
                 }
                 addressRefs.append(ref)
             } catch {
@@ -206,10 +219,12 @@ private let resolveReply: DNSServiceResolveReply = { _, _, interface, error, _, 
     guard let context else { return }
     let operation = Unmanaged<ResolveOperation>.fromOpaque(context).takeUnretainedValue()
     let txtData = txt.map { Data(bytes: $0, count: Int(txtLength)) } ?? Data()
-    operation.resolved(interface: interface, error: error, host: host.map { String(cString: $0) }, port: port, txt: txtData)
+    operation.resolved(
+        interface: interface, error: error, host: host.map { String(cString: $0) }, port: port, txt: txtData)
 }
 
-private let queryReply: DNSServiceQueryRecordReply = { _, flags, interface, error, _, type, _, length, data, _, context in
+private let queryReply: DNSServiceQueryRecordReply = {
+    _, flags, interface, error, _, type, _, length, data, _, context in
     guard let context else { return }
     let operation = Unmanaged<ResolveOperation>.fromOpaque(context).takeUnretainedValue()
     let bytes = data.map { Data(bytes: $0, count: Int(length)) } ?? Data()

@@ -1,3 +1,12 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the swift-stream-task-kit open source project
+//
+// Licensed under Apache License v2.0; see LICENSE for license information
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 /// One instance of a DNS-SD service: a name, a type and a domain, as a browse finds it or as
 /// you know it, like `NetService(domain:type:name:)`.
 ///
@@ -43,7 +52,8 @@ public struct DNSSDService: Sendable, Hashable, CustomStringConvertible {
     /// Checks that `type` looks like `_name._tcp` or `_name._udp`, which the daemons require.
     static func validate(type: String) throws(DNSSDError) {
         let labels = normalizedType(type).split(separator: ".", omittingEmptySubsequences: false)
-        guard labels.count == 2, labels[0].count >= 2, labels[0].first == "_", labels[1] == "_tcp" || labels[1] == "_udp"
+        guard labels.count == 2, labels[0].count >= 2, labels[0].first == "_",
+            labels[1] == "_tcp" || labels[1] == "_udp"
         else {
             throw DNSSDError.invalidArgument(
                 "\"\(type)\" is not a service type: it must look like _name._tcp or _name._udp, for example _http._tcp"

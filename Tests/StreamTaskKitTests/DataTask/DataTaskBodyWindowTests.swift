@@ -1,3 +1,12 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the swift-stream-task-kit open source project
+//
+// Licensed under Apache License v2.0; see LICENSE for license information
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 import Dispatch
 import Foundation
 import NIOConcurrencyHelpers
@@ -23,7 +32,8 @@ import FoundationNetworking
 
     @Test func aBodyNobodyTakesStopsAtTheWindowAndGoesOnWhenIterated() async throws {
         try await DataTaskTesting.withPeer("http_peer.py", mode: "large-body") { server in
-            let dataTask = DataTaskTesting.session().dataTask(with: try DataTaskTesting.request("http://127.0.0.1:\(server.port)/"))
+            let dataTask = DataTaskTesting.session().dataTask(
+                with: try DataTaskTesting.request("http://127.0.0.1:\(server.port)/"))
             _ = try await dataTask.receiveResponse()
             var chunks = dataTask.body.makeAsyncIterator()
             var received = try #require(try await chunks.next()).count

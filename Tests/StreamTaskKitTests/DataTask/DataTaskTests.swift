@@ -1,3 +1,12 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the swift-stream-task-kit open source project
+//
+// Licensed under Apache License v2.0; see LICENSE for license information
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 import Foundation
 import NIOConcurrencyHelpers
 import Testing
@@ -35,7 +44,8 @@ import FoundationNetworking
 
     @Test func a2xxBecomesAStreamWithoutLosingTheBytesAfterItsHead() async throws {
         try await peer("ok-then-stream") { server in
-            let dataTask = DataTaskTesting.session().dataTask(with: try DataTaskTesting.request("http://127.0.0.1:\(server.port)/"))
+            let dataTask = DataTaskTesting.session().dataTask(
+                with: try DataTaskTesting.request("http://127.0.0.1:\(server.port)/"))
             let response = try await dataTask.receiveResponse()
             #expect(response.statusCode == 200)
             #expect(response.value(forHTTPHeaderField: "Server") == "http_peer")
@@ -49,7 +59,8 @@ import FoundationNetworking
 
     @Test func withoutADelegateTheResponseWaitsForTheCallersDecision() async throws {
         try await peer("ok-then-stream") { server in
-            let dataTask = DataTaskTesting.session().dataTask(with: try DataTaskTesting.request("http://127.0.0.1:\(server.port)/"))
+            let dataTask = DataTaskTesting.session().dataTask(
+                with: try DataTaskTesting.request("http://127.0.0.1:\(server.port)/"))
             dataTask.resume()
             #expect(await eventually { dataTask.response != nil })
             #expect(dataTask.state == .running, "nobody decided yet")
@@ -61,7 +72,8 @@ import FoundationNetworking
 
     @Test func allowDeliversAContentLengthBodyAndSendsTheRequestBody() async throws {
         try await peer("echo-body-length") { server in
-            let request = try DataTaskTesting.request("http://127.0.0.1:\(server.port)/post", method: "POST", body: "a request body")
+            let request = try DataTaskTesting.request(
+                "http://127.0.0.1:\(server.port)/post", method: "POST", body: "a request body")
             let session = DataTaskTesting.session()
             let dataTask = session.dataTask(with: request)
             let response = try await dataTask.receiveResponse()
@@ -78,7 +90,8 @@ import FoundationNetworking
 
     @Test func iteratingTheBodyOfATaskNobodyResumedStartsIt() async throws {
         try await peer("echo-body-length") { server in
-            let request = try DataTaskTesting.request("http://127.0.0.1:\(server.port)/post", method: "POST", body: "abc")
+            let request = try DataTaskTesting.request(
+                "http://127.0.0.1:\(server.port)/post", method: "POST", body: "abc")
             let dataTask = DataTaskTesting.session().dataTask(with: request)
             let reading = Task {
                 var body = Data()
@@ -94,7 +107,8 @@ import FoundationNetworking
 
     @Test func allowEndsAChunkedBodyAtItsLastChunkOnAConnectionKeptOpen() async throws {
         try await peer("chunked") { server in
-            let dataTask = DataTaskTesting.session().dataTask(with: try DataTaskTesting.request("http://127.0.0.1:\(server.port)/"))
+            let dataTask = DataTaskTesting.session().dataTask(
+                with: try DataTaskTesting.request("http://127.0.0.1:\(server.port)/"))
             dataTask.resume()
             var chunks: [String] = []
             for try await chunk in dataTask.body {
@@ -108,7 +122,8 @@ import FoundationNetworking
 
     @Test func aHeadWithBareLineFeedsIsRead() async throws {
         try await peer("bare-lf") { server in
-            let dataTask = DataTaskTesting.session().dataTask(with: try DataTaskTesting.request("http://127.0.0.1:\(server.port)/"))
+            let dataTask = DataTaskTesting.session().dataTask(
+                with: try DataTaskTesting.request("http://127.0.0.1:\(server.port)/"))
             dataTask.resume()
             var body = Data()
             for try await chunk in dataTask.body {
@@ -129,7 +144,10 @@ import FoundationNetworking
             dataTask.resume()
             #expect(await dataTask.waitUntilCompleted() == nil)
             let stream = try #require(await delegate.becameStream())
-            #expect(delegate.events.values.prefix(3) == ["response 101", "became stream #\(stream.taskIdentifier)", "completed nil"])
+            #expect(
+                delegate.events.values.prefix(3) == [
+                    "response 101", "became stream #\(stream.taskIdentifier)", "completed nil",
+                ])
             #expect(try await stream.readText(count: 12) == "EARLY-BYTES\n")
             stream.cancel()
         }
@@ -150,7 +168,8 @@ import FoundationNetworking
 
     @Test func aServerThatDoesNotSpeakHTTPFailsTheTask() async throws {
         try await peer("not-http") { server in
-            let dataTask = DataTaskTesting.session().dataTask(with: try DataTaskTesting.request("http://127.0.0.1:\(server.port)/"))
+            let dataTask = DataTaskTesting.session().dataTask(
+                with: try DataTaskTesting.request("http://127.0.0.1:\(server.port)/"))
             await expectStreamError(.httpProtocolError) { try await dataTask.receiveResponse() }
             #expect(await dataTask.waitUntilCompleted()?.code == .httpProtocolError)
         }

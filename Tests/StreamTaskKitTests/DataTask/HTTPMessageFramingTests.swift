@@ -1,3 +1,12 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the swift-stream-task-kit open source project
+//
+// Licensed under Apache License v2.0; see LICENSE for license information
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 import Foundation
 import NIOCore
 import NIOEmbedded
@@ -44,7 +53,9 @@ import FoundationNetworking
         // As nginx passes them on from a backend, next to one of its own.
         let head = HTTPResponseHead(
             version: .http1_1, status: .ok,
-            headers: HTTPHeaders([("Set-Cookie", "a=1"), ("set-cookie", "b=2"), ("SET-COOKIE", "c=3"), ("X-Other", "x")]))
+            headers: HTTPHeaders([
+                ("Set-Cookie", "a=1"), ("set-cookie", "b=2"), ("SET-COOKIE", "c=3"), ("X-Other", "x"),
+            ]))
         let response = HTTPExchangeHandler.response(head, url: try #require(URL(string: "http://127.0.0.1/")))
         #expect(response.value(forHTTPHeaderField: "Set-Cookie") == "a=1, b=2, c=3")
         #expect(response.value(forHTTPHeaderField: "x-other") == "x")

@@ -1,3 +1,12 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the swift-stream-task-kit open source project
+//
+// Licensed under Apache License v2.0; see LICENSE for license information
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 import NIOCore
 import NIOEmbedded
 import NIOHTTP1
@@ -49,7 +58,8 @@ import Testing
         try pipeline.addHandler(HTTPRequestEncoder())
         try pipeline.addHandler(ByteToMessageHandler(HTTPResponseDecoder(leftOverBytesStrategy: .forwardBytes)))
         try pipeline.addHandler(sink)
-        try channel.writeOutbound(HTTPClientRequestPart.head(HTTPRequestHead(version: .http1_1, method: .GET, uri: "/")))
+        try channel.writeOutbound(
+            HTTPClientRequestPart.head(HTTPRequestHead(version: .http1_1, method: .GET, uri: "/")))
         try channel.writeOutbound(HTTPClientRequestPart.end(nil))
         return (channel, gate, sink)
     }
@@ -66,7 +76,8 @@ import Testing
         pipeline.removeHandler(try pipeline.handler(type: HTTPRequestEncoder.self), promise: nil)
         // The decoder leaves on the next turn of the loop; only then may the gate go.
         let decoderGone = channel.eventLoop.makePromise(of: Void.self)
-        pipeline.removeHandler(try pipeline.handler(type: ByteToMessageHandler<HTTPResponseDecoder>.self), promise: decoderGone)
+        pipeline.removeHandler(
+            try pipeline.handler(type: ByteToMessageHandler<HTTPResponseDecoder>.self), promise: decoderGone)
         channel.embeddedEventLoop.run()
         try decoderGone.futureResult.wait()
         #expect(bytes.received.isEmpty, "still held")
@@ -162,7 +173,8 @@ import Testing
 
     @Test func skipsInformationalHeadsAndKeepsBytesAfterA101() throws {
         let (channel, gate, sink) = try channel()
-        try channel.writeInbound(ByteBuffer(string: "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 101 Switching Protocols\r\nUpgrade: x\r\n"))
+        try channel.writeInbound(
+            ByteBuffer(string: "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 101 Switching Protocols\r\nUpgrade: x\r\n"))
         try channel.writeInbound(ByteBuffer(string: "Connection: Upgrade\r\n\r\n\u{1}\u{2}raw"))
         #expect(sink.parts == ["head 101", "end"])
         #expect(gate.heldByteCount == 5)

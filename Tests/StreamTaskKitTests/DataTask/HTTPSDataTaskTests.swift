@@ -1,3 +1,12 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the swift-stream-task-kit open source project
+//
+// Licensed under Apache License v2.0; see LICENSE for license information
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 import Foundation
 import Testing
 
@@ -53,7 +62,9 @@ import FoundationNetworking
         try await peer.write("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
         #expect(String(decoding: try await dataTask.bodyData(), as: UTF8.self) == "ok")
         peer.cancel()  // its close_notify, then the socket closes
-        #expect(await eventually { dataTask.carrier.state == .completed }, "the connection closed (it used to wait 600 s here)")
+        #expect(
+            await eventually { dataTask.carrier.state == .completed },
+            "the connection closed (it used to wait 600 s here)")
         await listener.shutdown(gracePeriod: 0)
     }
 
@@ -64,7 +75,9 @@ import FoundationNetworking
         let (listener, dataTask, peer) = try await start("/kept-alive", closeNotifyTimeout: 600)
         try await peer.write("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
         #expect(String(decoding: try await dataTask.bodyData(), as: UTF8.self) == "ok")
-        #expect(await eventually { dataTask.carrier.state == .completed }, "the connection closed (it used to wait 600 s here)")
+        #expect(
+            await eventually { dataTask.carrier.state == .completed },
+            "the connection closed (it used to wait 600 s here)")
         #expect(try await peer.readToEnd() == "", "the close_notify came before the end: no truncation")
         #expect(await dataTask.carrier.waitUntilCompleted() == nil, "closing beneath TLS on purpose is no error")
         peer.cancel()
@@ -88,7 +101,8 @@ import FoundationNetworking
     @Test(arguments: [("https-close-delimited-truncated", true), ("https-close-delimited", false)])
     func aBodyReadToTheEndOfTheConnectionNeedsTheServersCloseNotify(mode: String, truncated: Bool) async throws {
         let certificates = try await TestCertificates.get()
-        let peer = try await PythonPeer.start(script: "http_peer.py", mode: mode, arguments: [certificates.serverPEM, certificates.serverKey])
+        let peer = try await PythonPeer.start(
+            script: "http_peer.py", mode: mode, arguments: [certificates.serverPEM, certificates.serverKey])
         let configuration = StreamSession.Configuration(tls: try certificates.clientConfiguration(), proxy: .direct)
         let dataTask = StreamSession(configuration: configuration)
             .dataTask(with: try DataTaskTesting.request("https://127.0.0.1:\(peer.port)/"))
@@ -106,7 +120,8 @@ import FoundationNetworking
     @Test func aStreamFromAnHTTPSDataTaskReportsATruncation() async throws {
         let certificates = try await TestCertificates.get()
         let peer = try await PythonPeer.start(
-            script: "http_peer.py", mode: "https-upgrade-truncated", arguments: [certificates.serverPEM, certificates.serverKey])
+            script: "http_peer.py", mode: "https-upgrade-truncated",
+            arguments: [certificates.serverPEM, certificates.serverKey])
         let configuration = StreamSession.Configuration(tls: try certificates.clientConfiguration(), proxy: .direct)
         let dataTask = StreamSession(configuration: configuration)
             .dataTask(with: try DataTaskTesting.request("https://127.0.0.1:\(peer.port)/"))
@@ -114,13 +129,16 @@ import FoundationNetworking
         let stream = try await dataTask.becomeStream()
         #expect(try await stream.readText(count: 6) == "EARLY\n")
         try await stream.write("x")  // the server closes once it has this
-        await expectStreamError(.tlsTruncated) { try await stream.readData(ofMinLength: 1, maxLength: 100, timeout: 10) }
+        await expectStreamError(.tlsTruncated) {
+            try await stream.readData(ofMinLength: 1, maxLength: 100, timeout: 10)
+        }
         _ = await peer.finish()
     }
 
     @Test func becomingAStreamOverTLSKeepsTheBytesAfterTheHead() async throws {
         let (listener, dataTask, peer) = try await start("/upgrade")
-        try await peer.write("HTTP/1.1 101 Switching Protocols\r\nUpgrade: x-test\r\nConnection: Upgrade\r\n\r\nprotected early bytes\n")
+        try await peer.write(
+            "HTTP/1.1 101 Switching Protocols\r\nUpgrade: x-test\r\nConnection: Upgrade\r\n\r\nprotected early bytes\n")
         let stream = try await dataTask.becomeStream()
         #expect(try await stream.readText(count: 22) == "protected early bytes\n")
         try await stream.write("from the client\n")
@@ -136,7 +154,8 @@ import FoundationNetworking
         let listener = StreamListener(host: "127.0.0.1", port: 0, tls: try certificates.serverConfiguration())
         try await listener.start()
         let port = try #require(listener.port)
-        let session = StreamSession(configuration: .init(timeoutIntervalForConnect: 20, proxy: .direct))  // system roots only
+        // System roots only.
+        let session = StreamSession(configuration: .init(timeoutIntervalForConnect: 20, proxy: .direct))
         let dataTask = session.dataTask(with: try DataTaskTesting.request("https://127.0.0.1:\(port)/"))
         await expectStreamError(.tlsUntrustedCertificate) { try await dataTask.receiveResponse() }
         await listener.shutdown(gracePeriod: 0)

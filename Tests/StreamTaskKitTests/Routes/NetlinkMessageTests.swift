@@ -1,3 +1,12 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the swift-stream-task-kit open source project
+//
+// Licensed under Apache License v2.0; see LICENSE for license information
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 import Testing
 
 @testable import StreamTaskCore
@@ -74,11 +83,16 @@ import Testing
 
     @Test func decodesEveryMessageOfADumpDatagram() throws {
         let messages = try NetlinkMessage.decode(Self.addressDump + Self.done)
-        #expect(messages.map(\.message) == [
-            .address(.init(family: 2, prefixLength: 8, interfaceIndex: 1, address: try address("127.0.0.1")), deleted: false),
-            .address(.init(family: 2, prefixLength: 24, interfaceIndex: 4, address: try address("192.0.2.2")), deleted: false),
-            .done,
-        ])
+        #expect(
+            messages.map(\.message) == [
+                .address(
+                    .init(family: 2, prefixLength: 8, interfaceIndex: 1, address: try address("127.0.0.1")),
+                    deleted: false),
+                .address(
+                    .init(family: 2, prefixLength: 24, interfaceIndex: 4, address: try address("192.0.2.2")),
+                    deleted: false),
+                .done,
+            ])
         #expect(messages.allSatisfy { $0.sequence == 9 })
     }
 
@@ -108,7 +122,8 @@ import Testing
             return
         }
         // NLMSG_ERROR with -ENETUNREACH (101), followed by the request's header.
-        let error: [UInt8] = [0x24, 0, 0, 0, 0x02, 0, 0, 0, 0x07, 0, 0, 0, 0, 0, 0, 0, 0x9b, 0xff, 0xff, 0xff]
+        let error: [UInt8] =
+            [0x24, 0, 0, 0, 0x02, 0, 0, 0, 0x07, 0, 0, 0, 0, 0, 0, 0, 0x9b, 0xff, 0xff, 0xff]
             + [0x1c, 0, 0, 0, 0x1a, 0, 0x01, 0, 0x07, 0, 0, 0, 0, 0, 0, 0]
         #expect(try NetlinkMessage.decode(error).map(\.message) == [.error(code: -101)])
         // NLMSG_NOOP (1): skipped, not rejected.
@@ -119,19 +134,23 @@ import Testing
 
     @Test func encodesARouteRequest() throws {
         let request = NetlinkRequest.route(to: try address("192.0.2.1"), sequence: 7)
-        #expect(request == [
-            0x24, 0x00, 0x00, 0x00,  // length 36
-            0x1a, 0x00, 0x01, 0x00,  // RTM_GETROUTE, NLM_F_REQUEST
-            0x07, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,  // sequence 7, port 0
-            0x02, 0x20, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,  // rtmsg: AF_INET, /32
-            0x08, 0x00, 0x01, 0x00, 0xc0, 0x00, 0x02, 0x01,  // RTA_DST 192.0.2.1
-        ])
+        #expect(
+            request == [
+                0x24, 0x00, 0x00, 0x00,  // length 36
+                0x1a, 0x00, 0x01, 0x00,  // RTM_GETROUTE, NLM_F_REQUEST
+                0x07, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,  // sequence 7, port 0
+                0x02, 0x20, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,  // rtmsg: AF_INET, /32
+                0x08, 0x00, 0x01, 0x00, 0xc0, 0x00, 0x02, 0x01,  // RTA_DST 192.0.2.1
+            ])
         let v6 = NetlinkRequest.route(to: try address("2001:db8::1"), sequence: 1)
         #expect(v6.count == 16 + 12 + 4 + 16)
         #expect(v6[16] == Netlink.familyIPv6)
         #expect(v6[17] == 128)
         // Our requests decode with our own parser as what they are.
-        #expect(try NetlinkMessage.decode(NetlinkRequest.links(sequence: 3)).map(\.message) == [.other(type: Netlink.getLink)])
+        #expect(
+            try NetlinkMessage.decode(NetlinkRequest.links(sequence: 3)).map(\.message) == [
+                .other(type: Netlink.getLink)
+            ])
         let dump = try #require(try NetlinkMessage.decode(NetlinkRequest.addresses(sequence: 4)).first)
         #expect(dump.flags == Netlink.flagRequest | Netlink.flagDump)
         #expect(dump.type == Netlink.getAddress)

@@ -1,3 +1,12 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the swift-stream-task-kit open source project
+//
+// Licensed under Apache License v2.0; see LICENSE for license information
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 import NIOConcurrencyHelpers
 import Testing
 
@@ -93,7 +102,8 @@ import Testing
 
         // The next registration starts a new source.
         let third = try #require(
-            monitor.register(local: local, remote: peer, announcesInitialDifference: true, logger: Self.logger) { _ in })
+            monitor.register(local: local, remote: peer, announcesInitialDifference: true, logger: Self.logger) { _ in }
+        )
         #expect(sources.withLockedValue { $0.count } == 2)
         monitor.unregister(third)
         #expect(sources.withLockedValue { $0.last?.stops.withLockedValue { $0 } } == 1)
@@ -101,7 +111,9 @@ import Testing
 
     @Test func aSourceThatCannotStartMeansNoRegistration() {
         let monitor = RouteMonitor(makeSource: { _ in throw RouteMonitorError(description: "no netlink here") })
-        let id = monitor.register(local: local, remote: peer, announcesInitialDifference: true, logger: Self.logger) { _ in }
+        let id = monitor.register(local: local, remote: peer, announcesInitialDifference: true, logger: Self.logger) {
+            _ in
+        }
         #expect(id == nil)
         #expect(!monitor.isRunning)
         #expect(monitor.registrationCount == 0)

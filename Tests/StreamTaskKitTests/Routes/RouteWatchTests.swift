@@ -1,3 +1,12 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the swift-stream-task-kit open source project
+//
+// Licensed under Apache License v2.0; see LICENSE for license information
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 import Testing
 
 @testable import StreamTaskCore
@@ -98,16 +107,21 @@ import Testing
         events += watch.update(facts(choice: viaBetter))
         events += watch.update(facts(up: [2: true, 3: false], choice: viaBetter))
         events += watch.update(facts(up: [2: true, 3: true], choice: viaBetter))
-        #expect(events == [.betterRouteDiscovered, .viabilityChanged(isViable: false), .viabilityChanged(isViable: true)])
+        #expect(
+            events == [.betterRouteDiscovered, .viabilityChanged(isViable: false), .viabilityChanged(isViable: true)])
     }
 
     @Test func interfaceRecreatedWithTheAddressIsViableAgain() {
         var watch = clientWatch()
         _ = watch.update(facts(choice: viaWorse))
-        #expect(watch.update(facts(up: [2: true], addresses: [other: [2]], choice: viaBetter)) == [.viabilityChanged(isViable: false)])
+        #expect(
+            watch.update(facts(up: [2: true], addresses: [other: [2]], choice: viaBetter)) == [
+                .viabilityChanged(isViable: false)
+            ])
         let recreated = RouteChoice(interface: 7, source: local)
-        #expect(watch.update(facts(up: [2: true, 7: true], addresses: [local: [7], other: [2]], choice: recreated))
-            == [.viabilityChanged(isViable: true)])
+        #expect(
+            watch.update(facts(up: [2: true, 7: true], addresses: [local: [7], other: [2]], choice: recreated))
+                == [.viabilityChanged(isViable: true)])
         #expect(watch.interface == 7)
     }
 

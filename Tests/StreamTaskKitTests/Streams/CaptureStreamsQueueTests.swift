@@ -1,3 +1,12 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the swift-stream-task-kit open source project
+//
+// Licensed under Apache License v2.0; see LICENSE for license information
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 import NIOCore
 import Testing
 
@@ -51,7 +60,8 @@ import Testing
         #expect(failures(queue.enqueue(.write(ByteBuffer(string: "x")), id: id(3))).map(\.1) == [.streamsCaptured])
         let fromStreams = queue.enqueue(.write(ByteBuffer(string: "y")), id: id(4), fromStreams: true)
         #expect(failures(fromStreams).isEmpty)
-        #expect(fromStreams.contains { if case .write(let id, _) = $0 { return id.rawValue == 4 } else { return false } })
+        #expect(
+            fromStreams.contains { if case .write(let id, _) = $0 { return id.rawValue == 4 } else { return false } })
     }
 
     @Test func unreadBytesStayForTheStreams() {

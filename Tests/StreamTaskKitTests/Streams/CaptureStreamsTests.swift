@@ -1,3 +1,12 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the swift-stream-task-kit open source project
+//
+// Licensed under Apache License v2.0; see LICENSE for license information
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 import Foundation
 import NIOConcurrencyHelpers
 import Testing
@@ -17,7 +26,8 @@ import Testing
                         do {
                             if !greeting.isEmpty { try await connection.write(greeting) }
                             while true {
-                                let (data, atEOF) = try await connection.readData(ofMinLength: 1, maxLength: 4096, timeout: 10)
+                                let (data, atEOF) = try await connection.readData(
+                                    ofMinLength: 1, maxLength: 4096, timeout: 10)
                                 if let data, !data.isEmpty { try await connection.write(data, timeout: 10) }
                                 if atEOF { break }
                             }
@@ -140,7 +150,9 @@ final class UncheckedStreams: @unchecked Sendable {
         input.open()
         output.open()
         let line = Array("through the streams\n".utf8)
-        guard output.write(line, maxLength: line.count) == line.count else { return "write failed: \(String(describing: output.streamError))" }
+        guard output.write(line, maxLength: line.count) == line.count else {
+            return "write failed: \(String(describing: output.streamError))"
+        }
         output.close()
         var all: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 7)
@@ -161,7 +173,9 @@ final class UncheckedStreams: @unchecked Sendable {
 final class StreamCapturingDelegate: StreamSessionDelegate {
     private let captured = NIOLockedValueBox<UncheckedStreams?>(nil)
 
-    func streamSession(_ session: StreamSession, streamTask: StreamTask, didBecome inputStream: InputStream, outputStream: OutputStream) {
+    func streamSession(
+        _ session: StreamSession, streamTask: StreamTask, didBecome inputStream: InputStream, outputStream: OutputStream
+    ) {
         let streams = UncheckedStreams(input: inputStream, output: outputStream)
         captured.withLockedValue { $0 = streams }
     }

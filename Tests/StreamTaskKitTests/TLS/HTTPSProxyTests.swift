@@ -1,3 +1,12 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the swift-stream-task-kit open source project
+//
+// Licensed under Apache License v2.0; see LICENSE for license information
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 import Foundation
 import Testing
 
@@ -17,8 +26,9 @@ import Testing
     @Test func aTaskThroughAnHTTPSProxyUpgradesWithTheTargetToo() async throws {
         let certificates = try await TestCertificates.get()
         try await ProxyProcess.with({ try await ProxyProcess.tinyproxy() }) { tinyproxy in
-            let stunnel = try await Stunnel.start(certificate: certificates.serverPEM, key: certificates.serverKey,
-                                                  forwardingTo: tinyproxy.port)
+            let stunnel = try await Stunnel.start(
+                certificate: certificates.serverPEM, key: certificates.serverKey,
+                forwardingTo: tinyproxy.port)
             let server = try await LoopbackServer.start(session: StreamSession(configuration: .init(proxy: .direct)))
             var accepted = server.listener.connections.makeAsyncIterator()
             let tls = try certificates.clientConfiguration()
@@ -47,9 +57,11 @@ import Testing
     @Test func anHTTPSProxyWithAnUntrustedCertificateIsRefused() async throws {
         let certificates = try await TestCertificates.get()
         try await ProxyProcess.with({ try await ProxyProcess.tinyproxy() }) { tinyproxy in
-            let stunnel = try await Stunnel.start(certificate: certificates.selfSignedPEM, key: certificates.selfSignedKey,
-                                                  forwardingTo: tinyproxy.port)
-            let proxy = ProxyConfiguration.httpConnect(host: "localhost", port: stunnel.port, tls: try certificates.clientConfiguration())
+            let stunnel = try await Stunnel.start(
+                certificate: certificates.selfSignedPEM, key: certificates.selfSignedKey,
+                forwardingTo: tinyproxy.port)
+            let proxy = ProxyConfiguration.httpConnect(
+                host: "localhost", port: stunnel.port, tls: try certificates.clientConfiguration())
             let client = StreamSession(configuration: .init(proxy: proxy)).loopbackTask(port: 9)
             let error = await expectStreamError(.tlsUntrustedCertificate) { try await client.write("x") }
             #expect(error?.message.contains("HTTPS proxy localhost:\(stunnel.port)") == true)
@@ -69,9 +81,12 @@ final class Stunnel: Sendable {
     }
 
     static func start(certificate: String, key: String, forwardingTo target: Int) async throws -> Stunnel {
-        let binary = ["/usr/bin/stunnel4", "/usr/bin/stunnel"].first { FileManager.default.isExecutableFile(atPath: $0) }
+        let binary = ["/usr/bin/stunnel4", "/usr/bin/stunnel"].first {
+            FileManager.default.isExecutableFile(atPath: $0)
+        }
         guard let binary else {
-            throw ProxySetupError(description: "stunnel is not installed: run scripts/install-deps.sh (or apt-get install stunnel4)")
+            throw ProxySetupError(
+                description: "stunnel is not installed: run scripts/install-deps.sh (or apt-get install stunnel4)")
         }
         let directory = NSTemporaryDirectory() + "stunnel-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -102,7 +117,8 @@ final class Stunnel: Sendable {
             try await Task.sleep(for: .milliseconds(25))
         }
         await stunnel.stop()
-        throw ProxySetupError(description: "stunnel did not start listening on 127.0.0.1:\(port); see \(directory)/stunnel.log")
+        throw ProxySetupError(
+            description: "stunnel did not start listening on 127.0.0.1:\(port); see \(directory)/stunnel.log")
     }
 
     func stop() async {

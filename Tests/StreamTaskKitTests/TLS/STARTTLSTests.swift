@@ -1,3 +1,12 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the swift-stream-task-kit open source project
+//
+// Licensed under Apache License v2.0; see LICENSE for license information
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 import Foundation
 import Testing
 
@@ -17,7 +26,9 @@ import Testing
         let error = await expectStreamError(.tlsPlaintextInjection) { try await client.startTLS(timeout: 10) }
         #expect(error?.message.contains("20 bytes") == true)
         // The injected bytes are never handed out, and the connection is gone.
-        await expectStreamError(.tlsPlaintextInjection) { try await client.readData(ofMinLength: 1, maxLength: 100, timeout: 10) }
+        await expectStreamError(.tlsPlaintextInjection) {
+            try await client.readData(ofMinLength: 1, maxLength: 100, timeout: 10)
+        }
         #expect(await client.waitUntilCompleted()?.code == .tlsPlaintextInjection)
         await server.stop()
     }
@@ -32,7 +43,9 @@ import Testing
         await expectStreamError(.tlsPlaintextInjection) {
             try await peer.startTLS(asServerWith: try certificates.serverConfiguration(), timeout: 10)
         }
-        await expectStreamError(.tlsPlaintextInjection) { try await peer.readData(ofMinLength: 1, maxLength: 100, timeout: 10) }
+        await expectStreamError(.tlsPlaintextInjection) {
+            try await peer.readData(ofMinLength: 1, maxLength: 100, timeout: 10)
+        }
         #expect(try await client.readToEnd() == "220 go ahead\r\n")
         await server.stop()
     }
@@ -177,7 +190,9 @@ final class MailServer: Sendable {
         let process = Process()
         // Debian's interpreter, which sees Debian's python3-aiosmtpd package.
         process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        process.arguments = ["-m", "aiosmtpd", "-n", "-l", "127.0.0.1:\(port)", "--tlscert", certificate, "--tlskey", key]
+        process.arguments = [
+            "-m", "aiosmtpd", "-n", "-l", "127.0.0.1:\(port)", "--tlscert", certificate, "--tlskey", key,
+        ]
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()

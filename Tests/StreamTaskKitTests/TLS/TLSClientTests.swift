@@ -1,3 +1,12 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the swift-stream-task-kit open source project
+//
+// Licensed under Apache License v2.0; see LICENSE for license information
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 import Foundation
 import Testing
 
@@ -10,7 +19,9 @@ import Testing
     }
 
     /// A task to `host` (default 127.0.0.1) on the server's port that starts TLS at once.
-    private func connect(to server: OpenSSLServer, host: String = "127.0.0.1", tls: StreamTLSConfiguration) -> StreamTask {
+    private func connect(
+        to server: OpenSSLServer, host: String = "127.0.0.1", tls: StreamTLSConfiguration
+    ) -> StreamTask {
         let task = session(tls).streamTask(withHostName: host, port: server.port)
         task.resume()
         return task
@@ -22,7 +33,9 @@ import Testing
         let task = connect(to: server, host: "localhost", tls: try certificates.clientConfiguration())
         try await task.startTLS(timeout: 10)
         try await task.write("hello\n")
-        #expect(try await task.readData(upToAndIncluding: Data("\n".utf8), maxLength: 100, timeout: 10) == Data("olleh\n".utf8))
+        #expect(
+            try await task.readData(upToAndIncluding: Data("\n".utf8), maxLength: 100, timeout: 10)
+                == Data("olleh\n".utf8))
 
         let metrics = task.metrics
         #expect(metrics.negotiatedTLSVersion == "TLS 1.3")
@@ -38,8 +51,9 @@ import Testing
 
     @Test func tls12IsReportedWithItsCipherSuite() async throws {
         let certificates = try await TestCertificates.get()
-        let server = try await OpenSSLServer.start(certificate: certificates.serverPEM, key: certificates.serverKey,
-                                                   "-tls1_2", "-cipher", "ECDHE-RSA-AES256-GCM-SHA384")
+        let server = try await OpenSSLServer.start(
+            certificate: certificates.serverPEM, key: certificates.serverKey,
+            "-tls1_2", "-cipher", "ECDHE-RSA-AES256-GCM-SHA384")
         let task = connect(to: server, tls: try certificates.clientConfiguration())
         try await task.startTLS(timeout: 10)
         #expect(task.metrics.negotiatedTLSVersion == "TLS 1.2")
@@ -52,12 +66,15 @@ import Testing
     /// things the peer may have refused.
     @Test func aHandshakeFailureAlertIsDescribedWithThisSidesVersions() async throws {
         let certificates = try await TestCertificates.get()
-        let server = try await OpenSSLServer.start(certificate: certificates.serverPEM, key: certificates.serverKey,
-                                                   "-tls1_2", "-cipher", "CAMELLIA128-SHA")
+        let server = try await OpenSSLServer.start(
+            certificate: certificates.serverPEM, key: certificates.serverKey,
+            "-tls1_2", "-cipher", "CAMELLIA128-SHA")
         let task = connect(to: server, tls: try certificates.clientConfiguration { $0.maximumVersion = .tls1_2 })
         let error = await expectStreamError(.tlsHandshakeFailed) { try await task.startTLS(timeout: 10) }
         #expect(error?.message.contains("peer refused the TLS handshake") == true, "\(String(describing: error))")
-        #expect(error?.message.contains("TLS versions this side accepts (TLS 1.2 to TLS 1.2)") == true, "\(String(describing: error))")
+        #expect(
+            error?.message.contains("TLS versions this side accepts (TLS 1.2 to TLS 1.2)") == true,
+            "\(String(describing: error))")
     }
 
     @Test func anExpiredCertificateIsRefusedAsExpired() async throws {
@@ -71,7 +88,8 @@ import Testing
 
     @Test func anUntrustedCertificateIsRefused() async throws {
         let certificates = try await TestCertificates.get()
-        let server = try await OpenSSLServer.start(certificate: certificates.selfSignedPEM, key: certificates.selfSignedKey)
+        let server = try await OpenSSLServer.start(
+            certificate: certificates.selfSignedPEM, key: certificates.selfSignedKey)
         let task = connect(to: server, tls: try certificates.clientConfiguration())
         // Operations queued behind the upgrade fail with the same reason.
         let write = Recorder<StreamTaskError.Code?>()
@@ -93,16 +111,19 @@ import Testing
     @Test func theSameCertificateIsAcceptedWithoutTheNameCheck() async throws {
         let certificates = try await TestCertificates.get()
         let server = try await OpenSSLServer.start(certificate: certificates.otherNamePEM, key: certificates.serverKey)
-        let task = connect(to: server, host: "localhost", tls: try certificates.clientConfiguration {
-            $0.certificateVerification = .noHostnameVerification
-        })
+        let task = connect(
+            to: server, host: "localhost",
+            tls: try certificates.clientConfiguration {
+                $0.certificateVerification = .noHostnameVerification
+            })
         try await task.startTLS(timeout: 10)
         task.cancel()
     }
 
     @Test func aServerBelowTheMinimumVersionIsRefused() async throws {
         let certificates = try await TestCertificates.get()
-        let server = try await OpenSSLServer.start(certificate: certificates.serverPEM, key: certificates.serverKey, "-tls1_2")
+        let server = try await OpenSSLServer.start(
+            certificate: certificates.serverPEM, key: certificates.serverKey, "-tls1_2")
         let task = connect(to: server, tls: try certificates.clientConfiguration { $0.minimumVersion = .tls1_3 })
         let error = await expectStreamError(.tlsVersionTooOld) { try await task.startTLS(timeout: 10) }
         #expect(error?.message.contains("TLS 1.3 or newer") == true)
@@ -111,7 +132,8 @@ import Testing
     @Test func pinsAreCheckedOnTopOfTheChain() async throws {
         let certificates = try await TestCertificates.get()
         let server = try await OpenSSLServer.start(certificate: certificates.serverPEM, key: certificates.serverKey)
-        let wrongPin = TLSPin.certificateSHA256(try TLSCertificate(pemFile: certificates.selfSignedPEM).sha256Fingerprint)
+        let wrongPin = TLSPin.certificateSHA256(
+            try TLSCertificate(pemFile: certificates.selfSignedPEM).sha256Fingerprint)
         let task = connect(to: server, tls: try certificates.clientConfiguration { $0.pins = [wrongPin] })
         await expectStreamError(.tlsPinMismatch) { try await task.startTLS(timeout: 10) }
     }
@@ -119,28 +141,38 @@ import Testing
     @Test(arguments: [false, true])
     func aPinAloneTrustsASelfSignedServer(byPublicKey: Bool) async throws {
         let certificates = try await TestCertificates.get()
-        let server = try await OpenSSLServer.start(certificate: certificates.selfSignedPEM, key: certificates.selfSignedKey)
+        let server = try await OpenSSLServer.start(
+            certificate: certificates.selfSignedPEM, key: certificates.selfSignedKey)
         let certificate = try TLSCertificate(pemFile: certificates.selfSignedPEM)
         // The fingerprint as `openssl x509 -fingerprint -sha256` prints it.
         let printed = try await fingerprint(of: certificates.selfSignedPEM)
-        let pin = byPublicKey ? TLSPin.publicKeySHA256(try certificate.publicKeySHA256) : try #require(TLSPin.certificateSHA256(hex: printed))
+        let pin =
+            byPublicKey
+            ? TLSPin.publicKeySHA256(try certificate.publicKeySHA256)
+            : try #require(TLSPin.certificateSHA256(hex: printed))
         let task = connect(to: server, tls: StreamTLSConfiguration(certificateVerification: .none, pins: [pin]))
         try await task.startTLS(timeout: 10)
         try await task.write("pinned\n")
-        #expect(try await task.readData(upToAndIncluding: Data("\n".utf8), maxLength: 100, timeout: 10) == Data("dennip\n".utf8))
+        #expect(
+            try await task.readData(upToAndIncluding: Data("\n".utf8), maxLength: 100, timeout: 10)
+                == Data("dennip\n".utf8))
         task.cancel()
     }
 
     @Test func aClientCertificateIsPresentedWhenRequired() async throws {
         let certificates = try await TestCertificates.get()
         let server = try await serverRequiringClientCertificates(certificates)
-        let task = connect(to: server, tls: try certificates.clientConfiguration {
-            $0.certificateChain = [try! TLSCertificate(pemFile: certificates.clientPEM)]
-            $0.privateKey = try! TLSPrivateKey(pemFile: certificates.clientKey)
-        })
+        let task = connect(
+            to: server,
+            tls: try certificates.clientConfiguration {
+                $0.certificateChain = [try! TLSCertificate(pemFile: certificates.clientPEM)]
+                $0.privateKey = try! TLSPrivateKey(pemFile: certificates.clientKey)
+            })
         try await task.startTLS(timeout: 10)
         try await task.write("with certificate\n")
-        #expect(try await task.readData(upToAndIncluding: Data("\n".utf8), maxLength: 100, timeout: 10) == Data("etacifitrec htiw\n".utf8))
+        #expect(
+            try await task.readData(upToAndIncluding: Data("\n".utf8), maxLength: 100, timeout: 10)
+                == Data("etacifitrec htiw\n".utf8))
         task.cancel()
     }
 
@@ -158,8 +190,9 @@ import Testing
 
     /// `openssl s_server` refusing clients without a certificate from the test CA.
     private func serverRequiringClientCertificates(_ certificates: TestCertificates) async throws -> OpenSSLServer {
-        try await OpenSSLServer.start(certificate: certificates.serverPEM, key: certificates.serverKey,
-                                      "-Verify", "1", "-verifyCAfile", certificates.caPEM, "-verify_return_error")
+        try await OpenSSLServer.start(
+            certificate: certificates.serverPEM, key: certificates.serverKey,
+            "-Verify", "1", "-verifyCAfile", certificates.caPEM, "-verify_return_error")
     }
 
     /// The SHA-256 fingerprint as `openssl x509 -fingerprint -sha256` prints it.

@@ -1,3 +1,12 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the swift-stream-task-kit open source project
+//
+// Licensed under Apache License v2.0; see LICENSE for license information
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 import Foundation
 import Testing
 
@@ -10,8 +19,9 @@ import Testing
         let listener = StreamListener(host: "127.0.0.1", port: 0, tls: try certificates.serverConfiguration())
         try await listener.start()
         var accepted = listener.connections.makeAsyncIterator()
-        let client = try OpenSSLClient.start(port: try #require(listener.port),
-                                             "-CAfile", certificates.caPEM, "-verify_return_error", "-servername", "localhost")
+        let client = try OpenSSLClient.start(
+            port: try #require(listener.port),
+            "-CAfile", certificates.caPEM, "-verify_return_error", "-servername", "localhost")
         client.send("hello over TLS\r\n")
         let peer = try #require(await accepted.next())
         #expect(try await peer.readLine() == "hello over TLS\r\n")
@@ -29,8 +39,9 @@ import Testing
         let certificates = try await TestCertificates.get()
         let server = try await LoopbackServer.start()
         var accepted = server.listener.connections.makeAsyncIterator()
-        let client = try OpenSSLClient.start(port: server.port, "-starttls", "smtp",
-                                             "-CAfile", certificates.caPEM, "-verify_return_error", "-servername", "localhost")
+        let client = try OpenSSLClient.start(
+            port: server.port, "-starttls", "smtp",
+            "-CAfile", certificates.caPEM, "-verify_return_error", "-servername", "localhost")
         let peer = try await server.accept(&accepted)
 
         try await peer.write("220 test.invalid ESMTP ready\r\n")
@@ -55,8 +66,9 @@ import Testing
         let listener = StreamListener(host: "127.0.0.1", port: 0, tls: configuration)
         try await listener.start()
         var accepted = listener.connections.makeAsyncIterator()
-        let client = try OpenSSLClient.start(port: try #require(listener.port), "-CAfile", certificates.caPEM,
-                                             "-cert", certificates.clientPEM, "-key", certificates.clientKey)
+        let client = try OpenSSLClient.start(
+            port: try #require(listener.port), "-CAfile", certificates.caPEM,
+            "-cert", certificates.clientPEM, "-key", certificates.clientKey)
         client.send("from a known client\r\n")
         let peer = try #require(await accepted.next())
         #expect(try await peer.readLine() == "from a known client\r\n")

@@ -1,3 +1,12 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the swift-stream-task-kit open source project
+//
+// Licensed under Apache License v2.0; see LICENSE for license information
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 import NIOCore
 import Testing
 
@@ -84,7 +93,8 @@ import Testing
         var queue = openQueue()
         _ = queue.enqueue(.stopTLS, id: id(1))
         _ = queue.enqueue(.write(ByteBuffer(string: "x")), id: id(2))
-        let actions = queue.tlsTransitionCompleted(id(1), error: StreamTaskError(.tlsNotActive, "test"), closesConnection: false)
+        let actions = queue.tlsTransitionCompleted(
+            id(1), error: StreamTaskError(.tlsNotActive, "test"), closesConnection: false)
         #expect(failed(actions).map(\.0) == [1])
         #expect(actions.contains { if case .write(let id, _) = $0 { return id == self.id(2) } else { return false } })
     }
@@ -111,7 +121,9 @@ import Testing
         var alert = ServerHelloParser()
         #expect(alert.feed(ByteBuffer(bytes: [0x15, 0x03, 0x03, 0x00, 0x02, 0x02, 0x46])) == .gaveUp)
         var endless = ServerHelloParser(limit: 64)
-        #expect(endless.feed(ByteBuffer(bytes: [0x16, 0x03, 0x03, 0xFF, 0xFF] + Array(repeating: 0, count: 100))) == .gaveUp)
+        #expect(
+            endless.feed(ByteBuffer(bytes: [0x16, 0x03, 0x03, 0xFF, 0xFF] + Array(repeating: 0, count: 100))) == .gaveUp
+        )
     }
 
     @Test func contextsAreBuiltOncePerConfigurationAndRole() async throws {

@@ -1,3 +1,12 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the swift-stream-task-kit open source project
+//
+// Licensed under Apache License v2.0; see LICENSE for license information
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 import Foundation
 import Testing
 
@@ -32,7 +41,9 @@ struct TestCertificates: Sendable {
     var ca: TLSCertificate { get throws { try TLSCertificate(pemFile: caPEM) } }
 
     /// A client configuration that trusts only the test CA.
-    func clientConfiguration(_ change: (inout StreamTLSConfiguration) -> Void = { _ in }) throws -> StreamTLSConfiguration {
+    func clientConfiguration(
+        _ change: (inout StreamTLSConfiguration) -> Void = { _ in }
+    ) throws -> StreamTLSConfiguration {
         var configuration = StreamTLSConfiguration(trustsSystemRoots: false, additionalTrustRoots: [try ca])
         change(&configuration)
         return configuration
@@ -58,7 +69,9 @@ struct TestCertificates: Sendable {
         try? FileManager.default.removeItem(atPath: directory)
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let certificates = TestCertificates(directory: directory)
-        try certificates.write("ca.cnf", """
+        try certificates.write(
+            "ca.cnf",
+            """
             [ ca ]
             default_ca = test_ca
             [ test_ca ]
@@ -79,25 +92,33 @@ struct TestCertificates: Sendable {
         try certificates.write("other.ext", "subjectAltName=DNS:other.example\n")
         try certificates.write("client.ext", "extendedKeyUsage=clientAuth\n")
 
-        try openssl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "ca.key", "-out", "ca.pem",
-                    "-days", "30", "-subj", "/CN=StreamTaskKit Test CA", in: directory)
-        try openssl("req", "-newkey", "rsa:2048", "-nodes", "-keyout", "server.key", "-out", "server.csr",
-                    "-subj", "/CN=localhost", in: directory)
-        try openssl("x509", "-req", "-in", "server.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial",
-                    "-out", "server.pem", "-days", "10", "-extfile", "server.ext", in: directory)
+        try openssl(
+            "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "ca.key", "-out", "ca.pem",
+            "-days", "30", "-subj", "/CN=StreamTaskKit Test CA", in: directory)
+        try openssl(
+            "req", "-newkey", "rsa:2048", "-nodes", "-keyout", "server.key", "-out", "server.csr",
+            "-subj", "/CN=localhost", in: directory)
+        try openssl(
+            "x509", "-req", "-in", "server.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial",
+            "-out", "server.pem", "-days", "10", "-extfile", "server.ext", in: directory)
         // Valid for one day, two years ago.
-        try openssl("ca", "-batch", "-config", "ca.cnf", "-cert", "ca.pem", "-keyfile", "ca.key", "-in", "server.csr",
-                    "-out", "expired.pem", "-startdate", "20200101000000Z", "-enddate", "20200102000000Z",
-                    "-extfile", "server.ext", "-notext", in: directory)
-        try openssl("x509", "-req", "-in", "server.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial",
-                    "-out", "other.pem", "-days", "10", "-extfile", "other.ext", in: directory)
-        try openssl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "selfsigned.key", "-out", "selfsigned.pem",
-                    "-days", "10", "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1",
-                    in: directory)
-        try openssl("req", "-newkey", "rsa:2048", "-nodes", "-keyout", "client.key", "-out", "client.csr",
-                    "-subj", "/CN=test client", in: directory)
-        try openssl("x509", "-req", "-in", "client.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial",
-                    "-out", "client.pem", "-days", "10", "-extfile", "client.ext", in: directory)
+        try openssl(
+            "ca", "-batch", "-config", "ca.cnf", "-cert", "ca.pem", "-keyfile", "ca.key", "-in", "server.csr",
+            "-out", "expired.pem", "-startdate", "20200101000000Z", "-enddate", "20200102000000Z",
+            "-extfile", "server.ext", "-notext", in: directory)
+        try openssl(
+            "x509", "-req", "-in", "server.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial",
+            "-out", "other.pem", "-days", "10", "-extfile", "other.ext", in: directory)
+        try openssl(
+            "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "selfsigned.key", "-out", "selfsigned.pem",
+            "-days", "10", "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1",
+            in: directory)
+        try openssl(
+            "req", "-newkey", "rsa:2048", "-nodes", "-keyout", "client.key", "-out", "client.csr",
+            "-subj", "/CN=test client", in: directory)
+        try openssl(
+            "x509", "-req", "-in", "client.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial",
+            "-out", "client.pem", "-days", "10", "-extfile", "client.ext", in: directory)
         return certificates
     }
 
@@ -144,8 +165,11 @@ final class OpenSSLServer: Sendable {
         let output = Pipe()
         let input = Pipe()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["openssl", "s_server", "-accept", "127.0.0.1:0", "-naccept", "1", "-rev",
-                             "-cert", certificate, "-key", key] + arguments
+        process.arguments =
+            [
+                "openssl", "s_server", "-accept", "127.0.0.1:0", "-naccept", "1", "-rev",
+                "-cert", certificate, "-key", key,
+            ] + arguments
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
         process.standardInput = input
