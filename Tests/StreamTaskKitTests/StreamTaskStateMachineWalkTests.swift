@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 import NIOCore
+import StreamTaskTestSupport
 import Testing
 
 @testable import StreamTaskCore
@@ -18,23 +19,11 @@ import Testing
 @Suite struct StreamTaskStateMachineWalkTests {
     typealias Machine = StreamTaskStateMachine
 
-    /// A small deterministic generator (SplitMix64), so that a failing walk can be replayed.
-    struct Generator: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     /// What the walk knows, as the machine's owner would: which operations are open, which
     /// writes and TLS transitions the machine started, what was read.
     struct Walk {
         var machine = Machine(highWaterMark: 16)
-        var random: Generator
+        var random: SplitMix64
         var nextID: UInt64 = 0
         var open: Set<UInt64> = []
         var completions: [UInt64: Int] = [:]
@@ -48,7 +37,7 @@ import Testing
         var log: [String] = []
 
         init(seed: UInt64) {
-            random = Generator(state: seed)
+            random = SplitMix64(seed: seed)
         }
 
         mutating func apply(_ actions: [Machine.Action]) {

@@ -167,8 +167,7 @@ extension StreamTaskStateMachine {
             sweep.blockWrites()
             return .stays
         case .gone(let error):
-            sweep.actions.append(.fail(item.id, error ?? .connectionIsClosed))
-            return .done
+            return failGone(item, error, &sweep)
         case .connected:
             guard writability == .writable else {
                 sweep.blockWrites()
@@ -180,6 +179,12 @@ extension StreamTaskStateMachine {
             sweep.noteWriteInFlight()
             return .stays
         }
+    }
+
+    /// An operation that needs the connection, which is gone: it fails with why it went.
+    private func failGone(_ item: Pending, _ error: StreamTaskError?, _ sweep: inout Sweep) -> Step {
+        sweep.actions.append(.fail(item.id, error ?? .connectionIsClosed))
+        return .done
     }
 
     private mutating func stepCloseWrite(_ item: Pending, _ sweep: inout Sweep) -> Step {
@@ -217,8 +222,7 @@ extension StreamTaskStateMachine {
         case .waiting:
             return .stays
         case .gone(let error):
-            sweep.actions.append(.fail(item.id, error ?? .connectionIsClosed))
-            return .done
+            return failGone(item, error, &sweep)
         case .connected:
             break
         }
@@ -267,8 +271,7 @@ extension StreamTaskStateMachine {
             sweep.blockWrites()
             return .stays
         case .gone(let error):
-            sweep.actions.append(.fail(item.id, error ?? .connectionIsClosed))
-            return .done
+            return failGone(item, error, &sweep)
         case .connected:
             // The old owner's operations queued behind the barrier: the connection is no
             // longer theirs.
