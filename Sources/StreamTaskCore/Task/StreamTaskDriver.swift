@@ -31,18 +31,6 @@ package final class StreamTaskDriver: @unchecked Sendable {
     // @unchecked Sendable: every stored `var` is touched only on `eventLoop`, and each entry
     // point checks that it runs there (`preconditionInEventLoop`) or hops there first.
 
-    /// Where the task's channel is; the machine's `connection` tells what operations see.
-    enum Phase {
-        /// No connection slot yet (suspended, or waiting behind other tasks to the host).
-        case idle
-        /// Resolving, connecting or in a proxy handshake; `timer` bounds it, and `channel`, once
-        /// connected to the proxy, is closed if the task completes first.
-        case connecting(timer: Scheduled<Void>?, channel: (any Channel)?)
-        /// The task's handler is in the channel's pipeline.
-        case attached(StreamTaskChannelHandler)
-        case completed
-    }
-
     typealias Outcome = (bytes: ByteBuffer, atEOF: Bool)
     typealias Completion = @Sendable (Result<Outcome, StreamTaskError>) -> Void
 
@@ -94,17 +82,6 @@ package final class StreamTaskDriver: @unchecked Sendable {
     func bornFailed(_ failure: StreamTaskError) {
         _ = machine.closed(error: failure)
         phase = .completed
-    }
-
-    var isConnecting: Bool {
-        if case .connecting = phase { return true }
-        return false
-    }
-
-    /// The task's handler, while it is in the pipeline.
-    var handler: StreamTaskChannelHandler? {
-        if case .attached(let handler) = phase { return handler }
-        return nil
     }
 
     // MARK: Entry points from the façade (any thread)

@@ -58,3 +58,30 @@ extension StreamTaskStateMachine {
         case captureStreams(OperationID)
     }
 }
+
+extension StreamTaskStateMachine.Inbound {
+    var hasEnded: Bool {
+        if case .ended = self { return true }
+        return false
+    }
+
+    var hasEndedCleanly: Bool {
+        if case .ended(truncation: nil) = self { return true }
+        return false
+    }
+
+    var truncation: StreamTaskError? {
+        if case .ended(let truncation) = self { return truncation }
+        return nil
+    }
+}
+
+extension StreamTaskStateMachine.Connection: Equatable {
+    static func == (lhs: Self, rhs: Self) -> Bool {
+        switch (lhs, rhs) {
+        case (.notConnected, .notConnected), (.open, .open), (.closing, .closing): return true
+        case (.closed(let a), .closed(let b)): return a?.code == b?.code
+        default: return false
+        }
+    }
+}

@@ -1,0 +1,36 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the swift-stream-task-kit open source project
+//
+// Licensed under Apache License v2.0; see LICENSE for license information
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
+
+import NIOCore
+
+extension StreamTaskDriver {
+    /// Where the task's channel is; the machine's `connection` tells what operations see.
+    enum Phase {
+        /// No connection slot yet (suspended, or waiting behind other tasks to the host).
+        case idle
+        /// Resolving, connecting or in a proxy handshake; `timer` bounds it, and `channel`, once
+        /// connected to the proxy, is closed if the task completes first.
+        case connecting(timer: Scheduled<Void>?, channel: (any Channel)?)
+        /// The task's handler is in the channel's pipeline.
+        case attached(StreamTaskChannelHandler)
+        case completed
+    }
+
+    var isConnecting: Bool {
+        if case .connecting = phase { return true }
+        return false
+    }
+
+    /// The task's handler, while it is in the pipeline.
+    var handler: StreamTaskChannelHandler? {
+        if case .attached(let handler) = phase { return handler }
+        return nil
+    }
+}
