@@ -20,7 +20,7 @@ header='//===-------------------------------------------------------------------
 //
 //===----------------------------------------------------------------------===//'
 
-mapfile -t files < <(git ls-files -- 'Sources/*.swift' 'Examples/*.swift' 'Tests/*.swift' \
+mapfile -t files < <(git ls-files --cached --others --exclude-standard -- 'Sources/*.swift' 'Examples/*.swift' 'Tests/*.swift' \
     'Benchmarks/*.swift' 'Fuzz/*.swift' 'Package.swift' | grep -v '^Tests/StreamTaskKitTests/Peers/')
 
 # A manifest's first line must stay its tools-version comment: its header comes second.
