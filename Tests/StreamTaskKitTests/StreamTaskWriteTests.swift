@@ -159,6 +159,10 @@ import Testing
 
     @Test func aQueuedWriteThatTimesOutIsNeverSent() async throws {
         let (server, client, peer) = try await LoopbackServer.connectedPair()
+        // The pair is returned once the server has accepted, which can be before the client's
+        // own task has seen its connection come up. Writes queued before that are handed to the
+        // channel together once it does, and "NEVER" would already be with the channel.
+        #expect(await eventually { client.metrics.remotePort != nil }, "the client's connection is up")
 
         // A large write fills every buffer and leaves the channel unwritable.
         let big = Data(repeating: 0x41, count: 32 << 20)
