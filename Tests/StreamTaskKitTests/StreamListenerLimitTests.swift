@@ -57,6 +57,91 @@ import Testing
         await listener.shutdown(gracePeriod: 0)
     }
 
+    /// A consumer that stops taking connections stops the accepting: past the waiting limit the
+    /// rest stay in the kernel's backlog, and each one taken lets one more in.
+    @Test func aConsumerThatStopsTakingConnectionsStopsTheAccepting() async throws {
+        let listener = StreamListener(host: "127.0.0.1", port: 0, configuration: .init(maximumWaitingConnections: 2))
+        try await listener.start()
+        let port = try #require(listener.port)
+        let session = StreamSession(configuration: .init(proxy: .direct))
+        var clients: [StreamTask] = []
+        for index in 0..<5 {
+            let client = session.loopbackTask(port: port)
+            try await client.write("\(index)")
+            clients.append(client)
+        }
+        // Every client is connected (the kernel completed the handshakes), but only two are
+        // accepted while no one takes them; a moment for more to be accepted shows none are.
+        #expect(await eventually { listener.metrics.acceptedConnections == 2 })
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(listener.metrics.acceptedConnections == 2)
+
+        var accepted = listener.connections.makeAsyncIterator()
+        var received: Set<String> = []
+        let first = try #require(await accepted.next())
+        received.insert(try await first.readText(count: 1))
+        #expect(await eventually { listener.metrics.acceptedConnections == 3 })
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(listener.metrics.acceptedConnections == 3)
+
+        var peers = [first]
+        for _ in 1..<5 {
+            let peer = try #require(await accepted.next())
+            received.insert(try await peer.readText(count: 1))
+            peers.append(peer)
+        }
+        #expect(received == ["0", "1", "2", "3", "4"])
+        #expect(listener.metrics.acceptedConnections == 5)
+        for task in clients + peers { task.cancel() }
+        await listener.shutdown(gracePeriod: 0)
+    }
+
+    /// A connection refused at accept never reaches the consumer, so it must not hold a
+    /// waiting place: with room for one, a refused one and then another peer's still get in.
+    @Test func aConnectionRefusedAtAcceptLeavesItsWaitingPlace() async throws {
+        let configuration = StreamListener.Configuration(maximumConnectionsPerAddress: 1, maximumWaitingConnections: 1)
+        let listener = StreamListener(host: "127.0.0.1", port: 0, configuration: configuration)
+        try await listener.start()
+        let port = try #require(listener.port)
+        var accepted = listener.connections.makeAsyncIterator()
+        let session = StreamSession(configuration: .init(proxy: .direct))
+        let first = session.loopbackTask(port: port)
+        let firstPeer = try #require(await accepted.next())
+        let refused = session.loopbackTask(port: port)
+        #expect(try await refused.readToEnd() == "")
+        let other = try await offCooperativePool {
+            Result { try SourceBoundSocket(from: "127.0.0.2", to: "127.0.0.1", port: port) }
+        }.get()
+        let otherPeer = try #require(await accepted.next())
+        #expect(otherPeer.host == "127.0.0.2")
+        #expect(listener.metrics == .init(acceptedConnections: 2, refusedOverAddressLimit: 1))
+        other.close()
+        for task in [first, firstPeer, refused, otherPeer] { task.cancel() }
+        await listener.shutdown(gracePeriod: 0)
+    }
+
+    /// With room for one waiting connection, a hundred clients that connect at once and a
+    /// consumer that pauses now and then: each taken connection must let the next one in, or
+    /// the loop below would stop short (a lost wake-up).
+    @Test func everyTakenConnectionLetsTheNextOneIn() async throws {
+        let listener = StreamListener(host: "127.0.0.1", port: 0, configuration: .init(maximumWaitingConnections: 1))
+        try await listener.start()
+        let port = try #require(listener.port)
+        let session = StreamSession(configuration: .init(proxy: .direct))
+        let count = 100
+        let clients = (0..<count).map { _ in session.loopbackTask(port: port) }
+        var random = SplitMix64(seed: 19)
+        var accepted = listener.connections.makeAsyncIterator()
+        var peers: [StreamTask] = []
+        for _ in 0..<count {
+            peers.append(try #require(await accepted.next()))
+            if random.next() % 4 == 0 { try await Task.sleep(for: .milliseconds(Int(random.next() % 5))) }
+        }
+        #expect(listener.metrics.acceptedConnections == count)
+        for task in clients + peers { task.cancel() }
+        await listener.shutdown(gracePeriod: 0)
+    }
+
     /// In a `ServiceGroup`, the listener binds by itself; on graceful shutdown it stops
     /// accepting, ends `connections`, and lets open connections finish before the group ends.
     @Test func inAServiceGroupTheListenerStartsAndShutsDownGracefully() async throws {

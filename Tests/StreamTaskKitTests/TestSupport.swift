@@ -31,7 +31,7 @@ struct LoopbackServer {
     }
 
     /// The next accepted connection.
-    func accept(_ iterator: inout AsyncStream<StreamTask>.Iterator) async throws -> StreamTask {
+    func accept(_ iterator: inout StreamListener.Connections.AsyncIterator) async throws -> StreamTask {
         try #require(await iterator.next())
     }
 

@@ -58,7 +58,12 @@ extension StreamListener {
         if let tls {
             task.startSecureConnection(asServerWith: tls)
         }
-        continuation.yield(task)
+        ledger.handedOver(channel)
+        if case .terminated = continuation.yield(task) {
+            // Shut down since the check above: no one will take it.
+            ledger.taken()
+            task.cancel()
+        }
     }
 
     /// Counts a connection from `group`; `false` when the group has its limit open.

@@ -21,6 +21,9 @@ extension StreamListener {
     /// ## Limits
     /// - ``maximumConnections`` holds accepting back while that many accepted connections are
     ///   open: more wait in the kernel's backlog, nothing is refused.
+    /// - ``maximumWaitingConnections`` holds accepting back while that many accepted
+    ///   connections wait in ``StreamListener/connections`` for the consumer to take them: a
+    ///   consumer that stops taking connections stops the accepting.
     /// - ``maximumConnectionsPerAddress`` refuses connections past the limit from one peer
     ///   (see ``PeerAddressGroup``: an IPv4 address, or an IPv6 /64) at accept: the listener
     ///   closes them at once, reads nothing from them and hands them to no one; each refusal
@@ -36,6 +39,10 @@ extension StreamListener {
         /// The most accepted connections open at once; more wait in the kernel's backlog.
         /// `Int.max` (the default) for no limit; at least 1.
         public var maximumConnections: Int
+        /// The most accepted connections waiting in ``StreamListener/connections`` for the
+        /// consumer to take them; while that many wait, the listener accepts nothing more and
+        /// new connections wait in the kernel's backlog. 16 by default; at least 1.
+        public var maximumWaitingConnections: Int
         /// The most connections open at once from one peer (an IPv4 address, or an IPv6 /64:
         /// ``PeerAddressGroup``); more are closed at accept, unread. `nil` (the default) for
         /// no limit; at least 1.
@@ -51,12 +58,14 @@ extension StreamListener {
         /// use its timeouts and delegate, but do not count against its per-host limit.
         public var session: StreamSession
 
-        /// A configuration with the defaults: plaintext, no limits, a backlog of 256, the
-        /// system's send buffer, and a new default session.
+        /// A configuration with the defaults: plaintext, no limit on open connections, 16
+        /// waiting to be taken, a backlog of 256, the system's send buffer, and a new default
+        /// session.
         public init(
             tls: StreamTLSConfiguration? = nil,
             maximumConnections: Int = .max,
             maximumConnectionsPerAddress: Int? = nil,
+            maximumWaitingConnections: Int = 16,
             backlog: Int = 256,
             sendBufferSize: Int? = nil,
             session: StreamSession = StreamSession()
@@ -64,6 +73,7 @@ extension StreamListener {
             self.tls = tls
             self.maximumConnections = maximumConnections
             self.maximumConnectionsPerAddress = maximumConnectionsPerAddress
+            self.maximumWaitingConnections = maximumWaitingConnections
             self.backlog = backlog
             self.sendBufferSize = sendBufferSize
             self.session = session
@@ -74,6 +84,7 @@ extension StreamListener {
             var normalized = self
             normalized.maximumConnections = max(1, maximumConnections)
             normalized.maximumConnectionsPerAddress = maximumConnectionsPerAddress.map { max(1, $0) }
+            normalized.maximumWaitingConnections = max(1, maximumWaitingConnections)
             normalized.backlog = Int(Int32(clamping: backlog))
             normalized.sendBufferSize = sendBufferSize.map { max(1, $0) }
             return normalized

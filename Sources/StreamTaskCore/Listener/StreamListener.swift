@@ -47,10 +47,14 @@ public final class StreamListener: Sendable {
     public var sendBufferSize: Int? { configuration.sendBufferSize }
 
     /// The accepted connections, in the order they arrived. One consumer at a time; the
-    /// sequence ends when the listener shuts down.
-    public let connections: AsyncStream<StreamTask>
+    /// sequence ends when the listener shuts down. It pushes back: while
+    /// ``Configuration/maximumWaitingConnections`` wait to be taken, the listener stops
+    /// accepting (see ``Connections``).
+    public let connections: Connections
 
     let continuation: AsyncStream<StreamTask>.Continuation
+    /// The accepted connections not yet taken from ``connections``.
+    let ledger: AcceptedConnectionLedger
 
     struct State {
         var channel: (any Channel)?
@@ -74,7 +78,12 @@ public final class StreamListener: Sendable {
         self.host = host
         self.requestedPort = port
         self.configuration = configuration.normalized
-        (connections, continuation) = AsyncStream.makeStream(of: StreamTask.self, bufferingPolicy: .unbounded)
+        let ledger = AcceptedConnectionLedger(limit: self.configuration.maximumWaitingConnections)
+        // The ledger bounds what this buffer holds; the stream itself need not.
+        let (stream, continuation) = AsyncStream.makeStream(of: StreamTask.self, bufferingPolicy: .unbounded)
+        self.ledger = ledger
+        self.continuation = continuation
+        self.connections = Connections(base: stream, ledger: ledger)
     }
 
     /// Creates a listener with a ``Configuration`` made of these values; it binds when you call
@@ -123,14 +132,12 @@ public final class StreamListener: Sendable {
     /// - Throws: ``StreamTaskError/Code/bindFailed`` when the address cannot be bound.
     public func start() async throws {
         let limit = maximumConnections
+        let ledger = ledger
         var bootstrap = ServerBootstrap(group: session.eventLoopGroup)
             .serverChannelOption(ChannelOptions.backlog, value: Int32(clamping: configuration.backlog))
             .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
-
-        if limit != .max {
-            // Accept one connection per read so the limit is exact.
-            bootstrap = bootstrap.serverChannelOption(ChannelOptions.maxMessagesPerRead, value: 1)
-        }
+            // One connection per read, so that the limits are exact.
+            .serverChannelOption(ChannelOptions.maxMessagesPerRead, value: 1)
         if let sendBufferSize {
             bootstrap = bootstrap.childChannelOption(
                 ChannelOptions.socketOption(.so_sndbuf), value: SocketOptionValue(clamping: sendBufferSize))
@@ -139,7 +146,7 @@ public final class StreamListener: Sendable {
             bootstrap
             .serverChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(AcceptLimitHandler(limit: limit))
+                    try channel.pipeline.syncOperations.addHandler(AcceptLimitHandler(limit: limit, ledger: ledger))
                 }
             }
             .childChannelOption(ChannelOptions.autoRead, value: false)
