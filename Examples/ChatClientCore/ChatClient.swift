@@ -53,10 +53,10 @@ public actor ChatClient {
         self.ui = ui
         formatter = ChatFormatter(colors: ui.isTerminal)
         state = ChatClientState(nick: options.nick, autojoin: options.channels)
-        var configuration = StreamSession.Configuration()
+        let configuration = StreamSessionConfiguration.default
         configuration.proxy = options.proxy
         configuration.tls = options.tlsConfiguration
-        configuration.timeoutIntervalForConnect = 15
+        configuration.timeoutIntervalForRequest = 15
         session = StreamSession(configuration: configuration)
     }
 

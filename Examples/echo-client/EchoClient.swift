@@ -50,7 +50,7 @@ struct EchoClient: AsyncParsableCommand {
         let configuration = StreamSession.Configuration(
             timeoutIntervalForRead: timeout,
             timeoutIntervalForWrite: timeout,
-            timeoutIntervalForConnect: timeout
+            timeoutIntervalForRequest: timeout
         )
         let session = StreamSession(configuration: configuration)
         defer { session.finishTasksAndInvalidate() }

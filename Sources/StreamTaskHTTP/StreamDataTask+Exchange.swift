@@ -34,7 +34,7 @@ extension StreamDataTask {
         // Without a delegate, the caller decides whenever it gets to it.
         guard !callerDecides, let delegate else { return }
         let session = self.session
-        session.delegateQueue.async {
+        session.callbackQueue.async {
             delegate.streamSession(session, dataTask: self, didReceive: response) { disposition in
                 self.decide(disposition)
             }
@@ -55,7 +55,7 @@ extension StreamDataTask {
         if toStream { bodyContinuation.yield(data) }
         if let delegate {
             let session = self.session
-            session.delegateQueue.async {
+            session.callbackQueue.async {
                 delegate.streamSession(session, dataTask: self, didReceive: data)
                 self.bodyConsumed(data.count)
             }
@@ -161,7 +161,7 @@ extension StreamDataTask {
         streamPromise.succeed(carrier)
         if let delegate = currentDelegate {
             let (session, stream) = (self.session, carrier)
-            session.delegateQueue.async { delegate.streamSession(session, dataTask: self, didBecome: stream) }
+            session.callbackQueue.async { delegate.streamSession(session, dataTask: self, didBecome: stream) }
         }
         finish(error: nil)
     }
@@ -199,7 +199,7 @@ extension StreamDataTask {
         completionPromise.succeed(())
         if let delegate = currentDelegate {
             let session = self.session
-            session.delegateQueue.async { delegate.streamSession(session, dataTask: self, didCompleteWithError: error) }
+            session.callbackQueue.async { delegate.streamSession(session, dataTask: self, didCompleteWithError: error) }
         }
     }
 }

@@ -22,7 +22,7 @@ import FoundationNetworking
 ///
 /// The request goes over a connection opened as a `StreamTask`'s would be: the session's
 /// proxy settings and connection limit apply, and an `https` (or `wss`) URL uses TLS from the
-/// first byte with the session's `StreamSession/Configuration/tls`. When the response head
+/// first byte with the session's `StreamSessionConfiguration/tls`. When the response head
 /// arrives, the owner decides (``ResponseDisposition``):
 /// - ``ResponseDisposition/allow``: the body arrives (content-length, chunked, or up to the end
 ///   of the connection), through ``body``, ``bodyData()`` or the delegate;

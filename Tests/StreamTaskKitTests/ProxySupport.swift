@@ -277,7 +277,7 @@ extension StreamSession {
     convenience init(proxy: ProxyConfiguration, handshakeTimeout: TimeInterval = 10) {
         var proxy = proxy
         proxy.handshakeTimeout = handshakeTimeout
-        self.init(configuration: StreamSession.Configuration(timeoutIntervalForConnect: 20, proxy: proxy))
+        self.init(configuration: StreamSession.Configuration(timeoutIntervalForRequest: 20, proxy: proxy))
     }
 }
 

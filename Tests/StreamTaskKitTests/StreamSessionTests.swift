@@ -23,7 +23,7 @@ import FoundationNetworking
     @Test func tasksOverThePerHostLimitWaitInOrderAndGoWhenASlotFrees() async throws {
         let server = try await LoopbackServer.start()
         var accepted = server.listener.connections.makeAsyncIterator()
-        var configuration = StreamSession.Configuration()
+        let configuration = StreamSessionConfiguration.default
         configuration.maximumConnectionsPerHost = 2
         let session = StreamSession(configuration: configuration)
 
@@ -61,7 +61,7 @@ import FoundationNetworking
     @Test func aCancelledWaitingTaskGivesUpItsPlace() async throws {
         let server = try await LoopbackServer.start()
         var accepted = server.listener.connections.makeAsyncIterator()
-        var configuration = StreamSession.Configuration()
+        let configuration = StreamSessionConfiguration.default
         configuration.maximumConnectionsPerHost = 1
         let session = StreamSession(configuration: configuration)
 

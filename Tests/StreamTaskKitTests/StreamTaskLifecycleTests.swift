@@ -54,8 +54,8 @@ import Testing
         // A listener with a backlog of 0 that never accepts: once its queue is full, the
         // kernel drops further SYNs and connecting hangs until our timeout.
         let peer = try await PythonPeer.start("never-accept")
-        var configuration = StreamSession.Configuration()
-        configuration.timeoutIntervalForConnect = 1
+        let configuration = StreamSessionConfiguration.default
+        configuration.timeoutIntervalForRequest = 1
         let session = StreamSession(configuration: configuration)
         var fillers: [StreamTask] = []
         var timedOut: StreamTaskError?

@@ -175,7 +175,7 @@ import Testing
     }
 
     @Test func aReadLargerThanTheBufferLimitCompletes() async throws {
-        var configuration = StreamSession.Configuration()
+        let configuration = StreamSessionConfiguration.default
         configuration.inboundBufferLimit = 16 * 1024
         let (server, client, peer) = try await LoopbackServer.connectedPair(configuration: configuration)
 
@@ -197,7 +197,7 @@ import Testing
     }
 
     @Test func aSlowReaderStopsReadingFromTheSocket() async throws {
-        var configuration = StreamSession.Configuration()
+        let configuration = StreamSessionConfiguration.default
         configuration.inboundBufferLimit = 64 * 1024
         let (server, client, peer) = try await LoopbackServer.connectedPair(configuration: configuration)
 

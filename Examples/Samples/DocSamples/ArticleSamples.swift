@@ -79,7 +79,7 @@ func performancePromise(task: StreamTask) {
 
 func proxiesArticle() throws {
     // sample: Sources/StreamTaskCore/Docs.docc/Proxies.md 1
-    var configuration = StreamSession.Configuration()
+    let configuration = StreamSessionConfiguration.default
     configuration.proxy = .environment                                   // the default
     configuration.proxy = .direct                                        // never a proxy
     configuration.proxy = .httpConnect(host: "proxy.example", port: 3128,

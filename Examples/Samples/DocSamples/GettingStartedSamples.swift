@@ -14,8 +14,8 @@ import StreamTaskKit
 
 func gettingStartedSession() {
     // sample: Sources/StreamTaskCore/Docs.docc/GettingStarted.md 1
-    var configuration = StreamSession.Configuration()
-    configuration.timeoutIntervalForConnect = 10  // name resolution plus connecting, in seconds
+    let configuration = StreamSessionConfiguration.default
+    configuration.timeoutIntervalForRequest = 10  // name resolution plus connecting, in seconds
     configuration.timeoutIntervalForRead = 30     // for reads that are not given a timeout
     let session = StreamSession(configuration: configuration)
     // end sample

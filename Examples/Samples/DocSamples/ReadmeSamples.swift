@@ -14,7 +14,7 @@ import StreamTaskKit
 
 func readmeTLS() async throws {
     // sample: README.md 4
-    var configuration = StreamSession.Configuration()
+    let configuration = StreamSessionConfiguration.default
     configuration.tls.additionalTrustRoots = [try TLSCertificate(pemFile: "ca.pem")]  // optional
     let task = StreamSession(configuration: configuration).streamTask(withHostName: "mail.example", port: 587)
     task.resume()
@@ -30,7 +30,7 @@ func readmeTLS() async throws {
 
 func readmeProxies() throws {
     // sample: README.md 5
-    var configuration = StreamSession.Configuration()
+    let configuration = StreamSessionConfiguration.default
     configuration.proxy = .httpConnect(host: "proxy.example", port: 3128,
                                        credentials: ProxyCredentials(username: "me", password: "secret"))
     configuration.proxy = .socks5(host: "127.0.0.1", port: 1080)  // the proxy resolves names (socks5h)

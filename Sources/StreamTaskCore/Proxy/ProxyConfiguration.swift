@@ -13,7 +13,7 @@ import Foundation
 /// environment says (the default).
 ///
 /// ```swift
-/// var configuration = StreamSession.Configuration()
+/// let configuration = StreamSessionConfiguration.default
 /// configuration.proxy = .httpConnect(host: "proxy.example.com", port: 3128)
 /// configuration.proxy = .socks5(host: "127.0.0.1", port: 1080,
 ///                               credentials: ProxyCredentials(username: "me", password: "secret"))

@@ -7,7 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-import Dispatch
+import Foundation
 import Logging
 import NIOConcurrencyHelpers
 import NIOCore
@@ -27,14 +27,34 @@ import NIOPosix
 /// Every task of a session runs on one shared `EventLoopGroup` (SwiftNIO's singleton unless you
 /// pass another): there is no thread per task.
 public final class StreamSession: Sendable {
-    /// The configuration the session was created with.
-    public let configuration: Configuration
+    /// A shared session with the default configuration and no delegate, as `URLSession.shared`:
+    /// ``finishTasksAndInvalidate()`` and ``invalidateAndCancel()`` do nothing to it.
+    public static let shared = StreamSession(
+        configuration: .default, delegate: nil, callbackQueue: nil, isShared: true,
+        eventLoopGroup: MultiThreadedEventLoopGroup.singleton)
+
+    /// A copy of the configuration the session was created with: changing it changes nothing
+    /// (as Apple's `configuration` property).
+    public var configuration: StreamSessionConfiguration { StreamSessionConfiguration(values: settings) }
     /// Receives callbacks about the session's tasks; held until the session is invalidated.
     public var delegate: (any StreamSessionDelegate)? { state.withLockedValue { $0.delegate } }
-    /// The serial queue that delegate callbacks and completion handlers run on.
-    public let delegateQueue: DispatchQueue
+    /// The queue that delegate callbacks and completion handlers run on, one at a time: the one
+    /// given at creation, or a serial queue of the session's own.
+    public var delegateQueue: OperationQueue { callbackQueue.operationQueue }
+    /// A description of the session for your own use (logs, debugging); `nil` until you set it.
+    public var sessionDescription: String? {
+        get { state.withLockedValue { $0.sessionDescription } }
+        set { state.withLockedValue { $0.sessionDescription = newValue } }
+    }
     /// The event loops the session's connections run on.
     public let eventLoopGroup: any EventLoopGroup
+
+    /// The configuration's values, copied at creation: what the session's tasks read.
+    package let settings: StreamSessionConfiguration.Values
+    /// Where callbacks and completion handlers run.
+    package let callbackQueue: CallbackQueue
+    /// Whether this is ``shared``, which cannot be invalidated.
+    private let isShared: Bool
 
     private struct State {
         var delegate: (any StreamSessionDelegate)?
@@ -43,6 +63,7 @@ public final class StreamSession: Sendable {
         var limiter: HostConnectionLimiter
         var invalidated = false
         var invalidationReported = false
+        var sessionDescription: String?
 
         /// The next task identifier: unique within the session, whether the task runs or not.
         mutating func takeTaskIdentifier() -> Int {
@@ -53,24 +74,70 @@ public final class StreamSession: Sendable {
 
     private let state: NIOLockedValueBox<State>
 
-    /// Creates a session.
+    /// Creates a session with a configuration and no delegate, as `URLSession(configuration:)`.
+    public convenience init(configuration: StreamSessionConfiguration) {
+        self.init(configuration: configuration, delegate: nil, delegateQueue: nil)
+    }
+
+    /// Creates a session, as `URLSession(configuration:delegate:delegateQueue:)`.
     ///
     /// - Parameters:
-    ///   - configuration: Timeouts, limits and logging for the session's tasks.
-    ///   - delegate: Receives task and session callbacks.
-    ///   - delegateQueue: Where callbacks and completion handlers run; a new serial queue if `nil`.
+    ///   - configuration: Timeouts, limits, TLS, proxy and logging for the session's tasks; the
+    ///     session keeps a copy.
+    ///   - delegate: Receives task and session callbacks; the session holds it strongly until
+    ///     it is invalidated, as Apple's does.
+    ///   - delegateQueue: Where callbacks and completion handlers run; a new serial queue if
+    ///     `nil`. A queue that runs several operations at once gets them in order but may run
+    ///     them together, as on Darwin.
     ///   - eventLoopGroup: Where connections run; SwiftNIO's shared group by default.
-    public init(
-        configuration: Configuration = .default,
+    public convenience init(
+        configuration: StreamSessionConfiguration = .default,
         delegate: (any StreamSessionDelegate)? = nil,
-        delegateQueue: DispatchQueue? = nil,
+        delegateQueue: OperationQueue? = nil,
         eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
     ) {
-        self.configuration = configuration
-        self.delegateQueue = delegateQueue ?? DispatchQueue(label: "StreamTaskKit.StreamSession.delegate")
+        self.init(
+            configuration: configuration,
+            delegate: delegate,
+            callbackQueue: delegateQueue.map(CallbackQueue.init(operationQueue:)),
+            isShared: false,
+            eventLoopGroup: eventLoopGroup
+        )
+    }
+
+    /// Creates a session whose callbacks and completion handlers run on a serial dispatch queue.
+    @available(
+        *, deprecated, message: "pass an OperationQueue (Apple's type), or none for a serial queue of the session's own"
+    )
+    public convenience init(
+        configuration: StreamSessionConfiguration = .default,
+        delegate: (any StreamSessionDelegate)? = nil,
+        delegateQueue: DispatchQueue,
+        eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
+    ) {
+        self.init(
+            configuration: configuration,
+            delegate: delegate,
+            callbackQueue: CallbackQueue(dispatchQueue: delegateQueue),
+            isShared: false,
+            eventLoopGroup: eventLoopGroup
+        )
+    }
+
+    private init(
+        configuration: StreamSessionConfiguration,
+        delegate: (any StreamSessionDelegate)?,
+        callbackQueue: CallbackQueue?,
+        isShared: Bool,
+        eventLoopGroup: any EventLoopGroup
+    ) {
+        let settings = configuration.values
+        self.settings = settings
+        self.callbackQueue = callbackQueue ?? CallbackQueue(label: "StreamTaskKit.StreamSession.delegate")
+        self.isShared = isShared
         self.eventLoopGroup = eventLoopGroup
         self.state = NIOLockedValueBox(
-            State(delegate: delegate, limiter: HostConnectionLimiter(limit: configuration.maximumConnectionsPerHost))
+            State(delegate: delegate, limiter: HostConnectionLimiter(limit: settings.maximumConnectionsPerHost))
         )
     }
 
@@ -140,18 +207,31 @@ public final class StreamSession: Sendable {
     /// Calls `completionHandler` on the delegate queue with ``allTasks``.
     public func getAllTasks(completionHandler: @escaping @Sendable ([StreamTask]) -> Void) {
         let tasks = allTasks
-        delegateQueue.async { completionHandler(tasks) }
+        callbackQueue.async { completionHandler(tasks) }
+    }
+
+    /// Calls `completionHandler` on the delegate queue: the library keeps no cookies, caches or
+    /// credentials to empty, and no connections that outlive their tasks.
+    public func reset(completionHandler: @escaping @Sendable () -> Void) {
+        callbackQueue.async(completionHandler)
+    }
+
+    /// Calls `completionHandler` on the delegate queue: the library keeps nothing to write out.
+    public func flush(completionHandler: @escaping @Sendable () -> Void) {
+        callbackQueue.async(completionHandler)
     }
 
     /// Lets running tasks finish, refuses new ones, and tells the delegate once every task has
-    /// completed.
+    /// completed. Does nothing to ``shared``.
     public func finishTasksAndInvalidate() {
+        guard !isShared else { return }
         state.withLockedValue { $0.invalidated = true }
         reportInvalidationIfDone()
     }
 
-    /// Refuses new tasks and cancels every outstanding one.
+    /// Refuses new tasks and cancels every outstanding one. Does nothing to ``shared``.
     public func invalidateAndCancel() {
+        guard !isShared else { return }
         let tasks = state.withLockedValue { state in
             state.invalidated = true
             return Array(state.tasks.values)
@@ -164,7 +244,7 @@ public final class StreamSession: Sendable {
 
     // MARK: Internal bookkeeping
 
-    var logger: Logger { configuration.logger }
+    var logger: Logger { settings.logger }
 
     /// Registers a task accepted by a listener; returns `false` once the session is invalidated.
     func adopt(_ makeTask: (Int) -> StreamTask) -> StreamTask? {
@@ -220,7 +300,7 @@ public final class StreamSession: Sendable {
             return .some(delegate)
         }
         if case .some(let delegate?) = delegate {
-            delegateQueue.async { delegate.streamSession(self, didBecomeInvalidWithError: nil) }
+            callbackQueue.async { delegate.streamSession(self, didBecomeInvalidWithError: nil) }
         }
     }
 }

@@ -26,7 +26,7 @@ extension StreamTask {
         submit(.captureStreams, timeout: 0) { result in
             guard case .success = result, let delegate = self.delegate ?? self.session.delegate else { return }
             let session = self.session
-            session.delegateQueue.async {
+            session.callbackQueue.async {
                 let (input, output) = self.makeFoundationStreams()
                 delegate.streamSession(session, streamTask: self, didBecome: input, outputStream: output)
             }

@@ -9,7 +9,7 @@
 
 /// How a task speaks TLS: what it trusts, what it presents, which versions and protocols.
 ///
-/// Client tasks use their session's ``StreamSession/Configuration/tls``; a task accepted by a
+/// Client tasks use their session's ``StreamSessionConfiguration/tls``; a task accepted by a
 /// listener is given a server configuration when it upgrades (or the listener's, when the
 /// listener is TLS from the first byte). The defaults are secure: TLS 1.2 or newer, the system's
 /// trust store, and the peer's name checked against the host the task connected to.

@@ -15,7 +15,7 @@ extension StreamTask {
     // MARK: URLSessionStreamTask's forms
 
     /// Upgrades the connection to TLS as a client, with the session's
-    /// ``StreamSession/Configuration/tls``, once every queued read and write has completed.
+    /// ``StreamSessionConfiguration/tls``, once every queued read and write has completed.
     /// Operations issued after this call wait for the handshake and then run protected.
     ///
     /// If the handshake fails, the connection closes and the operations after it fail with the

@@ -25,7 +25,7 @@ extension StreamTask {
         timeout: TimeInterval,
         completionHandler: @escaping @Sendable (Data?, Bool, (any Error)?) -> Void
     ) {
-        let queue = session.delegateQueue
+        let queue = session.callbackQueue
         submit(.read(minLength: minBytes, maxLength: maxBytes), timeout: timeout) { result in
             switch result {
             case .success(let outcome):
@@ -48,7 +48,7 @@ extension StreamTask {
         timeout: TimeInterval,
         completionHandler: @escaping @Sendable (Data?, (any Error)?) -> Void
     ) {
-        let queue = session.delegateQueue
+        let queue = session.callbackQueue
         submit(.readThrough(delimiter: Array(delimiter), maxLength: maxLength), timeout: timeout) { result in
             switch result {
             case .success(let outcome):
@@ -78,7 +78,7 @@ extension StreamTask {
         timeout: TimeInterval,
         completionHandler: @escaping @Sendable ((any Error)?) -> Void
     ) {
-        let queue = session.delegateQueue
+        let queue = session.callbackQueue
         submit(.write(buffer), timeout: timeout) { result in
             let error: (any Error)? = result.failure
             queue.async { completionHandler(error) }

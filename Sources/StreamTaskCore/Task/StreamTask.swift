@@ -55,7 +55,7 @@ public final class StreamTask: Sendable, CustomStringConvertible {
     /// The event loop that carries the task's connection: its I/O, its timers and the
     /// completions of ``write(_:timeout:promise:)`` run there.
     public let eventLoop: any EventLoop
-    let configuration: StreamSession.Configuration
+    let configuration: StreamSessionConfiguration.Values
     let origin: Origin
     /// Everything the task does on its event loop.
     package let driver: StreamTaskDriver
@@ -95,7 +95,7 @@ public final class StreamTask: Sendable, CustomStringConvertible {
         self.host = host
         self.port = port
         self.origin = origin
-        var configuration = session.configuration
+        var configuration = session.settings
         if let proxy { configuration.proxy = proxy }
         self.configuration = configuration
         let eventLoop = eventLoop ?? session.eventLoopGroup.next()
@@ -237,7 +237,7 @@ public final class StreamTask: Sendable, CustomStringConvertible {
         guard !withShared({ $0.delegateMuted }) else { return }
         guard let delegate = self.delegate ?? session.delegate else { return }
         let session = self.session
-        session.delegateQueue.async {
+        session.callbackQueue.async {
             switch event {
             case .readClosed:
                 delegate.streamSession(session, readClosedFor: self)

@@ -21,7 +21,7 @@ extension StreamTaskDriver {
         eventLoop.preconditionInEventLoop()
         // A task that completed (was cancelled) meanwhile has already given its slot back.
         guard case .idle = phase else { return }
-        let timeout = configuration.timeoutIntervalForConnect
+        let timeout = configuration.timeoutIntervalForRequest
         // The proxy, if any, comes first: through one, the task resolves and connects to it.
         let proxy: ProxyEndpoint?
         do {

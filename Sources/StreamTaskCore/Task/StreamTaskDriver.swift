@@ -35,7 +35,7 @@ package final class StreamTaskDriver: @unchecked Sendable {
     typealias Completion = @Sendable (Result<Outcome, StreamTaskError>) -> Void
 
     let eventLoop: any EventLoop
-    package let configuration: StreamSession.Configuration
+    package let configuration: StreamSessionConfiguration.Values
     package let host: String
     package let port: Int
     let taskIdentifier: Int
@@ -61,7 +61,7 @@ package final class StreamTaskDriver: @unchecked Sendable {
         port: Int,
         taskIdentifier: Int,
         eventLoop: any EventLoop,
-        configuration: StreamSession.Configuration,
+        configuration: StreamSessionConfiguration.Values,
         origin: StreamTask.Origin
     ) {
         self.eventLoop = eventLoop

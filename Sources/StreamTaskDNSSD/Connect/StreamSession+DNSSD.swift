@@ -18,7 +18,7 @@ extension StreamSession {
     /// until one connects. Unlike Apple's method, this one is `async` and returns the task
     /// already resumed and connected (a ``StreamTask`` names one host and port, which is known
     /// only once the service has resolved). Each connection attempt is bounded by the
-    /// session's ``StreamSession/Configuration/timeoutIntervalForConnect``.
+    /// session's ``StreamSessionConfiguration/timeoutIntervalForConnect``.
     ///
     /// - Parameters:
     ///   - service: The service, for example from a ``DNSSDBrowser``.

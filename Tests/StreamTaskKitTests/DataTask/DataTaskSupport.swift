@@ -24,7 +24,7 @@ enum DataTaskTesting {
         delegate: (any StreamSessionDelegate)? = nil
     ) -> StreamSession {
         StreamSession(
-            configuration: StreamSession.Configuration(timeoutIntervalForConnect: 20, proxy: proxy),
+            configuration: StreamSession.Configuration(timeoutIntervalForRequest: 20, proxy: proxy),
             delegate: delegate
         )
     }

@@ -33,7 +33,7 @@ import FoundationNetworking
         var tls = try certificates.clientConfiguration()
         tls.applicationProtocols = applicationProtocols
         if let closeNotifyTimeout { tls.closeNotifyTimeout = closeNotifyTimeout }
-        let configuration = StreamSession.Configuration(timeoutIntervalForConnect: 20, tls: tls, proxy: .direct)
+        let configuration = StreamSession.Configuration(timeoutIntervalForRequest: 20, tls: tls, proxy: .direct)
         let port = try #require(listener.port)
         let dataTask = StreamSession(configuration: configuration)
             .dataTask(with: try DataTaskTesting.request("https://127.0.0.1:\(port)\(path)"))
@@ -155,7 +155,7 @@ import FoundationNetworking
         try await listener.start()
         let port = try #require(listener.port)
         // System roots only.
-        let session = StreamSession(configuration: .init(timeoutIntervalForConnect: 20, proxy: .direct))
+        let session = StreamSession(configuration: .init(timeoutIntervalForRequest: 20, proxy: .direct))
         let dataTask = session.dataTask(with: try DataTaskTesting.request("https://127.0.0.1:\(port)/"))
         await expectStreamError(.tlsUntrustedCertificate) { try await dataTask.receiveResponse() }
         await listener.shutdown(gracePeriod: 0)

@@ -88,7 +88,7 @@ struct RouteNamespaceTests {
     private func scenario(_ lab: RouteLab) async throws {
         let delegate = Delegate()
         let session = StreamSession(configuration: .init(proxy: .direct), delegate: delegate)
-        var unmonitored = StreamSession.Configuration(proxy: .direct)
+        let unmonitored = StreamSession.Configuration(proxy: .direct)
         unmonitored.monitorsRoutes = false
         let quietSession = StreamSession(configuration: unmonitored)
 
@@ -129,7 +129,7 @@ struct RouteNamespaceTests {
         #expect(await Self.routeEvents(of: task, within: 2) == ["better", "not viable", "viable"])
 
         // The delegate heard the same, in the same order (flush its queue first).
-        await withCheckedContinuation { continuation in session.delegateQueue.async { continuation.resume() } }
+        await withCheckedContinuation { continuation in session.delegateQueue.addOperation { continuation.resume() } }
         #expect(delegate.heard.values == ["better", "not viable", "viable"])
 
         // The session that turned monitoring off heard nothing, through all of it.

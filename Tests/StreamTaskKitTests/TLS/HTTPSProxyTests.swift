@@ -107,7 +107,7 @@ final class Stunnel: Sendable {
         let child = try ChildProcess(binary, [directory + "/stunnel.conf"], output: directory + "/stdout.log")
         let stunnel = Stunnel(port: port, child: child)
         // Wait (bounded) until it accepts connections.
-        let probe = StreamSession(configuration: .init(timeoutIntervalForConnect: 1, proxy: .direct))
+        let probe = StreamSession(configuration: .init(timeoutIntervalForRequest: 1, proxy: .direct))
         for _ in 0..<200 {
             let task = probe.loopbackTask(port: port)
             task.closeWrite()

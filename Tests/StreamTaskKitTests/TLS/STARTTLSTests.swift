@@ -198,7 +198,7 @@ final class MailServer: Sendable {
         try process.run()
         let server = MailServer(process: process, port: port)
         // Wait (bounded) until it accepts connections.
-        let probe = StreamSession(configuration: .init(timeoutIntervalForConnect: 1))
+        let probe = StreamSession(configuration: .init(timeoutIntervalForRequest: 1))
         for _ in 0..<100 {
             guard process.isRunning else { break }
             let task = probe.loopbackTask(port: port)

@@ -1,0 +1,52 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the swift-stream-task-kit open source project
+//
+// Licensed under Apache License v2.0; see LICENSE for license information
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
+import Foundation
+import Logging
+
+extension StreamSessionConfiguration {
+    /// Every setting of a configuration as one value: what a session copies when it is created,
+    /// and what its tasks read, without a lock.
+    package struct Values: Sendable {
+        // Apple's settings that change what the library does.
+        package var identifier: String?
+        package var timeoutIntervalForRequest: TimeInterval = 60
+        package var timeoutIntervalForResource: TimeInterval = 7 * 24 * 60 * 60
+        package var httpMaximumConnectionsPerHost = 6
+        package var connectionProxyDictionary: ProxyDictionary?
+
+        // Apple's settings that the library accepts and keeps, with no effect on Linux.
+        package var waitsForConnectivity = false
+        package var allowsCellularAccess = true
+        package var allowsExpensiveNetworkAccess = true
+        package var allowsConstrainedNetworkAccess = true
+        package var isDiscretionary = false
+        package var sessionSendsLaunchEvents = true
+        package var sharedContainerIdentifier: String?
+        package var shouldUseExtendedBackgroundIdleMode = false
+        package var httpShouldUsePipelining = false
+        package var httpShouldSetCookies = true
+
+        // The library's own settings.
+        package var timeoutIntervalForRead: TimeInterval = 0
+        package var timeoutIntervalForWrite: TimeInterval = 0
+        package var maximumConnectionsPerHost: Int = .max
+        package var inboundBufferLimit = 256 * 1024
+        package var tls = StreamTLSConfiguration()
+        package var logger = Logger(label: "StreamTaskKit", factory: { _ in SwiftLogNoOpLogHandler() })
+        package var proxy: ProxyConfiguration = .environment
+        package var monitorsRoutes = true
+    }
+
+    /// A proxy dictionary as it was set, kept to be returned as it was: property-list values
+    /// (strings and numbers), which nothing mutates.
+    package struct ProxyDictionary: @unchecked Sendable {
+        package let entries: [AnyHashable: Any]
+    }
+}

@@ -1,0 +1,194 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the swift-stream-task-kit open source project
+//
+// Licensed under Apache License v2.0; see LICENSE for license information
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
+import Foundation
+import Logging
+import NIOConcurrencyHelpers
+
+/// How a session's tasks behave: the counterpart of `URLSessionConfiguration`, with its name
+/// changed by the porting rule and its members kept.
+///
+/// As with Apple's class, you take a fresh configuration from ``default`` or ``ephemeral``,
+/// change it, and create a session with it; the session keeps a copy, so changing the object
+/// afterwards does not change sessions already made.
+///
+/// ```swift
+/// let configuration = StreamSessionConfiguration.default
+/// configuration.timeoutIntervalForRequest = 10
+/// configuration.tlsMinimumSupportedProtocolVersion = .TLSv12
+/// let session = StreamSession(configuration: configuration)
+/// ```
+///
+/// Apple's properties that mean something for stream and data tasks act as Apple documents
+/// them; the rest are accepted and kept, with no effect, and say so. The
+/// library's own settings (``tls``, ``proxy``, ``timeoutIntervalForRead``…) sit beside them.
+/// Every property may be read and set from any thread.
+public final class StreamSessionConfiguration: @unchecked Sendable, NSCopying, CustomStringConvertible {
+    // @unchecked: every stored value lives in the lock box.
+    private let box: NIOLockedValueBox<Values>
+
+    init(values: Values) {
+        box = NIOLockedValueBox(values)
+    }
+
+    /// A new configuration with every default (the library's secure TLS defaults, the proxy
+    /// from the environment, Apple's timeouts).
+    public convenience init() {
+        self.init(values: Values())
+    }
+
+    /// A new configuration with these library settings and every other value at its default.
+    /// New code starts from ``default`` and sets properties; this initializer keeps code written
+    /// against the earlier value type compiling.
+    public convenience init(
+        timeoutIntervalForRead: TimeInterval = 0,
+        timeoutIntervalForWrite: TimeInterval = 0,
+        timeoutIntervalForRequest: TimeInterval = 60,
+        maximumConnectionsPerHost: Int = .max,
+        inboundBufferLimit: Int = 256 * 1024,
+        tls: StreamTLSConfiguration = StreamTLSConfiguration(),
+        logger: Logger = Logger(label: "StreamTaskKit", factory: { _ in SwiftLogNoOpLogHandler() }),
+        proxy: ProxyConfiguration = .environment
+    ) {
+        var values = Values()
+        values.timeoutIntervalForRead = timeoutIntervalForRead
+        values.timeoutIntervalForWrite = timeoutIntervalForWrite
+        values.timeoutIntervalForRequest = timeoutIntervalForRequest
+        values.maximumConnectionsPerHost = maximumConnectionsPerHost
+        values.inboundBufferLimit = inboundBufferLimit
+        values.tls = tls
+        values.logger = logger
+        values.proxy = proxy
+        self.init(values: values)
+    }
+
+    /// A new configuration with every default, each time you ask: as Apple's, changing it
+    /// changes no other configuration.
+    public class var `default`: StreamSessionConfiguration { StreamSessionConfiguration() }
+
+    /// A new configuration for a session that keeps nothing on disk. The library never writes
+    /// to disk (it has no cache, cookie or credential store), so this is the same as
+    /// ``default``; it exists so that code written for `URLSessionConfiguration.ephemeral`
+    /// ports unchanged.
+    public class var ephemeral: StreamSessionConfiguration { StreamSessionConfiguration() }
+
+    /// Every value at once, as a session copies them.
+    var values: Values {
+        box.withLockedValue { $0 }
+    }
+
+    /// One value, read or set under the lock.
+    subscript<Value>(_ keyPath: WritableKeyPath<Values, Value>) -> Value {
+        get { box.withLockedValue { $0[keyPath: keyPath] } }
+        set { box.withLockedValue { $0[keyPath: keyPath] = newValue } }
+    }
+
+    /// Changes several values at once, under the lock.
+    func update(_ change: (inout Values) -> Void) {
+        box.withLockedValue(change)
+    }
+
+    /// A configuration with the same values, independent of this one.
+    public func copy(with zone: NSZone? = nil) -> Any {
+        StreamSessionConfiguration(values: values)
+    }
+
+    /// A configuration with the same values, independent of this one.
+    public func copy() -> StreamSessionConfiguration {
+        StreamSessionConfiguration(values: values)
+    }
+
+    public var description: String {
+        let values = values
+        return "StreamSessionConfiguration(request timeout \(values.timeoutIntervalForRequest) s, "
+            + "TLS \(values.tls.minimumVersion) or newer, proxy \(values.proxy))"
+    }
+
+    // MARK: The library's settings
+
+    /// The timeout used by reads that are not given one (``StreamTask/readData(ofMinLength:maxLength:)`` and
+    /// the like), in seconds; 0 means none. Apple's API always passes a timeout, and 0 there
+    /// means none too.
+    public var timeoutIntervalForRead: TimeInterval {
+        get { self[\.timeoutIntervalForRead] }
+        set { self[\.timeoutIntervalForRead] = newValue }
+    }
+
+    /// The timeout used by writes that are not given one, in seconds; 0 means none.
+    public var timeoutIntervalForWrite: TimeInterval {
+        get { self[\.timeoutIntervalForWrite] }
+        set { self[\.timeoutIntervalForWrite] = newValue }
+    }
+
+    /// How long name resolution plus connecting may take: now ``timeoutIntervalForRequest``,
+    /// Apple's name for it.
+    @available(*, deprecated, renamed: "timeoutIntervalForRequest")
+    public var timeoutIntervalForConnect: TimeInterval {
+        get { self[\.timeoutIntervalForRequest] }
+        set { self[\.timeoutIntervalForRequest] = newValue }
+    }
+
+    /// How many stream tasks to one host may be open at once. Tasks resumed over the limit
+    /// wait, in the order they were resumed, until one of that host's tasks completes. Tasks
+    /// accepted by a listener do not count. No limit by default.
+    public var maximumConnectionsPerHost: Int {
+        get { self[\.maximumConnectionsPerHost] }
+        set { self[\.maximumConnectionsPerHost] = newValue }
+    }
+
+    /// How many received bytes a task buffers before it stops reading from the socket until
+    /// its owner reads: a slow reader slows the peer instead of growing memory.
+    public var inboundBufferLimit: Int {
+        get { self[\.inboundBufferLimit] }
+        set { self[\.inboundBufferLimit] = newValue }
+    }
+
+    /// How client tasks speak TLS after ``StreamTask/startSecureConnection()``: secure
+    /// defaults (TLS 1.2 or newer, the system's trust store, host name checked).
+    /// ``tlsMinimumSupportedProtocolVersion`` and ``tlsMaximumSupportedProtocolVersion`` are
+    /// views of its versions.
+    public var tls: StreamTLSConfiguration {
+        get { self[\.tls] }
+        set { self[\.tls] = newValue }
+    }
+
+    /// Where the session and its tasks log. Silent by default; the library logs nothing at
+    /// `info` or above.
+    public var logger: Logger {
+        get { self[\.logger] }
+        set { self[\.logger] = newValue }
+    }
+
+    /// How tasks reach their hosts: ``ProxyConfiguration/environment-swift.type.property`` by
+    /// default, that is through the proxy named by `https_proxy` or `all_proxy`, if any.
+    /// Setting ``connectionProxyDictionary`` sets this too.
+    public var proxy: ProxyConfiguration {
+        get { self[\.proxy] }
+        set {
+            update {
+                $0.proxy = newValue
+                $0.connectionProxyDictionary = nil
+            }
+        }
+    }
+
+    /// Whether connected tasks report ``StreamTaskEvent/betterRouteDiscovered`` and
+    /// ``StreamTaskEvent/viabilityChanged(isViable:)`` (see <doc:Routes>). On by default;
+    /// the whole process shares one monitor, running only while some task uses it.
+    public var monitorsRoutes: Bool {
+        get { self[\.monitorsRoutes] }
+        set { self[\.monitorsRoutes] = newValue }
+    }
+}
+
+extension StreamSession {
+    /// The session's configuration type, ``StreamSessionConfiguration``, under the name it had
+    /// before the Apple-shaped class.
+    public typealias Configuration = StreamSessionConfiguration
+}
