@@ -140,6 +140,6 @@ extension StreamDataTask {
     @discardableResult
     public func waitUntilCompleted() async -> StreamTaskError? {
         _ = try? await completionPromise.futureResult.get()
-        return error
+        return streamTaskError
     }
 }

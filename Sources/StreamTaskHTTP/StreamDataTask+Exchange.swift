@@ -35,7 +35,7 @@ extension StreamDataTask {
         guard !callerDecides, let delegate else { return }
         let session = self.session
         session.callbackQueue.async {
-            delegate.streamSession(session, dataTask: self, didReceive: response) { disposition in
+            delegate.urlSession(session, dataTask: self, didReceive: response) { disposition in
                 self.decide(disposition)
             }
         }
@@ -56,7 +56,7 @@ extension StreamDataTask {
         if let delegate {
             let session = self.session
             session.callbackQueue.async {
-                delegate.streamSession(session, dataTask: self, didReceive: data)
+                delegate.urlSession(session, dataTask: self, didReceive: data)
                 self.bodyConsumed(data.count)
             }
         }
@@ -161,7 +161,7 @@ extension StreamDataTask {
         streamPromise.succeed(carrier)
         if let delegate = currentDelegate {
             let (session, stream) = (self.session, carrier)
-            session.callbackQueue.async { delegate.streamSession(session, dataTask: self, didBecome: stream) }
+            session.callbackQueue.async { delegate.urlSession(session, dataTask: self, didBecome: stream) }
         }
         finish(error: nil)
     }
@@ -171,7 +171,7 @@ extension StreamDataTask {
     /// The delegate that hears about this data task: the task's own or else the session's,
     /// when it is a ``StreamSessionDataDelegate`` (as `URLSession` asks only a data delegate).
     private var currentDelegate: (any StreamSessionDataDelegate)? {
-        (shared.withLockedValue { $0.delegate } ?? session.delegate) as? any StreamSessionDataDelegate
+        (delegate ?? session.delegate as? any StreamSessionTaskDelegate) as? any StreamSessionDataDelegate
     }
 
     func phaseIsNot(_ phases: Phase...) -> Bool {
@@ -197,9 +197,12 @@ extension StreamDataTask {
         }
         detachFromCarrier()
         completionPromise.succeed(())
-        if let delegate = currentDelegate {
+        // Any task delegate hears of the end, as Apple's `urlSession(_:task:didCompleteWithError:)`.
+        let taskDelegate = delegate ?? session.delegate as? any StreamSessionTaskDelegate
+        if let taskDelegate {
             let session = self.session
-            session.callbackQueue.async { delegate.streamSession(session, dataTask: self, didCompleteWithError: error) }
+            let urlError = error?.urlError
+            session.callbackQueue.async { taskDelegate.urlSession(session, task: self, didCompleteWithError: urlError) }
         }
     }
 }

@@ -33,7 +33,7 @@ import FoundationNetworking
 ///   `101 Switching Protocols` answer (a WebSocket, say) is taken over.
 ///
 /// Who decides: the task's or the session's delegate, in
-/// `StreamSessionDelegate/streamSession(_:dataTask:didReceive:completionHandler:)` (whose
+/// `StreamSessionDataDelegate/urlSession(_:dataTask:didReceive:completionHandler:)` (whose
 /// default allows), unless you called ``receiveResponse()`` before the head arrived. Without a
 /// delegate, or after ``receiveResponse()``, you decide: ``allow()`` (or iterate ``body``, or
 /// call ``bodyData()``), ``cancel()`` or ``becomeStream()``; until then the response waits, and
@@ -57,7 +57,7 @@ import FoundationNetworking
 /// One request per connection: the connection closes after the body. While the request runs,
 /// the stream task that carries it is one of the session's `StreamSession/allTasks` (it is
 /// the task ``becomeStream()`` returns); its delegate hears nothing about it until then.
-public final class StreamDataTask: @unchecked Sendable, CustomStringConvertible {
+public final class StreamDataTask: StreamSessionTask, @unchecked Sendable, CustomStringConvertible {
     // @unchecked Sendable: mutable state lives in `shared`, behind a lock; the promises are
     // thread-safe, and `exchange` is only touched on the carrier's event loop.
 
@@ -96,7 +96,6 @@ public final class StreamDataTask: @unchecked Sendable, CustomStringConvertible 
         var callerDecides = false
         /// A decision made before the head arrived, carried out when it does.
         var earlyDisposition: ResponseDisposition?
-        var delegate: (any StreamSessionDelegate)?
         /// Body bytes handed to the owner (queued in ``body`` or for the delegate) and not yet
         /// taken: reading stops while this is ``StreamDataTask/bodyWindow`` or more.
         var bodyBytesUnconsumed = 0
@@ -128,6 +127,7 @@ public final class StreamDataTask: @unchecked Sendable, CustomStringConvertible 
         self.streamPromise = eventLoop.makePromise()
         self.completionPromise = eventLoop.makePromise()
         (bodyStream, bodyContinuation) = AsyncThrowingStream.makeStream()
+        super.init(taskIdentifier: carrier.taskIdentifier)
     }
 
     deinit {
@@ -140,26 +140,38 @@ public final class StreamDataTask: @unchecked Sendable, CustomStringConvertible 
 
     // MARK: Public state
 
-    /// A number that identifies the task within its session: that of the stream task carrying it.
-    public var taskIdentifier: Int { carrier.taskIdentifier }
-
     /// The response head, once it has arrived.
     public var response: HTTPURLResponse? { shared.withLockedValue { $0.response } }
 
-    /// Why the task failed, once it has; `nil` while running and after success.
-    public var error: StreamTaskError? { shared.withLockedValue { $0.error } }
+    /// Why the task failed, once it has, as Apple's API reports it: a `URLError` whose
+    /// `streamTaskError` has the library's detail. `nil` while running and after success.
+    public override var error: (any Error)? { streamTaskError?.urlError }
 
-    /// Where the task is in its life: `StreamTask/State/completed` once the body has ended,
-    /// the task was cancelled or failed, or it became a stream.
-    public var state: StreamTask.State {
-        if shared.withLockedValue({ $0.phase == .completed }) { return .completed }
-        return carrier.state
+    /// Why the task failed, once it has, with the library's detail; `nil` while running and
+    /// after success.
+    public var streamTaskError: StreamTaskError? { shared.withLockedValue { $0.error } }
+
+    /// Bytes of the request handed to the system so far, its head included.
+    public override var countOfBytesSent: Int64 { carrier.countOfBytesSent }
+
+    /// Bytes of the response received so far, its head and framing included.
+    public override var countOfBytesReceived: Int64 { carrier.countOfBytesReceived }
+
+    /// The request body's length (0 without one).
+    public override var countOfBytesExpectedToSend: Int64 { Int64(originalRequest.httpBody?.count ?? 0) }
+
+    /// The response's `Content-Length`, once the head has arrived; otherwise
+    /// `StreamSessionTask.transferSizeUnknown`.
+    public override var countOfBytesExpectedToReceive: Int64 {
+        guard let length = response?.expectedContentLength, length >= 0 else { return Self.transferSizeUnknown }
+        return length
     }
 
-    /// A delegate for this task only; when `nil`, the session's delegate hears about it.
-    public var delegate: (any StreamSessionDelegate)? {
-        get { shared.withLockedValue { $0.delegate } }
-        set { shared.withLockedValue { $0.delegate = newValue } }
+    /// Where the task is in its life: `StreamSessionTask/State/completed` once the body has ended,
+    /// the task was cancelled or failed, or it became a stream.
+    public override var state: State {
+        if shared.withLockedValue({ $0.phase == .completed }) { return .completed }
+        return carrier.state
     }
 
     public var description: String {
@@ -172,10 +184,10 @@ public final class StreamDataTask: @unchecked Sendable, CustomStringConvertible 
     /// reached, connects (through the proxy, if any), and sends the request. The delegate, if
     /// any, decides what to do with the response unless you did first; without one, the
     /// response waits for your decision. Calling it again does nothing.
-    public func resume() {
+    public override func resume() {
         if carrier.state == .completed {
             // Refused at creation (an invalid URL, an invalidated session).
-            finish(error: carrier.error ?? StreamTaskError(.connectionClosed, "the task could not start"))
+            finish(error: carrier.streamTaskError ?? StreamTaskError(.connectionClosed, "the task could not start"))
             return
         }
         carrier.resume()
@@ -183,7 +195,7 @@ public final class StreamDataTask: @unchecked Sendable, CustomStringConvertible 
 
     /// Cancels the task: the connection closes, and the task completes with
     /// `StreamTaskError/Code/cancelled` (unless it has already become a stream).
-    public func cancel() {
+    public override func cancel() {
         eventLoop.execute {
             guard self.phaseIsNot(.becomingStream, .completed) else { return }
             // Completed first: closing the connection makes the decoder report a cut-off body.

@@ -14,45 +14,52 @@ import StreamTaskCore
 import FoundationNetworking
 #endif
 
-/// Callbacks about a session's data tasks, shaped like `URLSessionDataDelegate`: a
-/// `StreamSessionDelegate` that also hears about HTTP exchanges.
+/// Callbacks about a session's data tasks, as `URLSessionDataDelegate`.
 ///
-/// Like Apple's data delegate, it refines the session's delegate: set an object that conforms
-/// to it as the session's (or the data task's) delegate, and the data-task methods below are
-/// called; an object that implements them without declaring this conformance is not asked.
-/// Every method has a default implementation.
-public protocol StreamSessionDataDelegate: StreamSessionDelegate {
+/// As Apple's, it refines the task delegate: a data task's end arrives through
+/// `urlSession(_:task:didCompleteWithError:)` with the data task as `task`. Set an object that
+/// conforms to it as the session's (or the data task's) delegate, and the data-task methods
+/// below are called; an object that implements them without declaring this conformance is not
+/// asked. Every method has a default implementation.
+public protocol StreamSessionDataDelegate: StreamSessionTaskDelegate {
     /// A data task's response head arrived: call `completionHandler` (once, from any thread)
     /// with what to do. Not called when the task's owner awaited
     /// ``StreamDataTask/receiveResponse()`` or decided before the head arrived. The default
     /// allows the body.
-    func streamSession(
+    func urlSession(
         _ session: StreamSession,
-        dataTask: StreamDataTask,
-        didReceive response: HTTPURLResponse,
-        completionHandler: @escaping @Sendable (StreamDataTask.ResponseDisposition) -> Void
+        dataTask: StreamSessionDataTask,
+        didReceive response: URLResponse,
+        completionHandler: @escaping @Sendable (StreamSession.ResponseDisposition) -> Void
     )
     /// A chunk of a data task's body arrived (after an ``StreamDataTask/ResponseDisposition/allow``).
-    func streamSession(_ session: StreamSession, dataTask: StreamDataTask, didReceive data: Data)
+    func urlSession(_ session: StreamSession, dataTask: StreamSessionDataTask, didReceive data: Data)
     /// A data task became a stream task (``StreamDataTask/ResponseDisposition/becomeStream``);
-    /// the data task completes next. Like `urlSession(_:dataTask:didBecome:)`.
-    func streamSession(_ session: StreamSession, dataTask: StreamDataTask, didBecome streamTask: StreamTask)
-    /// A data task completed: `nil` after the whole body, or once it became a stream.
-    func streamSession(_ session: StreamSession, dataTask: StreamDataTask, didCompleteWithError error: (any Error)?)
+    /// the data task completes next.
+    func urlSession(
+        _ session: StreamSession, dataTask: StreamSessionDataTask, didBecome streamTask: StreamSessionStreamTask)
 }
 
 extension StreamSessionDataDelegate {
-    public func streamSession(
+    public func urlSession(
         _ session: StreamSession,
-        dataTask: StreamDataTask,
-        didReceive response: HTTPURLResponse,
-        completionHandler: @escaping @Sendable (StreamDataTask.ResponseDisposition) -> Void
+        dataTask: StreamSessionDataTask,
+        didReceive response: URLResponse,
+        completionHandler: @escaping @Sendable (StreamSession.ResponseDisposition) -> Void
     ) {
         completionHandler(.allow)
     }
-    public func streamSession(_ session: StreamSession, dataTask: StreamDataTask, didReceive data: Data) {}
-    public func streamSession(_ session: StreamSession, dataTask: StreamDataTask, didBecome streamTask: StreamTask) {}
-    public func streamSession(
-        _ session: StreamSession, dataTask: StreamDataTask, didCompleteWithError error: (any Error)?
+    public func urlSession(_ session: StreamSession, dataTask: StreamSessionDataTask, didReceive data: Data) {}
+    public func urlSession(
+        _ session: StreamSession, dataTask: StreamSessionDataTask, didBecome streamTask: StreamSessionStreamTask
     ) {}
+}
+
+/// A data task under the name the porting rule gives `URLSessionDataTask`.
+public typealias StreamSessionDataTask = StreamDataTask
+
+extension StreamSession {
+    /// What to do with a data task's response, under the name the porting rule gives
+    /// `URLSession.ResponseDisposition`.
+    public typealias ResponseDisposition = StreamDataTask.ResponseDisposition
 }

@@ -122,7 +122,7 @@ import FoundationNetworking
         let refused = session.streamTask(withHostName: "127.0.0.1", port: 9)
         let refusedToo = session.streamTask(withHostName: "127.0.0.1", port: 9)
         #expect(refused.state == .completed)
-        #expect(refused.error?.code == .sessionInvalidated)
+        #expect(refused.streamTaskError?.code == .sessionInvalidated)
         #expect(unusable.state == .completed)
         let identifiers = [
             running.taskIdentifier, unusable.taskIdentifier, refused.taskIdentifier, refusedToo.taskIdentifier,

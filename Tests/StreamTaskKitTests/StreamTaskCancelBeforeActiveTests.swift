@@ -32,7 +32,7 @@ import Testing
 
         #expect(!channel.isActive, "the channel was closed as it came up")
         #expect(task.state == .completed)
-        #expect(task.error?.code == .cancelled)
+        #expect(task.streamTaskError?.code == .cancelled)
     }
 
     /// A client's handler joins a channel that is already active, and the channel's own

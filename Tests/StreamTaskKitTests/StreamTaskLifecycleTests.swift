@@ -23,8 +23,13 @@ import Testing
         let port = closed.port
         let task = StreamSession().streamTask(withHostName: "127.0.0.1", port: port)
         let read = Recorder<StreamTaskError.Code>()
+        let apple = Recorder<String>()
         task.readData(ofMinLength: 1, maxLength: 10, timeout: 0) { _, _, error in
-            read.append((error as? StreamTaskError)?.code ?? .invalidArgument)
+            read.append(error?.streamTaskError?.code ?? .invalidArgument)
+            // What Darwin code checks: a URLError, in NSURLErrorDomain, with Apple's code.
+            let nsError = error.map { $0 as NSError }
+            apple.append(
+                "\((error as? URLError)?.code == .cannotConnectToHost) \(nsError?.domain ?? "") \(nsError?.code ?? 0)")
         }
         task.resume()
         let error = await expectStreamError(.connectionRefused) { try await task.write("hello") }
@@ -33,6 +38,7 @@ import Testing
         #expect(error?.description.contains("127.0.0.1:\(port)") == true)
         #expect(error?.errno == ECONNREFUSED)
         #expect(await eventually { read.values == [.connectionRefused] })
+        #expect(apple.values == ["true \(NSURLErrorDomain) \(NSURLErrorCannotConnectToHost)"])
         #expect(await task.waitUntilCompleted()?.code == .connectionRefused)
         #expect(task.state == .completed)
     }
@@ -80,7 +86,9 @@ import Testing
         let failures = Recorder<StreamTaskError.Code>()
         for _ in 0..<3 {
             client.readData(ofMinLength: 1, maxLength: 1, timeout: 0) { _, _, error in
-                failures.append((error as? StreamTaskError)?.code ?? .invalidArgument)
+                // Apple's form first, then the library's detail behind it.
+                guard (error as? URLError)?.code == .cancelled else { return failures.append(.invalidArgument) }
+                failures.append(error?.streamTaskError?.code ?? .invalidArgument)
             }
         }
         client.cancel()
@@ -238,28 +246,28 @@ import Testing
 }
 
 /// A delegate that writes down which callbacks it got, in order.
-final class RecordingDelegate: StreamSessionDelegate {
+final class RecordingDelegate: StreamSessionStreamDelegate {
     private let box = NIOLockedValueBox<[String]>([])
     var calls: [String] { box.withLockedValue { $0 } }
 
-    func streamSession(_ session: StreamSession, readClosedFor streamTask: StreamTask) {
+    func urlSession(_ session: StreamSession, readClosedFor streamTask: StreamSessionStreamTask) {
         box.withLockedValue { $0.append("readClosed") }
     }
 
-    func streamSession(_ session: StreamSession, writeClosedFor streamTask: StreamTask) {
+    func urlSession(_ session: StreamSession, writeClosedFor streamTask: StreamSessionStreamTask) {
         box.withLockedValue { $0.append("writeClosed") }
     }
 
-    func streamSession(_ session: StreamSession, task: StreamTask, didFinishCollecting metrics: StreamTaskMetrics) {
+    func urlSession(_ session: StreamSession, task: StreamSessionTask, didFinishCollecting metrics: StreamTaskMetrics) {
         box.withLockedValue { $0.append("metrics") }
     }
 
-    func streamSession(_ session: StreamSession, task: StreamTask, didCompleteWithError error: (any Error)?) {
-        let code = (error as? StreamTaskError)?.code.description ?? "nil"
+    func urlSession(_ session: StreamSession, task: StreamSessionTask, didCompleteWithError error: (any Error)?) {
+        let code = error?.streamTaskError?.code.description ?? "nil"
         box.withLockedValue { $0.append("complete \(code)") }
     }
 
-    func streamSession(_ session: StreamSession, didBecomeInvalidWithError error: (any Error)?) {
+    func urlSession(_ session: StreamSession, didBecomeInvalidWithError error: (any Error)?) {
         box.withLockedValue { $0.append("invalid") }
     }
 }

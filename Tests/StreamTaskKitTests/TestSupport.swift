@@ -119,7 +119,7 @@ extension StreamTask {
         for await event in events {
             if case .completed(let error) = event { return error }
         }
-        return self.error
+        return self.streamTaskError
     }
 }
 

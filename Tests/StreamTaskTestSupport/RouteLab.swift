@@ -227,7 +227,7 @@ public final class RouteLab: Sendable {
     /// Runs a command to completion (30 s at most) on a thread of its own; its exit code and
     /// its output (standard output and error together). `ChildProcess`, not Foundation's
     /// `Process`: see why beside it.
-    static func run(_ arguments: [String]) async -> (status: Int32, output: String) {
+    public static func run(_ arguments: [String]) async -> (status: Int32, output: String) {
         await offCooperativePool {
             let log = FileManager.default.temporaryDirectory
                 .appendingPathComponent("\(prefix)-\(getpid())-\(UUID().uuidString).out").path

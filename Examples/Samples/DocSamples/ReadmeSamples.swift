@@ -40,3 +40,23 @@ func readmeProxies() throws {
     // end sample
     _ = session
 }
+
+// sample: README.md 7
+final class IRCConnection: NSObject, StreamSessionStreamDelegate {  // was URLSessionStreamDelegate
+    func connect() {
+        let configuration = StreamSessionConfiguration.default        // was URLSessionConfiguration
+        configuration.timeoutIntervalForRequest = 10
+        configuration.tlsMinimumSupportedProtocolVersion = .TLSv12
+        let session = StreamSession(configuration: configuration, delegate: self, delegateQueue: .main)
+        let task = session.streamTask(withHostName: "irc.example", port: 6667)
+        task.resume()
+        task.readData(ofMinLength: 1, maxLength: 4096, timeout: 30) { data, atEOF, error in
+            if (error as? URLError)?.code == .timedOut { print("no answer in 30 s") }
+        }
+    }
+
+    func urlSession(_ session: StreamSession, readClosedFor streamTask: StreamSessionStreamTask) {
+        print("the server closed its side")
+    }
+}
+// end sample

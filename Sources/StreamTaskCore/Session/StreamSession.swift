@@ -88,7 +88,8 @@ public final class StreamSession: Sendable {
     ///     it is invalidated, as Apple's does.
     ///   - delegateQueue: Where callbacks and completion handlers run; a new serial queue if
     ///     `nil`. A queue that runs several operations at once gets them in order but may run
-    ///     them together, as on Darwin.
+    ///     them together, as on Darwin. To use a serial `DispatchQueue`, give an
+    ///     `OperationQueue` whose `underlyingQueue` it is.
     ///   - eventLoopGroup: Where connections run; SwiftNIO's shared group by default.
     public convenience init(
         configuration: StreamSessionConfiguration = .default,
@@ -100,25 +101,6 @@ public final class StreamSession: Sendable {
             configuration: configuration,
             delegate: delegate,
             callbackQueue: delegateQueue.map(CallbackQueue.init(operationQueue:)),
-            isShared: false,
-            eventLoopGroup: eventLoopGroup
-        )
-    }
-
-    /// Creates a session whose callbacks and completion handlers run on a serial dispatch queue.
-    @available(
-        *, deprecated, message: "pass an OperationQueue (Apple's type), or none for a serial queue of the session's own"
-    )
-    public convenience init(
-        configuration: StreamSessionConfiguration = .default,
-        delegate: (any StreamSessionDelegate)? = nil,
-        delegateQueue: DispatchQueue,
-        eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
-    ) {
-        self.init(
-            configuration: configuration,
-            delegate: delegate,
-            callbackQueue: CallbackQueue(dispatchQueue: delegateQueue),
             isShared: false,
             eventLoopGroup: eventLoopGroup
         )
@@ -300,7 +282,7 @@ public final class StreamSession: Sendable {
             return .some(delegate)
         }
         if case .some(let delegate?) = delegate {
-            callbackQueue.async { delegate.streamSession(self, didBecomeInvalidWithError: nil) }
+            callbackQueue.async { delegate.urlSession(self, didBecomeInvalidWithError: nil) }
         }
     }
 }

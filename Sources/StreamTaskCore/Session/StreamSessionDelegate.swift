@@ -9,57 +9,82 @@
 
 import Foundation
 
-/// Callbacks about a session and its tasks, shaped like `URLSessionStreamDelegate`.
+/// Callbacks about a session, as `URLSessionDelegate`: the root of the delegate protocols.
 ///
-/// Every method has an empty default implementation: implement the ones you need. Callbacks
-/// arrive on the session's delegate queue, one at a time and in the order the events happened;
-/// ``StreamTaskEvent`` documents when each one fires.
+/// The protocols and their methods have Apple's names and hierarchy, so a delegate written for
+/// `URLSession` ports by the type rename alone: ``StreamSessionTaskDelegate`` adds what every
+/// task reports, ``StreamSessionStreamDelegate`` what stream tasks report, and the HTTP module's
+/// `StreamSessionDataDelegate` what data tasks report. A delegate is asked a method only if it
+/// declares the protocol that has it, as on Darwin. Every method has an empty default.
+///
+/// Callbacks arrive on the session's delegate queue, one at a time and in the order the events
+/// happened; ``StreamTaskEvent`` documents when each one fires. Errors are `URLError` values, as
+/// Apple's; `streamTaskError` has the library's detail.
 public protocol StreamSessionDelegate: AnyObject, Sendable {
+    /// The session was invalidated and every one of its tasks has completed.
+    func urlSession(_ session: StreamSession, didBecomeInvalidWithError error: (any Error)?)
+}
+
+/// Callbacks about a session's tasks, as `URLSessionTaskDelegate`.
+public protocol StreamSessionTaskDelegate: StreamSessionDelegate {
+    /// The task's final metrics, delivered once just before it completes.
+    func urlSession(_ session: StreamSession, task: StreamSessionTask, didFinishCollecting metrics: StreamTaskMetrics)
+    /// The task completed: `nil` after an orderly close, a `URLError` otherwise.
+    func urlSession(_ session: StreamSession, task: StreamSessionTask, didCompleteWithError error: (any Error)?)
+}
+
+/// Callbacks about a session's stream tasks, as `URLSessionStreamDelegate`, and the library's
+/// viability callback beside Apple's better-route one.
+public protocol StreamSessionStreamDelegate: StreamSessionTaskDelegate {
     /// No more bytes will arrive on the task (the peer's FIN, or `closeRead()`). Not called
     /// when a TLS connection is cut without close_notify: reads end with
     /// ``StreamTaskError/Code/tlsTruncated`` instead.
-    func streamSession(_ session: StreamSession, readClosedFor streamTask: StreamTask)
+    func urlSession(_ session: StreamSession, readClosedFor streamTask: StreamSessionStreamTask)
     /// `closeWrite()` took effect: the peer has been sent the end of the stream.
-    func streamSession(_ session: StreamSession, writeClosedFor streamTask: StreamTask)
-    /// The task's final metrics, delivered once just before it completes.
-    func streamSession(_ session: StreamSession, task: StreamTask, didFinishCollecting metrics: StreamTaskMetrics)
-    /// The task completed: `nil` after an orderly close, the error otherwise.
-    func streamSession(_ session: StreamSession, task: StreamTask, didCompleteWithError error: (any Error)?)
-    /// The session was invalidated and every one of its tasks has completed.
-    func streamSession(_ session: StreamSession, didBecomeInvalidWithError error: (any Error)?)
-    /// The system would now reach the task's peer by a better route than the connection's
-    /// (like `urlSession(_:betterRouteDiscoveredFor:)`); the connection still works.
-    func streamSession(_ session: StreamSession, betterRouteDiscoveredFor streamTask: StreamTask)
-    /// The task's local address or interface went away (`false`) or came back (`true`).
-    func streamSession(_ session: StreamSession, viabilityDidChangeFor streamTask: StreamTask, isViable: Bool)
-
-    // MARK: Stream handover (DataTasks.md)
-
-    /// A stream task handed its connection over with ``StreamTask/captureStreams()``; like
-    /// `urlSession(_:streamTask:didBecome:outputStream:)`. The streams are yours: open them,
-    /// and read and write them off the event loops and Swift's cooperative pool.
-    func streamSession(
+    func urlSession(_ session: StreamSession, writeClosedFor streamTask: StreamSessionStreamTask)
+    /// The system would now reach the task's peer by a better route than the connection's;
+    /// the connection still works.
+    func urlSession(_ session: StreamSession, betterRouteDiscoveredFor streamTask: StreamSessionStreamTask)
+    /// The task handed its connection over with ``StreamTask/captureStreams()``. The streams
+    /// are yours: open them, and read and write them off the event loops and Swift's
+    /// cooperative pool.
+    func urlSession(
         _ session: StreamSession,
-        streamTask: StreamTask,
+        streamTask: StreamSessionStreamTask,
         didBecome inputStream: InputStream,
         outputStream: OutputStream
     )
+    /// The library's own: the task's local address or interface went away (`false`) or came
+    /// back (`true`).
+    func urlSession(_ session: StreamSession, viabilityDidChangeFor streamTask: StreamSessionStreamTask, isViable: Bool)
 }
 
 extension StreamSessionDelegate {
-    public func streamSession(_ session: StreamSession, readClosedFor streamTask: StreamTask) {}
-    public func streamSession(_ session: StreamSession, writeClosedFor streamTask: StreamTask) {}
-    public func streamSession(
-        _ session: StreamSession, task: StreamTask, didFinishCollecting metrics: StreamTaskMetrics
+    public func urlSession(_ session: StreamSession, didBecomeInvalidWithError error: (any Error)?) {}
+}
+
+extension StreamSessionTaskDelegate {
+    public func urlSession(
+        _ session: StreamSession, task: StreamSessionTask, didFinishCollecting metrics: StreamTaskMetrics
     ) {}
-    public func streamSession(_ session: StreamSession, task: StreamTask, didCompleteWithError error: (any Error)?) {}
-    public func streamSession(_ session: StreamSession, didBecomeInvalidWithError error: (any Error)?) {}
-    public func streamSession(_ session: StreamSession, betterRouteDiscoveredFor streamTask: StreamTask) {}
-    public func streamSession(_ session: StreamSession, viabilityDidChangeFor streamTask: StreamTask, isViable: Bool) {}
-    public func streamSession(
+    public func urlSession(_ session: StreamSession, task: StreamSessionTask, didCompleteWithError error: (any Error)?)
+    {}
+}
+
+extension StreamSessionStreamDelegate {
+    public func urlSession(_ session: StreamSession, readClosedFor streamTask: StreamSessionStreamTask) {}
+    public func urlSession(_ session: StreamSession, writeClosedFor streamTask: StreamSessionStreamTask) {}
+    public func urlSession(_ session: StreamSession, betterRouteDiscoveredFor streamTask: StreamSessionStreamTask) {}
+    public func urlSession(
         _ session: StreamSession,
-        streamTask: StreamTask,
+        streamTask: StreamSessionStreamTask,
         didBecome inputStream: InputStream,
         outputStream: OutputStream
     ) {}
+    public func urlSession(
+        _ session: StreamSession, viabilityDidChangeFor streamTask: StreamSessionStreamTask, isViable: Bool
+    ) {}
 }
+
+/// A stream task under the name the porting rule gives `URLSessionStreamTask`.
+public typealias StreamSessionStreamTask = StreamTask

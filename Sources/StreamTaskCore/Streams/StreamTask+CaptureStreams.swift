@@ -15,20 +15,23 @@ extension StreamTask {
 
     /// Once every queued read and write has completed, hands the connection over as a
     /// Foundation `InputStream` and `OutputStream`, delivered to the delegate's
-    /// ``StreamSessionDelegate/streamSession(_:streamTask:didBecome:outputStream:)``.
+    /// ``StreamSessionStreamDelegate/urlSession(_:streamTask:didBecome:outputStream:)``.
     ///
     /// The task then leaves the session: it no longer counts against the per-host limit, is no
-    /// longer in ``StreamSession/allTasks``, and its state is ``State/completed``. Operations
+    /// longer in ``StreamSession/allTasks``, and its state is ``StreamSessionTask/State/completed``. Operations
     /// on it fail with ``StreamTaskError/Code/streamsCaptured``; unread bytes go to the input
     /// stream. The streams read and write the same connection, blocking the calling thread:
     /// see <doc:StreamHandover> for which threads may use them.
     public func captureStreams() {
         submit(.captureStreams, timeout: 0) { result in
-            guard case .success = result, let delegate = self.delegate ?? self.session.delegate else { return }
+            guard case .success = result,
+                let delegate = (self.delegate ?? self.session.delegate as? any StreamSessionTaskDelegate)
+                    as? any StreamSessionStreamDelegate
+            else { return }
             let session = self.session
             session.callbackQueue.async {
                 let (input, output) = self.makeFoundationStreams()
-                delegate.streamSession(session, streamTask: self, didBecome: input, outputStream: output)
+                delegate.urlSession(session, streamTask: self, didBecome: input, outputStream: output)
             }
         }
     }

@@ -12,7 +12,9 @@ import NIOCore
 import NIOFoundationCompat
 
 /// Completion-handler forms with `URLSessionStreamTask`'s argument labels, so code written for
-/// it ports by renaming types. Handlers run on the session's delegate queue, in order.
+/// it ports by renaming types. Handlers run on the session's delegate queue, in order, and
+/// report errors as Apple's do: `URLError` values whose `streamTaskError` has the
+/// detail.
 extension StreamTask {
     /// Reads at least `minBytes` and at most `maxBytes` bytes; see
     /// ``readData(ofMinLength:maxLength:timeout:)`` for the rules.
@@ -32,7 +34,7 @@ extension StreamTask {
                 let data = Data(buffer: outcome.bytes, byteTransferStrategy: .automatic)
                 queue.async { completionHandler(data, outcome.atEOF, nil) }
             case .failure(let error):
-                queue.async { completionHandler(nil, false, error) }
+                queue.async { completionHandler(nil, false, error.urlError) }
             }
         }
     }
@@ -55,7 +57,7 @@ extension StreamTask {
                 let data = Self.delimitedResult(outcome)
                 queue.async { completionHandler(data, nil) }
             case .failure(let error):
-                queue.async { completionHandler(nil, error) }
+                queue.async { completionHandler(nil, error.urlError) }
             }
         }
     }
@@ -80,7 +82,7 @@ extension StreamTask {
     ) {
         let queue = session.callbackQueue
         submit(.write(buffer), timeout: timeout) { result in
-            let error: (any Error)? = result.failure
+            let error: (any Error)? = result.failure?.urlError
             queue.async { completionHandler(error) }
         }
     }

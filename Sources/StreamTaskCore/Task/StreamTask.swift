@@ -20,18 +20,9 @@ import NIOCore
 ///
 /// Reads complete in the order they were issued, and so do writes; the two are independent, so
 /// a pending read never holds back a write. Every public method may be called from any thread.
-public final class StreamTask: Sendable, CustomStringConvertible {
-    /// Where a task is in its life.
-    public enum State: Sendable, Equatable {
-        /// Created and not resumed yet.
-        case suspended
-        /// Resumed: waiting for a connection slot, connecting, or connected.
-        case running
-        /// `cancel()` was called and the connection is closing.
-        case canceling
-        /// The connection is closed and every operation has finished.
-        case completed
-    }
+public final class StreamTask: StreamSessionTask, @unchecked Sendable, CustomStringConvertible {
+    // @unchecked only because the base class is: every stored property here is a `let` of a
+    // Sendable type, as it was when this class was checked.
 
     /// How a task came to be.
     package enum Origin: Sendable {
@@ -43,8 +34,6 @@ public final class StreamTask: Sendable, CustomStringConvertible {
         case dataTask
     }
 
-    /// A number that identifies the task within its session.
-    public let taskIdentifier: Int
     /// The host the task connects to (for an accepted task: the peer's address).
     public let host: String
     /// The port the task connects to (for an accepted task: the peer's port).
@@ -67,7 +56,6 @@ public final class StreamTask: Sendable, CustomStringConvertible {
         var state: State
         var error: StreamTaskError?
         var metrics: StreamTaskMetrics
-        var delegate: (any StreamSessionDelegate)?
         var nextOperation: UInt64 = 0
         /// While set, the delegate hears nothing about this task: it carries a data task, or
         /// its connection was handed over to streams.
@@ -91,7 +79,6 @@ public final class StreamTask: Sendable, CustomStringConvertible {
         failedWith failure: StreamTaskError? = nil
     ) {
         self.session = session
-        self.taskIdentifier = identifier
         self.host = host
         self.port = port
         self.origin = origin
@@ -104,6 +91,7 @@ public final class StreamTask: Sendable, CustomStringConvertible {
         self.driver = StreamTaskDriver(
             host: host, port: port, taskIdentifier: identifier, eventLoop: eventLoop,
             configuration: configuration, origin: origin)
+        super.init(taskIdentifier: identifier)
         guard let failure else {
             driver.link(self)
             return
@@ -121,10 +109,16 @@ public final class StreamTask: Sendable, CustomStringConvertible {
     // MARK: Public state
 
     /// Where the task is in its life.
-    public var state: State { withShared { $0.state } }
+    public override var state: State { withShared { $0.state } }
 
-    /// Why the task completed, once it has: `nil` while running and after an orderly close.
-    public var error: StreamTaskError? { withShared { $0.error } }
+    /// Why the task completed, once it has, as Apple's API reports it: a `URLError` whose
+    /// `streamTaskError` has the library's detail. `nil` while running and after
+    /// an orderly close.
+    public override var error: (any Error)? { streamTaskError?.urlError }
+
+    /// Why the task completed, once it has, with the library's detail: `nil` while running and
+    /// after an orderly close.
+    public var streamTaskError: StreamTaskError? { withShared { $0.error } }
 
     /// The task's metrics so far.
     public var metrics: StreamTaskMetrics { withShared { $0.metrics } }
@@ -134,13 +128,11 @@ public final class StreamTask: Sendable, CustomStringConvertible {
     /// server needs to drop a client that stopped reading before its queue grows unbounded.
     /// Counted when the write completes on the connection's event loop, before any completion
     /// handler runs.
-    public var countOfBytesSent: Int64 { withShared { $0.metrics.countOfBytesSent } }
+    public override var countOfBytesSent: Int64 { withShared { $0.metrics.countOfBytesSent } }
 
-    /// A delegate for this task only; when `nil`, the session's delegate hears about it.
-    public var delegate: (any StreamSessionDelegate)? {
-        get { withShared { $0.delegate } }
-        set { withShared { $0.delegate = newValue } }
-    }
+    /// Bytes received from the connection so far (for a TLS connection: the bytes after
+    /// decryption, the task's own data).
+    public override var countOfBytesReceived: Int64 { withShared { $0.metrics.countOfBytesReceived } }
 
     /// An executor that runs Swift code on the thread that carries this task's connection.
     ///
@@ -178,7 +170,7 @@ public final class StreamTask: Sendable, CustomStringConvertible {
 
     /// Starts the task: waits for a connection slot for its host if the session's limit is
     /// reached, resolves the host name and connects. Calling it again does nothing.
-    public func resume() {
+    public override func resume() {
         // Ask for the slot here, not after hopping to the task's event loop: tasks live on
         // different loops, and the session's queue must see them in the order they were resumed.
         let resumed = withShared { shared -> Bool in
@@ -186,7 +178,10 @@ public final class StreamTask: Sendable, CustomStringConvertible {
             shared.state = .running
             return true
         }
-        if resumed {
+        guard resumed else { return }
+        if let wait = earliestBeginDate?.timeIntervalSinceNow, wait > 0 {
+            eventLoop.scheduleTask(in: .seconds(wait)) { self.session.requestConnectionSlot(for: self) }
+        } else {
             session.requestConnectionSlot(for: self)
         }
     }
@@ -194,7 +189,7 @@ public final class StreamTask: Sendable, CustomStringConvertible {
     /// Cancels the task: every queued operation fails with ``StreamTaskError/Code/cancelled``
     /// and the connection closes. Does nothing once the task's streams were captured: closing
     /// them ends the connection.
-    public func cancel() {
+    public override func cancel() {
         driver.cancel()
     }
 
@@ -235,22 +230,24 @@ public final class StreamTask: Sendable, CustomStringConvertible {
         if case .completed = event { last = true }
         broadcaster.emit(event, last: last)
         guard !withShared({ $0.delegateMuted }) else { return }
-        guard let delegate = self.delegate ?? session.delegate else { return }
+        guard let delegate = self.delegate ?? session.delegate as? any StreamSessionTaskDelegate else { return }
         let session = self.session
         session.callbackQueue.async {
             switch event {
-            case .readClosed:
-                delegate.streamSession(session, readClosedFor: self)
-            case .writeClosed:
-                delegate.streamSession(session, writeClosedFor: self)
-            case .metricsCollected(let metrics):
-                delegate.streamSession(session, task: self, didFinishCollecting: metrics)
             case .completed(let error):
-                delegate.streamSession(session, task: self, didCompleteWithError: error)
-            case .betterRouteDiscovered:
-                delegate.streamSession(session, betterRouteDiscoveredFor: self)
-            case .viabilityChanged(let isViable):
-                delegate.streamSession(session, viabilityDidChangeFor: self, isViable: isViable)
+                delegate.urlSession(session, task: self, didCompleteWithError: error?.urlError)
+            case .metricsCollected(let metrics):
+                delegate.urlSession(session, task: self, didFinishCollecting: metrics)
+            default:
+                guard let delegate = delegate as? any StreamSessionStreamDelegate else { return }
+                switch event {
+                case .readClosed: delegate.urlSession(session, readClosedFor: self)
+                case .writeClosed: delegate.urlSession(session, writeClosedFor: self)
+                case .betterRouteDiscovered: delegate.urlSession(session, betterRouteDiscoveredFor: self)
+                case .viabilityChanged(let isViable):
+                    delegate.urlSession(session, viabilityDidChangeFor: self, isViable: isViable)
+                case .completed, .metricsCollected: break
+                }
             }
         }
     }

@@ -100,7 +100,7 @@ extension DataTaskBodyWindowTests {
             #expect(await eventually { waiting(dataTask).paused }, "the task stops at the window first")
             consumer.cancel()
             #expect(await eventually { dataTask.state == .completed }, "the data task went on waiting for its consumer")
-            #expect(dataTask.error?.code == .cancelled)
+            #expect(dataTask.streamTaskError?.code == .cancelled)
             #expect(await eventually { session.allTasks.isEmpty }, "the connection was let go")
             dataTask.cancel()  // if the check above failed: lets the peer finish
         }
@@ -133,7 +133,7 @@ private final class SlowBodyDelegate: StreamSessionDataDelegate, Sendable {
     let received = NIOLockedValueBox(0)
     let largestWaiting = NIOLockedValueBox(0)
 
-    func streamSession(_ session: StreamSession, dataTask: StreamDataTask, didReceive data: Data) {
+    func urlSession(_ session: StreamSession, dataTask: StreamSessionDataTask, didReceive data: Data) {
         if received.withLockedValue({ $0 }) == 0 { gate.wait() }
         received.withLockedValue { $0 += data.count }
         let waiting = dataTask.shared.withLockedValue { $0.bodyBytesUnconsumed }

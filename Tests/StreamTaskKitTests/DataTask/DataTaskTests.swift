@@ -215,27 +215,29 @@ final class DisposingDelegate: StreamSessionDataDelegate {
         self.disposition = disposition
     }
 
-    func streamSession(
+    func urlSession(
         _ session: StreamSession,
-        dataTask: StreamDataTask,
-        didReceive response: HTTPURLResponse,
-        completionHandler: @escaping @Sendable (StreamDataTask.ResponseDisposition) -> Void
+        dataTask: StreamSessionDataTask,
+        didReceive response: URLResponse,
+        completionHandler: @escaping @Sendable (StreamSession.ResponseDisposition) -> Void
     ) {
-        events.append("response \(response.statusCode)")
+        events.append("response \((response as? HTTPURLResponse)?.statusCode ?? 0)")
         completionHandler(disposition)
     }
 
-    func streamSession(_ session: StreamSession, dataTask: StreamDataTask, didReceive data: Data) {
+    func urlSession(_ session: StreamSession, dataTask: StreamSessionDataTask, didReceive data: Data) {
         events.append("data \(data.count)")
     }
 
-    func streamSession(_ session: StreamSession, dataTask: StreamDataTask, didBecome streamTask: StreamTask) {
+    func urlSession(
+        _ session: StreamSession, dataTask: StreamSessionDataTask, didBecome streamTask: StreamSessionStreamTask
+    ) {
         stream.withLockedValue { $0 = streamTask }
         events.append("became stream #\(streamTask.taskIdentifier)")
     }
 
-    func streamSession(_ session: StreamSession, dataTask: StreamDataTask, didCompleteWithError error: (any Error)?) {
-        events.append("completed \(error.map { "\($0)" } ?? "nil")")
+    func urlSession(_ session: StreamSession, task: StreamSessionTask, didCompleteWithError error: (any Error)?) {
+        events.append("completed \(error.map { "\($0.streamTaskError.map { "\($0)" } ?? "\($0)")" } ?? "nil")")
     }
 
     /// The stream task the data task became, once the callbacks so far have been delivered.

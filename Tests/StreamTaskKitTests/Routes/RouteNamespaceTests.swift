@@ -63,12 +63,14 @@ struct RouteNamespaceTests {
         }
     }
 
-    final class Delegate: StreamSessionDelegate {
+    final class Delegate: StreamSessionStreamDelegate {
         let heard = Recorder<String>()
-        func streamSession(_ session: StreamSession, betterRouteDiscoveredFor streamTask: StreamTask) {
+        func urlSession(_ session: StreamSession, betterRouteDiscoveredFor streamTask: StreamSessionStreamTask) {
             heard.append("better")
         }
-        func streamSession(_ session: StreamSession, viabilityDidChangeFor streamTask: StreamTask, isViable: Bool) {
+        func urlSession(
+            _ session: StreamSession, viabilityDidChangeFor streamTask: StreamSessionStreamTask, isViable: Bool
+        ) {
             heard.append(isViable ? "viable" : "not viable")
         }
     }

@@ -170,11 +170,12 @@ final class UncheckedStreams: @unchecked Sendable {
 }
 
 /// Keeps the streams a delegate was given.
-final class StreamCapturingDelegate: StreamSessionDelegate {
+final class StreamCapturingDelegate: StreamSessionStreamDelegate {
     private let captured = NIOLockedValueBox<UncheckedStreams?>(nil)
 
-    func streamSession(
-        _ session: StreamSession, streamTask: StreamTask, didBecome inputStream: InputStream, outputStream: OutputStream
+    func urlSession(
+        _ session: StreamSession, streamTask: StreamSessionStreamTask, didBecome inputStream: InputStream,
+        outputStream: OutputStream
     ) {
         let streams = UncheckedStreams(input: inputStream, output: outputStream)
         captured.withLockedValue { $0 = streams }
