@@ -203,6 +203,11 @@ let package = Package(
         .executableTarget(
             name: "sample-dnssd", dependencies: ["StreamTaskDNSSD", "StreamTaskKit"],
             path: "Examples/Samples/sample-dnssd"),
+        // Darwin programs (Tests/DarwinPrograms) as scripts/port-from-darwin.sh ports them, in the
+        // Swift 5 language mode most Darwin code is written in; the tests run them against real peers.
+        .executableTarget(
+            name: "ported-irc-bot", dependencies: ["StreamTaskKit"], path: "Examples/Ported/irc-bot",
+            swiftSettings: [.swiftLanguageMode(.v5)]),
         // What several test targets share: child processes, blocking work off the pool.
         .target(
             name: "StreamTaskTestSupport",
@@ -242,6 +247,7 @@ let package = Package(
                 "StreamTaskTestSupport",
                 "chat-client",
                 "chat-server",
+                "ported-irc-bot",
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ]
         ),

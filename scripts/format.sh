@@ -47,10 +47,15 @@ for file in "${files[@]}"; do
 done
 
 # The documents' samples (Examples/Samples) keep the layout of the documents they are copied
-# from, character for character (scripts/check-samples.py): swift-format leaves them alone.
+# from, character for character (scripts/check-samples.py), and the ported Darwin programs
+# (Examples/Ported) are exactly what scripts/port-from-darwin.sh makes of Tests/DarwinPrograms,
+# which are written as Darwin code is: swift-format leaves all three alone.
 formatted=()
 for file in "${files[@]}"; do
-    [[ "$file" == Examples/Samples/* ]] || formatted+=("$file")
+    case "$file" in
+    Examples/Samples/* | Examples/Ported/* | Tests/DarwinPrograms/*) ;;
+    *) formatted+=("$file") ;;
+    esac
 done
 
 if [[ -n "$check" ]]; then

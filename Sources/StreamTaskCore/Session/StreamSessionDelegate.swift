@@ -20,7 +20,10 @@ import Foundation
 /// Callbacks arrive on the session's delegate queue, one at a time and in the order the events
 /// happened; ``StreamTaskEvent`` documents when each one fires. Errors are `URLError` values, as
 /// Apple's; `streamTaskError` has the library's detail.
-public protocol StreamSessionDelegate: AnyObject, Sendable {
+///
+/// The protocols are `Sendable` and marked `@preconcurrency`: code in the Swift 5 language
+/// mode, as most Darwin code is, conforms without warnings, as it does to Foundation's.
+@preconcurrency public protocol StreamSessionDelegate: AnyObject, Sendable {
     /// The session was invalidated and every one of its tasks has completed.
     func urlSession(_ session: StreamSession, didBecomeInvalidWithError error: (any Error)?)
 }
@@ -28,7 +31,8 @@ public protocol StreamSessionDelegate: AnyObject, Sendable {
 /// Callbacks about a session's tasks, as `URLSessionTaskDelegate`.
 public protocol StreamSessionTaskDelegate: StreamSessionDelegate {
     /// The task's final metrics, delivered once just before it completes.
-    func urlSession(_ session: StreamSession, task: StreamSessionTask, didFinishCollecting metrics: StreamTaskMetrics)
+    func urlSession(
+        _ session: StreamSession, task: StreamSessionTask, didFinishCollecting metrics: StreamSessionTaskMetrics)
     /// The task completed: `nil` after an orderly close, a `URLError` otherwise.
     func urlSession(_ session: StreamSession, task: StreamSessionTask, didCompleteWithError error: (any Error)?)
 }
@@ -65,7 +69,7 @@ extension StreamSessionDelegate {
 
 extension StreamSessionTaskDelegate {
     public func urlSession(
-        _ session: StreamSession, task: StreamSessionTask, didFinishCollecting metrics: StreamTaskMetrics
+        _ session: StreamSession, task: StreamSessionTask, didFinishCollecting metrics: StreamSessionTaskMetrics
     ) {}
     public func urlSession(_ session: StreamSession, task: StreamSessionTask, didCompleteWithError error: (any Error)?)
     {}

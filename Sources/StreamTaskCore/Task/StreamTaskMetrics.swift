@@ -67,3 +67,7 @@ public struct StreamTaskMetrics: Sendable, Hashable {
         self.countOfBytesReceived = 0
     }
 }
+
+/// The task metrics type under the name the porting rule gives `URLSessionTaskMetrics`. For now
+/// it is the library's flat ``StreamTaskMetrics``: see <doc:Porting> for what differs.
+public typealias StreamSessionTaskMetrics = StreamTaskMetrics

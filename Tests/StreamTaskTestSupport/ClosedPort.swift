@@ -9,8 +9,6 @@
 
 import Foundation
 
-@testable import StreamTaskCore
-
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -18,13 +16,13 @@ import Glibc
 /// A port on 127.0.0.1 that refuses connections for as long as this value lives: a socket
 /// bound to it that does not listen. Unlike a port whose listener closed, no other test's
 /// listener can take it meanwhile.
-final class ClosedPort: @unchecked Sendable {
+public final class ClosedPort: @unchecked Sendable {
     // @unchecked Sendable: `fd` is only closed, once.
-    let port: Int
+    public let port: Int
     private var fd: Int32
 
     /// A closed port outside the ephemeral range (see ``TestPortRange``).
-    convenience init() throws {
+    public convenience init() throws {
         var lastError: (any Error)?
         for _ in 0..<100 {
             do {
@@ -38,7 +36,7 @@ final class ClosedPort: @unchecked Sendable {
     }
 
     /// That port, closed.
-    init(port: Int) throws {
+    public init(port: Int) throws {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
@@ -59,7 +57,7 @@ final class ClosedPort: @unchecked Sendable {
     }
 
     /// Frees the port.
-    func release() {
+    public func release() {
         if fd >= 0 { close(fd) }
         fd = -1
     }
@@ -67,9 +65,9 @@ final class ClosedPort: @unchecked Sendable {
     deinit { release() }
 }
 
-struct ClosedPortError: Error, CustomStringConvertible {
-    let port: Int
-    var description: String { "could not bind 127.0.0.1:\(port)" }
+public struct ClosedPortError: Error, CustomStringConvertible {
+    public let port: Int
+    public var description: String { "could not bind 127.0.0.1:\(port)" }
 }
 
 /// Ports for sockets that must not collide with other tests' listeners.
@@ -79,20 +77,7 @@ struct ClosedPortError: Error, CustomStringConvertible {
 /// once, so a port that a test closed to get "connection refused" could otherwise be listened
 /// on by the next test before it is used. Keeping to separate ranges keeps tests out of each
 /// other's way.
-enum TestPortRange {
-    static func random() -> Int { Int.random(in: 20_000..<32_000) }
-
-    /// A listener of ours on `host` and a port from this range.
-    static func listener(host: String = "127.0.0.1", session: StreamSession) async throws -> StreamListener {
-        var attempt = 0
-        while true {
-            let listener = StreamListener(host: host, port: random(), session: session)
-            do {
-                try await listener.start()
-                return listener
-            } catch let error as StreamTaskError where error.code == .bindFailed && attempt < 100 {
-                attempt += 1
-            }
-        }
-    }
+public enum TestPortRange {
+    /// A port from the range.
+    public static func random() -> Int { Int.random(in: 20_000..<32_000) }
 }

@@ -1,0 +1,84 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the swift-stream-task-kit open source project
+//
+// Licensed under Apache License v2.0; see LICENSE for license information
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
+import Foundation
+import StreamTaskTestSupport
+import Testing
+
+/// Darwin programs written for `URLSession` (Tests/DarwinPrograms), ported by
+/// scripts/port-from-darwin.sh and nothing else, run on Linux against real peers.
+@Suite(.timeLimit(.minutes(2))) struct PortedDarwinProgramTests {
+    static let root = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    /// The built program is exactly what the script makes of the Darwin source.
+    @Test(arguments: [("IRCBot.swift", "irc-bot")])
+    func theBuiltCopyIsTheScriptsOutput(darwin: String, ported: String) async throws {
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("ported-\(UUID().uuidString).swift")
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        try FileManager.default.copyItem(
+            at: Self.root.appendingPathComponent("Tests/DarwinPrograms/\(darwin)"), to: scratch)
+        let result = await RouteLab.run([
+            "bash", Self.root.appendingPathComponent("scripts/port-from-darwin.sh").path, scratch.path,
+        ])
+        #expect(result.status == 0, "\(result.output)")
+        let expected = try String(contentsOf: scratch, encoding: .utf8)
+        let built = try String(
+            contentsOf: Self.root.appendingPathComponent("Examples/Ported/\(ported)/main.swift"), encoding: .utf8)
+        #expect(built == expected, "Examples/Ported/\(ported)/main.swift is not the script's output: port it again")
+    }
+
+    /// The IRC bot registers on ngIRCd, joins a channel, says its line to a real client there,
+    /// and quits; its delegate hears the end and the metrics on its OperationQueue.
+    @Test func theIRCBotTalksToNgircd() async throws {
+        let ngircd = try await NgircdServer.start()
+        do {
+            let listener = IRCTestClient(port: ngircd.port)
+            try await listener.register("listener")
+            try await listener.join("#ported")
+            let bot = try ObservedProcess(
+                try BuiltProducts.path("ported-irc-bot"),
+                ["127.0.0.1", "\(ngircd.port)", "darwinbot", "#ported", "hello from Darwin code"])
+            let heard = try await listener.waitFor(command: "PRIVMSG")
+            #expect(heard.sourceNickname == "darwinbot")
+            #expect(heard.parameters == ["#ported", "hello from Darwin code"])
+            let quit = try await listener.waitFor(command: "QUIT")
+            #expect(quit.sourceNickname == "darwinbot")
+            #expect(await bot.waitForExit(), "\(bot.output)")
+            #expect(bot.child.exitCode == 0, "\(bot.output)")
+            let output = bot.output
+            for line in [
+                "registered as darwinbot", "joined #ported", "the server closed the connection", "metrics collected",
+                "IRC connection of darwinbot completed, state 3",
+            ] {
+                #expect(output.contains(line), "\(line) missing from: \(output)")
+            }
+            await bot.stop()
+            await listener.close()
+            await ngircd.stop()
+        } catch {
+            Issue.record("ngircd said: \(ngircd.process.output.suffix(2000))")
+            await ngircd.stop()
+            throw error
+        }
+    }
+
+    /// Refused, the bot's `error as? URLError` is `.cannotConnectToHost` in NSURLErrorDomain.
+    @Test func theIRCBotSeesApplesErrorForARefusedConnection() async throws {
+        let closed = try ClosedPort()
+        defer { closed.release() }
+        let bot = try ObservedProcess(
+            try BuiltProducts.path("ported-irc-bot"), ["127.0.0.1", "\(closed.port)", "x", "#x", "x"])
+        #expect(await bot.waitForExit(), "\(bot.output)")
+        #expect(bot.child.exitCode == 2, "\(bot.output)")
+        #expect(
+            bot.output.contains("cannot connect: NSURLErrorDomain \(NSURLErrorCannotConnectToHost)"), "\(bot.output)")
+        await bot.stop()
+    }
+}
