@@ -21,12 +21,7 @@ extension NetService {
     ///
     /// - Parameter txtData: A TXT record in wire format (length-prefixed `key=value` strings).
     public class func dictionary(fromTXTRecord txtData: Data) -> [String: Data] {
-        guard isWellFormedTXTRecord(txtData) else { return [:] }
-        var dictionary: [String: Data] = [:]
-        for (key, value) in DNSSDTXTRecord(wireFormat: txtData).entries where dictionary[key] == nil {
-            dictionary[key] = value.data ?? Data()
-        }
-        return dictionary
+        NetServiceTXTCoding.dictionary(fromTXTRecord: txtData)
     }
 
     /// A TXT record in wire format from a dictionary, its keys in sorted order, each value
@@ -36,24 +31,7 @@ extension NetService {
     /// holds `=` or anything but printable ASCII, or equals another key but for case; for an
     /// entry over 255 bytes or a record over 65535. An empty dictionary gives empty data too.
     public class func data(fromTXTRecord txtDictionary: [String: Data]) -> Data {
-        var record = DNSSDTXTRecord()
-        for key in txtDictionary.keys.sorted() {
-            record[key] = .data(txtDictionary[key]!)
-        }
-        guard !record.isEmpty, record.entries.count == txtDictionary.count,
-            let data = try? record.wireFormat()
-        else { return Data() }
-        return data
-    }
-
-    /// Whether each length byte of `data` ends within it: what Apple's `TXTRecordGetCount`
-    /// requires before it reads any entry.
-    static func isWellFormedTXTRecord(_ data: Data) -> Bool {
-        var offset = data.startIndex
-        while offset < data.endIndex {
-            offset += 1 + Int(data[offset])
-        }
-        return offset == data.endIndex
+        NetServiceTXTCoding.data(fromTXTRecord: txtDictionary)
     }
 
     /// Sets the TXT record to publish, or, while published, replaces the published one.
@@ -66,7 +44,7 @@ extension NetService {
     public func setTXTRecord(_ recordData: Data?) -> Bool {
         let record = recordData.map { DNSSDTXTRecord(wireFormat: $0) } ?? DNSSDTXTRecord()
         if let recordData {
-            guard Self.isWellFormedTXTRecord(recordData), (try? record.wireFormat()) != nil else { return false }
+            guard NetServiceTXTCoding.isWellFormed(recordData), (try? record.wireFormat()) != nil else { return false }
         }
         txtData = recordData
         switch activity {
