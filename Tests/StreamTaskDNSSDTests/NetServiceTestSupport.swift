@@ -43,6 +43,13 @@ final class DelegateRecorder: NSObject, NetServiceDelegate, NetServiceBrowserDel
     // @unchecked Sendable: `calls` is behind `lock`.
     private let lock = NIOLock()
     private var calls: [DelegateCall] = []
+    /// Whether `didFind` stops the browser, as a program that wants one service does: the
+    /// browser is then stopped on its own run loop.
+    let stopsBrowserOnFind: Bool
+
+    init(stopsBrowserOnFind: Bool = false) {
+        self.stopsBrowserOnFind = stopsBrowserOnFind
+    }
 
     /// The calls so far.
     var recorded: [DelegateCall] { lock.withLock { calls } }
@@ -87,6 +94,7 @@ final class DelegateRecorder: NSObject, NetServiceDelegate, NetServiceBrowserDel
     }
     func netServiceBrowser(_ browser: NetServiceBrowser, didFind service: NetService, moreComing: Bool) {
         note("didFind", moreComing: moreComing, service: service)
+        if stopsBrowserOnFind { browser.stop() }
     }
     func netServiceBrowser(_ browser: NetServiceBrowser, didRemove service: NetService, moreComing: Bool) {
         note("didRemove", moreComing: moreComing, service: service)
@@ -105,28 +113,24 @@ extension DelegateRecorder {
 
 /// A socket address from `NetService.addresses`: its family, address text and port.
 func parseSocketAddress(_ data: Data) -> (family: Int32, host: String, port: Int)? {
-    data.withUnsafeBytes { raw -> (Int32, String, Int)? in
+    var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
+    let parsed = data.withUnsafeBytes { raw -> (family: Int32, port: UInt16)? in
         guard raw.count >= MemoryLayout<sockaddr>.size else { return nil }
-        let family = Int32(raw.load(as: sockaddr.self).sa_family)
-        var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
-        switch family {
+        switch Int32(raw.load(as: sockaddr.self).sa_family) {
         case AF_INET where raw.count == MemoryLayout<sockaddr_in>.size:
             var address = raw.loadUnaligned(as: sockaddr_in.self)
             inet_ntop(AF_INET, &address.sin_addr, &text, socklen_t(text.count))
-            return (
-                family, String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self),
-                Int(UInt16(bigEndian: address.sin_port))
-            )
+            return (AF_INET, address.sin_port)
         case AF_INET6 where raw.count == MemoryLayout<sockaddr_in6>.size:
             var address = raw.loadUnaligned(as: sockaddr_in6.self)
             inet_ntop(AF_INET6, &address.sin6_addr, &text, socklen_t(text.count))
-            return (
-                family, String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self),
-                Int(UInt16(bigEndian: address.sin6_port))
-            )
+            return (AF_INET6, address.sin6_port)
         default:
             return nil
         }
     }
+    guard let parsed else { return nil }
+    let host = String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    return (parsed.family, host, Int(UInt16(bigEndian: parsed.port)))
 }
 #endif

@@ -91,7 +91,7 @@ open class NetServiceBrowser: NSObject {
             },
             onFailure: { error in mailbox.post(.notSearched(id: id, NetService.ErrorCode(error))) }
         )
-        search = (id, operation)
+        search?.operation = operation
         DNSSDQueue.async { operation.start() }
     }
 
@@ -108,7 +108,6 @@ open class NetServiceBrowser: NSObject {
 
     private func searchForLocalDomain() {
         guard let id = beginSearch() else { return }
-        search = (id, nil)
         mailbox.post(.foundDomain(id: id, "local."))
     }
 
@@ -118,8 +117,9 @@ open class NetServiceBrowser: NSObject {
             mailbox.post(.notSearched(id: nil, .activityInProgress))
             return nil
         }
-        mailbox.post(.willSearch)
         lastID += 1
+        search = (lastID, nil)
+        mailbox.post(.willSearch)
         return lastID
     }
 
