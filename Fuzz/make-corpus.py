@@ -76,6 +76,8 @@ def txt_records():
     ]
     write("dnssd-txt-record", records)
     write("chat-service-record", records)
+    # netservice-txt reads a steering byte first (how it cuts the rest into keys and values).
+    write("netservice-txt", [bytes([i]) + record for i, record in enumerate(records)])
 
 
 def swift_array(source, name):

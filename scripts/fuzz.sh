@@ -37,7 +37,7 @@ case "$seconds" in
 '' | *[!0-9]*) echo "fuzz.sh: seconds must be a whole number, got '$seconds'" >&2; exit 2 ;;
 esac
 
-all_targets=(irc-message irc-tag irc-line-framer dnssd-txt-record chat-service-record netlink-message no-proxy-list http-connect socks5 server-hello http-head-gate peer-address-group chat-server-state)
+all_targets=(irc-message irc-tag irc-line-framer dnssd-txt-record netservice-txt chat-service-record netlink-message no-proxy-list http-connect socks5 server-hello http-head-gate peer-address-group chat-server-state)
 if [ $# -gt 0 ]; then targets=("$@"); else targets=("${all_targets[@]}"); fi
 
 chat=(Examples/ChatProtocol/*.swift)
@@ -58,6 +58,8 @@ sources() {
     irc-tag) echo Fuzz/Targets/IRCTagFuzz.swift "${chat[@]}" ;;
     irc-line-framer) echo Fuzz/Targets/IRCLineFramerFuzz.swift "${chat[@]}" ;;
     dnssd-txt-record) echo Fuzz/Targets/DNSSDTXTRecordFuzz.swift "${txt[@]}" ;;
+    netservice-txt) echo Fuzz/Targets/NetServiceTXTFuzz.swift "${txt[@]}" \
+        Sources/StreamTaskDNSSD/NetService/NetServiceTXTCoding.swift ;;
     chat-service-record) echo Fuzz/Targets/ChatServiceRecordFuzz.swift "${txt[@]}" "${chat[@]}" ;;
     netlink-message) echo Fuzz/Targets/NetlinkMessageFuzz.swift "$routes/NetlinkMessage.swift" \
         "$routes/Netlink.swift" "$routes/RouteAddress.swift" ;;

@@ -74,3 +74,34 @@ func discoveringAdvertise() async throws {
     print("advertised as", registration.name)
     // end sample
 }
+
+// sample: Sources/StreamTaskDNSSD/Docs.docc/NetServiceOnLinux.md 1
+final class ChatFinder: NSObject, NetServiceBrowserDelegate, NetServiceDelegate {
+    let browser = NetServiceBrowser()
+    var resolving: [NetService] = []
+
+    func start() {
+        browser.delegate = self
+        browser.searchForServices(ofType: "_chat._tcp.", inDomain: "local.")
+    }
+
+    func netServiceBrowser(_ browser: NetServiceBrowser, didFind service: NetService, moreComing: Bool) {
+        resolving.append(service)
+        service.delegate = self
+        service.resolve(withTimeout: 5)
+    }
+
+    func netServiceDidResolveAddress(_ sender: NetService) {
+        let txt = sender.txtRecordData().map { NetService.dictionary(fromTXTRecord: $0) } ?? [:]
+        print(sender.name, sender.hostName ?? "?", sender.port, txt.keys.sorted())
+    }
+}
+// end sample
+
+func netServiceOnLinux() {
+    // sample: Sources/StreamTaskDNSSD/Docs.docc/NetServiceOnLinux.md 2
+    let finder = ChatFinder()
+    finder.start()
+    RunLoop.main.run()  // the delegate methods are called here
+    // end sample
+}

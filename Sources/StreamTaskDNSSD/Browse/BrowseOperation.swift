@@ -9,40 +9,48 @@
 
 internal import CDNSSD
 
-/// One running browse: the `DNSServiceBrowse` call, its replies, and the stream they feed.
+/// One running browse: the `DNSServiceBrowse` call and its replies, passed on as events (a
+/// ``DNSSDBrowser``'s stream, or a `NetServiceBrowser`'s run loop).
 final class BrowseOperation: @unchecked Sendable {
     // @unchecked Sendable: the `var`s are used only on DNSSDQueue.queue.
-    private let browser: DNSSDBrowser
-    private let continuation: AsyncThrowingStream<DNSSDBrowseEvent, any Error>.Continuation
+    private let type: String
+    private let domain: String?
+    private let interface: DNSSDInterface
+    private let onEvent: @Sendable (DNSSDBrowseEvent) -> Void
+    private let onFailure: @Sendable (DNSSDError) -> Void
     private var ref: ServiceRef?
     private var tally = BrowseTally()
     private var stopped = false
 
-    init(browser: DNSSDBrowser, continuation: AsyncThrowingStream<DNSSDBrowseEvent, any Error>.Continuation) {
-        self.browser = browser
-        self.continuation = continuation
+    /// A browse for `type` that passes each service appearing or going away to `onEvent` and a
+    /// failure, after which it has stopped, to `onFailure`; both are called on the queue.
+    init(
+        type: String, domain: String?, interface: DNSSDInterface,
+        onEvent: @escaping @Sendable (DNSSDBrowseEvent) -> Void,
+        onFailure: @escaping @Sendable (DNSSDError) -> Void
+    ) {
+        self.type = type
+        self.domain = domain
+        self.interface = interface
+        self.onEvent = onEvent
+        self.onFailure = onFailure
     }
 
-    private var doing: String { "browsing for \(browser.type)" }
+    private var doing: String { "browsing for \(type)" }
 
     func start() {
         guard !stopped else { return }
         do {
-            try DNSSDService.validate(type: browser.type)
-            ref = try ServiceRef.start(
-                doing: doing,
-                context: self,
-                onFailure: { [continuation] error in continuation.finish(throwing: error) }
-            ) { ref, context in
-                DNSServiceBrowse(
-                    ref, 0, browser.interface.index, browser.type, browser.domain ?? "", browseReply, context)
+            try DNSSDService.validate(type: type)
+            ref = try ServiceRef.start(doing: doing, context: self, onFailure: onFailure) { ref, context in
+                DNSServiceBrowse(ref, 0, interface.index, type, domain ?? "", browseReply, context)
             }
         } catch {
-            continuation.finish(throwing: error)
+            onFailure(error)
         }
     }
 
-    /// The iteration ended: stop browsing.
+    /// Stops browsing; no event follows.
     func stop() {
         stopped = true
         ref?.cancel()
@@ -54,12 +62,12 @@ final class BrowseOperation: @unchecked Sendable {
     ) {
         guard !stopped else { return }
         guard error == DNSServiceErrorType(kDNSServiceErr_NoError), let service else {
-            continuation.finish(throwing: DNSSDError.daemon(error, while: doing))
             stop()
+            onFailure(DNSSDError.daemon(error, while: doing))
             return
         }
         let event = flags & DNSServiceFlags(kDNSServiceFlagsAdd) != 0 ? tally.add(service) : tally.remove(service)
-        if let event { continuation.yield(event) }
+        if let event { onEvent(event) }
     }
 }
 

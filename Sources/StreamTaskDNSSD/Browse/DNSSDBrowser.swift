@@ -49,7 +49,11 @@ public struct DNSSDBrowser: AsyncSequence, Sendable {
     /// cancelled.
     public func makeAsyncIterator() -> Iterator {
         let (stream, continuation) = AsyncThrowingStream.makeStream(of: DNSSDBrowseEvent.self)
-        let operation = BrowseOperation(browser: self, continuation: continuation)
+        let operation = BrowseOperation(
+            type: type, domain: domain, interface: interface,
+            onEvent: { continuation.yield($0) },
+            onFailure: { continuation.finish(throwing: $0) }
+        )
         continuation.onTermination = { _ in DNSSDQueue.async { operation.stop() } }
         DNSSDQueue.async { operation.start() }
         return Iterator(base: stream.makeAsyncIterator())

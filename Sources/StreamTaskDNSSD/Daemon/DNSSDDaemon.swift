@@ -26,16 +26,16 @@ public enum DNSSDDaemon {
 private final class ReachabilityCheck: DaemonRequest, @unchecked Sendable {
     // @unchecked Sendable: no state; used only on DNSSDQueue.queue.
 
-    func start(_ continuation: CheckedContinuation<Void, any Error>) {
+    func start(_ completion: @escaping @Sendable (Result<Void, any Error>) -> Void) {
         do {
             let ref = try ServiceRef.start(doing: "reaching the DNS-SD daemon", context: self, onFailure: { _ in }) {
                 ref, context in
                 DNSServiceBrowse(ref, 0, 0, "_stk-check._tcp", "", ignoredReply, context)
             }
             ref.cancel()
-            continuation.resume()
+            completion(.success(()))
         } catch {
-            continuation.resume(throwing: error)
+            completion(.failure(error))
         }
     }
 

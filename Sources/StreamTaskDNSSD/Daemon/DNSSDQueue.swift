@@ -36,19 +36,27 @@ enum DNSSDQueue {
     static func perform<Request: DaemonRequest>(_ request: Request) async throws -> Request.Value {
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Request.Value, any Error>) in
-                async { request.start(continuation) }
+                start(request) { continuation.resume(with: $0) }
             }
         } onCancel: {
             async { request.cancel() }
         }
+    }
+
+    /// Starts a request on the queue; `completion` gets its result, on the queue. For callers
+    /// that are not `async` (`NetService`, which must not need a free thread of Swift's pool).
+    static func start<Request: DaemonRequest>(
+        _ request: Request, completion: @escaping @Sendable (Result<Request.Value, any Error>) -> Void
+    ) {
+        async { request.start(completion) }
     }
 }
 
 /// A request to the daemon with one result, carried out on ``DNSSDQueue``.
 protocol DaemonRequest: AnyObject, Sendable {
     associatedtype Value: Sendable
-    /// Starts the request; it resumes `continuation` exactly once. Called on the queue.
-    func start(_ continuation: CheckedContinuation<Value, any Error>)
+    /// Starts the request; it calls `completion` exactly once. Called on the queue.
+    func start(_ completion: @escaping @Sendable (Result<Value, any Error>) -> Void)
     /// The waiting Swift task was cancelled: end the request, failing it unless it has finished.
     /// Called on the queue, possibly before ``start(_:)``.
     func cancel()

@@ -40,7 +40,7 @@ final class RegisterOperation: DaemonRequest, @unchecked Sendable {
     let renameOnConflict: Bool
     let published: NIOLockedValueBox<Published>
 
-    private var continuation: CheckedContinuation<Void, any Error>?
+    private var completion: (@Sendable (Result<Void, any Error>) -> Void)?
     private var ref: ServiceRef?
     private var attemptName: String?
     private var renames = 0
@@ -70,14 +70,14 @@ final class RegisterOperation: DaemonRequest, @unchecked Sendable {
         "registering \(name.map { "\"\($0)\"" } ?? "the default name") as \(type) on port \(port)"
     }
 
-    func start(_ continuation: CheckedContinuation<Void, any Error>) {
+    func start(_ completion: @escaping @Sendable (Result<Void, any Error>) -> Void) {
         guard !withdrawn else {
             // Cancelled before it started: answered here, and not kept where a later call
             // could answer it again.
-            continuation.resume(throwing: DNSSDError.cancelled(doing(requestedName)))
+            completion(.failure(DNSSDError.cancelled(doing(requestedName))))
             return
         }
-        self.continuation = continuation
+        self.completion = completion
         do throws(DNSSDError) {
             try DNSSDService.validate(type: type)
             if let requestedName { try DNSSDService.validate(name: requestedName) }
@@ -133,8 +133,7 @@ final class RegisterOperation: DaemonRequest, @unchecked Sendable {
             retryDelay = Self.firstRetryDelay
             if !established {
                 established = true
-                continuation?.resume()
-                continuation = nil
+                finish(.success(()))
             }
             return
         }
@@ -163,35 +162,37 @@ final class RegisterOperation: DaemonRequest, @unchecked Sendable {
 
     func update(_ txtRecord: DNSSDTXTRecord) async throws {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            DNSSDQueue.async {
-                do {
-                    let txt = try txtRecord.wireFormat()
-                    guard !self.withdrawn else {
-                        throw DNSSDError.cancelled("the registration of \(self.type) on port \(self.port)")
-                    }
-                    guard let ref = self.ref else {
-                        // Lost with the daemon: registering again publishes the new record.
-                        self.published.withLockedValue { $0.txtRecord = txtRecord }
-                        continuation.resume()
-                        return
-                    }
-                    let status = try ref.withRef { ref in
-                        txt.withUnsafeBytes { bytes in
-                            DNSServiceUpdateRecord(ref, nil, 0, UInt16(bytes.count), bytes.baseAddress, 0)
-                        }
-                    }
-                    guard status == DNSServiceErrorType(kDNSServiceErr_NoError) else {
-                        throw DNSSDError.daemon(
-                            status, while: "updating the TXT record of \(self.published.withLockedValue { $0.service })"
-                        )
-                    }
-                    self.published.withLockedValue { $0.txtRecord = txtRecord }
-                    continuation.resume()
-                } catch {
-                    continuation.resume(throwing: error)
-                }
+            update(txtRecord) { continuation.resume(with: $0) }
+        }
+    }
+
+    /// Replaces the TXT record; `completion` gets the outcome, on the queue. Any thread.
+    func update(_ txtRecord: DNSSDTXTRecord, completion: @escaping @Sendable (Result<Void, any Error>) -> Void) {
+        DNSSDQueue.async {
+            completion(Result { try self.updateOnQueue(txtRecord) })
+        }
+    }
+
+    private func updateOnQueue(_ txtRecord: DNSSDTXTRecord) throws(DNSSDError) {
+        let txt = try txtRecord.wireFormat()
+        guard !withdrawn else {
+            throw DNSSDError.cancelled("the registration of \(type) on port \(port)")
+        }
+        guard let ref else {
+            // Lost with the daemon: registering again publishes the new record.
+            published.withLockedValue { $0.txtRecord = txtRecord }
+            return
+        }
+        let status = try ref.withRef { ref in
+            txt.withUnsafeBytes { bytes in
+                DNSServiceUpdateRecord(ref, nil, 0, UInt16(bytes.count), bytes.baseAddress, 0)
             }
         }
+        guard status == DNSServiceErrorType(kDNSServiceErr_NoError) else {
+            throw DNSSDError.daemon(
+                status, while: "updating the TXT record of \(published.withLockedValue { $0.service })")
+        }
+        published.withLockedValue { $0.txtRecord = txtRecord }
     }
 
     /// Stops advertising: deallocating the reference withdraws the service.
@@ -199,8 +200,7 @@ final class RegisterOperation: DaemonRequest, @unchecked Sendable {
         withdrawn = true
         ref?.cancel()
         ref = nil
-        continuation?.resume(throwing: DNSSDError.cancelled(doing(attemptName)))
-        continuation = nil
+        finish(.failure(DNSSDError.cancelled(doing(attemptName))))
     }
 
     func cancel() {
@@ -251,8 +251,14 @@ final class RegisterOperation: DaemonRequest, @unchecked Sendable {
         ref?.cancel()
         ref = nil
         withdrawn = true
-        continuation?.resume(throwing: error)
-        continuation = nil
+        finish(.failure(error))
+    }
+
+    /// Answers the caller of ``start(_:)``, once.
+    private func finish(_ result: Result<Void, any Error>) {
+        let completion = self.completion
+        self.completion = nil
+        completion?(result)
     }
 }
 

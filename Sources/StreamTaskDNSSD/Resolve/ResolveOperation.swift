@@ -23,7 +23,7 @@ final class ResolveOperation: DaemonRequest, @unchecked Sendable {
 
     private let service: DNSSDService
     private let timeout: TimeInterval
-    private var continuation: CheckedContinuation<DNSSDResolvedService, any Error>?
+    private var completion: (@Sendable (Result<DNSSDResolvedService, any Error>) -> Void)?
     private var finished = false
     private var resolveRef: ServiceRef?
     private var addressRefs: [ServiceRef] = []
@@ -43,14 +43,14 @@ final class ResolveOperation: DaemonRequest, @unchecked Sendable {
         self.interface = service.interface
     }
 
-    func start(_ continuation: CheckedContinuation<DNSSDResolvedService, any Error>) {
+    func start(_ completion: @escaping @Sendable (Result<DNSSDResolvedService, any Error>) -> Void) {
         guard !finished else {
             // Cancelled before it started: answered here, and not kept where a later call
             // could answer it again.
-            continuation.resume(throwing: DNSSDError.cancelled("resolving \(service)"))
+            completion(.failure(DNSSDError.cancelled("resolving \(service)")))
             return
         }
-        self.continuation = continuation
+        self.completion = completion
         do {
             resolveRef = try ServiceRef.start(doing: "resolving \(service)", context: self, onFailure: fail) {
                 ref, context in
@@ -197,8 +197,9 @@ final class ResolveOperation: DaemonRequest, @unchecked Sendable {
         addressRefs = []
         timers.forEach { $0.cancel() }
         timers = []
-        continuation?.resume(with: result.mapError { $0 as any Error })
-        continuation = nil
+        let completion = self.completion
+        self.completion = nil
+        completion?(result.mapError { $0 as any Error })
     }
 
     private func schedule(after seconds: TimeInterval, _ body: @escaping @Sendable (ResolveOperation) -> Void) {

@@ -1,0 +1,89 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the swift-stream-task-kit open source project
+//
+// Licensed under Apache License v2.0; see LICENSE for license information
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
+#if !canImport(Darwin)
+import Foundation
+import NIOCore
+
+/// What a `NetService`'s operations report, on their way to its run loop. An `id` names the
+/// publish, resolve or monitor it comes from (`nil`: a refusal that depends on no operation).
+enum NetServiceEvent: Sendable {
+    case willPublish
+    case published(id: Int, DNSSDService)
+    case notPublished(id: Int?, NetService.ErrorCode)
+    case willResolve
+    case resolved(id: Int, DNSSDResolvedService)
+    case notResolved(id: Int?, NetService.ErrorCode)
+    case resolveTimeElapsed(id: Int)
+    case stopped
+    case txtRecordUpdated(id: Int, Data)
+}
+
+extension NetService {
+    func handle(_ events: [NetServiceEvent]) {
+        for event in events { handle(event) }
+    }
+
+    /// Updates the service from one event and tells the delegate; a stale operation's event
+    /// (the service was stopped, or started something else, since) is dropped.
+    private func handle(_ event: NetServiceEvent) {
+        switch event {
+        case .willPublish:
+            delegate?.netServiceWillPublish(self)
+        case .published(let id, let service):
+            guard case .publishing(id, let operation) = activity else { return }
+            activity = .published(id: id, operation)
+            storedName = service.name
+            storedDomain = service.domain
+            delegate?.netServiceDidPublish(self)
+        case .notPublished(let id, let code):
+            if let id {
+                guard case .publishing(id, _) = activity else { return }
+                activity = .idle
+            }
+            delegate?.netService(self, didNotPublish: Self.errorDictionary(code))
+        case .willResolve:
+            delegate?.netServiceWillResolve(self)
+        case .resolved(let id, let resolved):
+            guard case .resolving(id, let operation, false) = activity else { return }
+            activity = .resolving(id: id, operation, resolved: true)
+            hostName = resolved.hostName
+            resolvedPort = resolved.port
+            addresses = resolved.addresses.map(\.socketAddressData)
+            // The record as parsed, written again: the same bytes for any well-formed record.
+            txtData = try? resolved.txtRecord.wireFormat()
+            delegate?.netServiceDidResolveAddress(self)
+        case .notResolved(let id, let code):
+            if let id {
+                guard case .resolving(id, _, false) = activity else { return }
+                activity = .idle
+            }
+            delegate?.netService(self, didNotResolve: Self.errorDictionary(code))
+        case .resolveTimeElapsed(let id):
+            guard case .resolving(id, _, true) = activity else { return }
+            activity = .idle
+            delegate?.netServiceDidStop(self)
+        case .stopped:
+            delegate?.netServiceDidStop(self)
+        case .txtRecordUpdated(let id, let data):
+            guard monitor?.id == id else { return }
+            txtData = data
+            delegate?.netService(self, didUpdateTXTRecord: data)
+        }
+    }
+}
+
+extension SocketAddress {
+    /// The address as Darwin's `NetService.addresses` holds it: the bytes of a `sockaddr_in`
+    /// or `sockaddr_in6`.
+    var socketAddressData: Data {
+        withSockAddr { address, length in Data(bytes: address, count: length) }
+    }
+}
+#endif
