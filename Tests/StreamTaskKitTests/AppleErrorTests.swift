@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 import Foundation
+import StreamTaskHTTP
 import Testing
 
 @testable import StreamTaskCore

@@ -9,6 +9,7 @@
 
 import Foundation
 import NIOConcurrencyHelpers
+import StreamTaskHTTP
 import Testing
 
 @testable import StreamTaskCore

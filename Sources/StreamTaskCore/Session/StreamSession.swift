@@ -37,7 +37,7 @@ public final class StreamSession: Sendable {
     /// (as Apple's `configuration` property).
     public var configuration: StreamSessionConfiguration { StreamSessionConfiguration(values: settings) }
     /// Receives callbacks about the session's tasks; held until the session is invalidated.
-    public var delegate: (any StreamSessionDelegate)? { state.withLockedValue { $0.delegate } }
+    public var delegate: (any StreamSessionCoreDelegate)? { state.withLockedValue { $0.delegate } }
     /// The queue that delegate callbacks and completion handlers run on, one at a time: the one
     /// given at creation, or a serial queue of the session's own.
     public var delegateQueue: OperationQueue { callbackQueue.operationQueue }
@@ -57,7 +57,7 @@ public final class StreamSession: Sendable {
     private let isShared: Bool
 
     private struct State {
-        var delegate: (any StreamSessionDelegate)?
+        var delegate: (any StreamSessionCoreDelegate)?
         var tasks: [Int: StreamTask] = [:]
         var nextTaskIdentifier = 1
         var limiter: HostConnectionLimiter
@@ -93,7 +93,7 @@ public final class StreamSession: Sendable {
     ///   - eventLoopGroup: Where connections run; SwiftNIO's shared group by default.
     public convenience init(
         configuration: StreamSessionConfiguration = .default,
-        delegate: (any StreamSessionDelegate)? = nil,
+        delegate: (any StreamSessionCoreDelegate)? = nil,
         delegateQueue: OperationQueue? = nil,
         eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
     ) {
@@ -108,7 +108,7 @@ public final class StreamSession: Sendable {
 
     private init(
         configuration: StreamSessionConfiguration,
-        delegate: (any StreamSessionDelegate)?,
+        delegate: (any StreamSessionCoreDelegate)?,
         callbackQueue: CallbackQueue?,
         isShared: Bool,
         eventLoopGroup: any EventLoopGroup
@@ -274,7 +274,7 @@ public final class StreamSession: Sendable {
 
     /// Tells the delegate the session is invalid, once it is invalidated and has no tasks.
     func reportInvalidationIfDone() {
-        let delegate: (any StreamSessionDelegate)?? = state.withLockedValue { state in
+        let delegate: (any StreamSessionCoreDelegate)?? = state.withLockedValue { state in
             guard state.invalidated, state.tasks.isEmpty, !state.invalidationReported else { return .none }
             state.invalidationReported = true
             let delegate = state.delegate

@@ -15,7 +15,7 @@ extension StreamTask {
 
     /// Once every queued read and write has completed, hands the connection over as a
     /// Foundation `InputStream` and `OutputStream`, delivered to the delegate's
-    /// ``StreamSessionStreamDelegate/urlSession(_:streamTask:didBecome:outputStream:)``.
+    /// ``StreamSessionCoreStreamDelegate/urlSession(_:streamTask:didBecome:outputStream:)``.
     ///
     /// The task then leaves the session: it no longer counts against the per-host limit, is no
     /// longer in ``StreamSession/allTasks``, and its state is ``StreamSessionTask/State/completed``. Operations
@@ -25,8 +25,8 @@ extension StreamTask {
     public func captureStreams() {
         submit(.captureStreams, timeout: 0) { result in
             guard case .success = result,
-                let delegate = (self.delegate ?? self.session.delegate as? any StreamSessionTaskDelegate)
-                    as? any StreamSessionStreamDelegate
+                let delegate = (self.delegate ?? self.session.delegate as? any StreamSessionCoreTaskDelegate)
+                    as? any StreamSessionCoreStreamDelegate
             else { return }
             let session = self.session
             session.callbackQueue.async {

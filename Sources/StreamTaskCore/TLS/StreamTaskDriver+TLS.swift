@@ -53,7 +53,8 @@ extension StreamTaskDriver {
         transition: OperationID,
         isActive: Bool
     ) throws -> (ssl: NIOSSLHandler, observer: any ChannelHandler) {
-        let ssl = try makeTLSHandler(role: role, peerName: peerName) { chain, failure in
+        // The task's own TLS as a client asks its delegate about the server's chain.
+        let ssl = try makeTLSHandler(role: role, peerName: peerName, asksDelegate: !role.isServer) { chain, failure in
             self.tls.presentedChain = chain
             self.tls.verificationFailure = failure
         }
@@ -71,13 +72,16 @@ extension StreamTaskDriver {
     func makeTLSHandler(
         role: TLSRole,
         peerName: String?,
+        asksDelegate: Bool = false,
         record: @escaping (_ chain: [TLSCertificate], _ failure: StreamTaskError?) -> Void
     ) throws -> NIOSSLHandler {
         let configuration = role.configuration
         let sslContext = try configuration.context(isServer: role.isServer)
         let verifier = PeerCertificateVerifier(configuration: configuration, expectedHostname: peerName)
         let verify: NIOSSLCustomVerificationCallback = { certificates, promise in
-            self.verifyPeer(certificates, with: verifier, record: record, promise: promise)
+            // The task whose delegate decides, taken on the loop that owns it.
+            let asking = asksDelegate ? self.owner : nil
+            self.verifyPeer(certificates, with: verifier, asking: asking, record: record, promise: promise)
         }
         if role.isServer {
             return NIOSSLServerHandler(context: sslContext, customVerificationCallback: verify)
@@ -88,17 +92,25 @@ extension StreamTaskDriver {
     }
 
     /// SwiftNIO SSL's verification callback (on the event loop): verifies the chain off the
-    /// loop, and answers on the loop once `record` has the verdict.
+    /// loop, lets `asking`'s delegate decide if there is one, and answers on the loop once
+    /// `record` has the verdict.
     private func verifyPeer(
         _ certificates: [NIOSSLCertificate],
         with verifier: PeerCertificateVerifier,
+        asking task: StreamTask?,
         record: @escaping ([TLSCertificate], StreamTaskError?) -> Void,
         promise: EventLoopPromise<NIOSSLVerificationResult>
     ) {
         let presented = certificates.compactMap { try? TLSCertificate(verifiedDER: $0.toDERBytes()) }
         let recorder = NIOLoopBound(record, eventLoop: eventLoop)
         Task {
-            let failure = await verifier.verify(presented)
+            let checked = await verifier.verify(presented)
+            let failure: StreamTaskError?
+            if let task {
+                failure = await task.serverTrustVerdict(chain: presented, defaultFailure: checked)
+            } else {
+                failure = checked
+            }
             self.onLoop {
                 recorder.value(presented, failure)
                 promise.succeed(failure == nil ? .certificateVerified : .failed)

@@ -52,7 +52,7 @@ open class StreamSessionTask: @unchecked Sendable {
         var earliestBeginDate: Date?
         var countOfBytesClientExpectsToSend = StreamSessionTask.transferSizeUnknown
         var countOfBytesClientExpectsToReceive = StreamSessionTask.transferSizeUnknown
-        var delegate: (any StreamSessionTaskDelegate)?
+        var delegate: (any StreamSessionCoreTaskDelegate)?
     }
 
     private let record = NIOLockedValueBox(Record())
@@ -63,7 +63,7 @@ open class StreamSessionTask: @unchecked Sendable {
 
     /// A delegate for this task only, as Apple's: when `nil`, the session's delegate hears
     /// about the task. Held strongly until the task completes.
-    public var delegate: (any StreamSessionTaskDelegate)? {
+    public var delegate: (any StreamSessionCoreTaskDelegate)? {
         get { record.withLockedValue { $0.delegate } }
         set { record.withLockedValue { $0.delegate = newValue } }
     }

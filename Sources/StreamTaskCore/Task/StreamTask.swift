@@ -230,7 +230,7 @@ public final class StreamTask: StreamSessionTask, @unchecked Sendable, CustomStr
         if case .completed = event { last = true }
         broadcaster.emit(event, last: last)
         guard !withShared({ $0.delegateMuted }) else { return }
-        guard let delegate = self.delegate ?? session.delegate as? any StreamSessionTaskDelegate else { return }
+        guard let delegate = self.delegate ?? session.delegate as? any StreamSessionCoreTaskDelegate else { return }
         let session = self.session
         session.callbackQueue.async {
             switch event {
@@ -239,7 +239,7 @@ public final class StreamTask: StreamSessionTask, @unchecked Sendable, CustomStr
             case .metricsCollected(let metrics):
                 delegate.urlSession(session, task: self, didFinishCollecting: metrics)
             default:
-                guard let delegate = delegate as? any StreamSessionStreamDelegate else { return }
+                guard let delegate = delegate as? any StreamSessionCoreStreamDelegate else { return }
                 switch event {
                 case .readClosed: delegate.urlSession(session, readClosedFor: self)
                 case .writeClosed: delegate.urlSession(session, writeClosedFor: self)

@@ -13,7 +13,7 @@ import Foundation
 ///
 /// Read it at any time from ``StreamTask/metrics``; it is also delivered once, when the task
 /// completes, as ``StreamTaskEvent/metricsCollected(_:)`` and through
-/// ``StreamSessionTaskDelegate/urlSession(_:task:didFinishCollecting:)``.
+/// ``StreamSessionCoreTaskDelegate/urlSession(_:task:didFinishCollecting:)``.
 /// A date is `nil` while its phase has not happened (a task accepted by a listener has no
 /// domain lookup and no connect phase).
 public struct StreamTaskMetrics: Sendable, Hashable {

@@ -9,27 +9,40 @@
 
 import Foundation
 
-/// Callbacks about a session, as `URLSessionDelegate`: the root of the delegate protocols.
+/// What a session tells its delegate, in this module's terms: the root of the delegate
+/// protocols.
 ///
-/// The protocols and their methods have Apple's names and hierarchy, so a delegate written for
-/// `URLSession` ports by the type rename alone: ``StreamSessionTaskDelegate`` adds what every
-/// task reports, ``StreamSessionStreamDelegate`` what stream tasks report, and the HTTP module's
-/// `StreamSessionDataDelegate` what data tasks report. A delegate is asked a method only if it
-/// declares the protocol that has it, as on Darwin. Every method has an empty default.
+/// Programs that `import StreamTaskKit` implement Apple's protocols instead,
+/// `StreamSessionCoreDelegate`, `StreamSessionCoreTaskDelegate`, `StreamSessionCoreStreamDelegate` and
+/// `StreamSessionDataDelegate` (in StreamTaskHTTP, which has Foundation's networking types):
+/// they refine these, add the authentication challenges with Apple's types, and let a delegate
+/// ported from Darwin by the type rename alone be called. A program that uses this module
+/// alone implements these protocols; the methods have the same names.
 ///
-/// Callbacks arrive on the session's delegate queue, one at a time and in the order the events
-/// happened; ``StreamTaskEvent`` documents when each one fires. Errors are `URLError` values, as
-/// Apple's; `streamTaskError` has the library's detail.
-///
-/// The protocols are `Sendable` and marked `@preconcurrency`: code in the Swift 5 language
-/// mode, as most Darwin code is, conforms without warnings, as it does to Foundation's.
-@preconcurrency public protocol StreamSessionDelegate: AnyObject, Sendable {
+/// Every method has a default implementation. Callbacks arrive on the session's delegate queue,
+/// one at a time and in the order the events happened; ``StreamTaskEvent`` documents when each
+/// one fires. Errors are `URLError` values, as Apple's; `streamTaskError` has the library's
+/// detail. The protocols are `Sendable` and marked `@preconcurrency`: code in the Swift 5
+/// language mode, as most Darwin code is, conforms without warnings, as it does to Foundation's.
+@preconcurrency public protocol StreamSessionCoreDelegate: AnyObject, Sendable {
     /// The session was invalidated and every one of its tasks has completed.
     func urlSession(_ session: StreamSession, didBecomeInvalidWithError error: (any Error)?)
+    /// A task's TLS handshake met a server certificate chain: decide whether to trust it.
+    /// Called for the task's own TLS as a client (direct or after STARTTLS), not for the TLS to
+    /// a proxy. The default leaves it to the library's evaluation (`.performDefaultHandling`).
+    /// With StreamTaskKit, Apple's `urlSession(_:task:didReceive:completionHandler:)` gets it
+    /// as a server trust challenge instead.
+    func urlSession(
+        _ session: StreamSession,
+        task: StreamSessionTask,
+        didReceiveServerTrust trust: StreamServerTrust,
+        completionHandler: @escaping @Sendable (StreamSession.AuthChallengeDisposition) -> Void
+    )
 }
 
-/// Callbacks about a session's tasks, as `URLSessionTaskDelegate`.
-public protocol StreamSessionTaskDelegate: StreamSessionDelegate {
+/// What a session tells its delegate about tasks (Apple's `URLSessionTaskDelegate`, without the
+/// authentication challenge): see ``StreamSessionCoreDelegate``.
+public protocol StreamSessionCoreTaskDelegate: StreamSessionCoreDelegate {
     /// The task's final metrics, delivered once just before it completes.
     func urlSession(
         _ session: StreamSession, task: StreamSessionTask, didFinishCollecting metrics: StreamSessionTaskMetrics)
@@ -37,9 +50,10 @@ public protocol StreamSessionTaskDelegate: StreamSessionDelegate {
     func urlSession(_ session: StreamSession, task: StreamSessionTask, didCompleteWithError error: (any Error)?)
 }
 
-/// Callbacks about a session's stream tasks, as `URLSessionStreamDelegate`, and the library's
-/// viability callback beside Apple's better-route one.
-public protocol StreamSessionStreamDelegate: StreamSessionTaskDelegate {
+/// What a session tells its delegate about stream tasks (Apple's `URLSessionStreamDelegate`),
+/// and the library's viability callback beside Apple's better-route one: see
+/// ``StreamSessionCoreDelegate``.
+public protocol StreamSessionCoreStreamDelegate: StreamSessionCoreTaskDelegate {
     /// No more bytes will arrive on the task (the peer's FIN, or `closeRead()`). Not called
     /// when a TLS connection is cut without close_notify: reads end with
     /// ``StreamTaskError/Code/tlsTruncated`` instead.
@@ -63,11 +77,19 @@ public protocol StreamSessionStreamDelegate: StreamSessionTaskDelegate {
     func urlSession(_ session: StreamSession, viabilityDidChangeFor streamTask: StreamSessionStreamTask, isViable: Bool)
 }
 
-extension StreamSessionDelegate {
+extension StreamSessionCoreDelegate {
     public func urlSession(_ session: StreamSession, didBecomeInvalidWithError error: (any Error)?) {}
+    public func urlSession(
+        _ session: StreamSession,
+        task: StreamSessionTask,
+        didReceiveServerTrust trust: StreamServerTrust,
+        completionHandler: @escaping @Sendable (StreamSession.AuthChallengeDisposition) -> Void
+    ) {
+        completionHandler(.performDefaultHandling)
+    }
 }
 
-extension StreamSessionTaskDelegate {
+extension StreamSessionCoreTaskDelegate {
     public func urlSession(
         _ session: StreamSession, task: StreamSessionTask, didFinishCollecting metrics: StreamSessionTaskMetrics
     ) {}
@@ -75,7 +97,7 @@ extension StreamSessionTaskDelegate {
     {}
 }
 
-extension StreamSessionStreamDelegate {
+extension StreamSessionCoreStreamDelegate {
     public func urlSession(_ session: StreamSession, readClosedFor streamTask: StreamSessionStreamTask) {}
     public func urlSession(_ session: StreamSession, writeClosedFor streamTask: StreamSessionStreamTask) {}
     public func urlSession(_ session: StreamSession, betterRouteDiscoveredFor streamTask: StreamSessionStreamTask) {}
