@@ -28,6 +28,9 @@ extension StreamTaskDriver {
     )
         -> EventLoopFuture<(addresses: [SocketAddress], route: ProxyRoute?)>
     {
+        if let addressResolver {
+            return eventLoop.makeFutureWithTask { try await addressResolver() }.map { ($0, nil) }
+        }
         guard let proxy else {
             return NameResolver.resolve(host: host, port: port, on: eventLoop).map { ($0, nil) }
         }

@@ -148,19 +148,30 @@ public final class StreamSession: Sendable {
         streamTask(withHostName: hostname, port: port, proxy: proxy, origin: .connected)
     }
 
+    /// A task that finds its addresses with `resolver` as it starts, instead of resolving a
+    /// host name, and connects directly: the DNS-SD module's task to a service, whose ``StreamTask/host``
+    /// is the service's name and ``StreamTask/port`` 0.
+    package func streamTask(
+        serviceNamed name: String, resolvingWith resolver: @escaping StreamTaskDriver.AddressResolver
+    ) -> StreamTask {
+        streamTask(withHostName: name, port: 0, proxy: .direct, origin: .connected, addressResolver: resolver)
+    }
+
     /// A registered task of `origin` (a refused one once the session is invalidated).
     package func streamTask(
         withHostName hostname: String,
         port: Int,
         proxy: ProxyConfiguration?,
-        origin: StreamTask.Origin
+        origin: StreamTask.Origin,
+        addressResolver: StreamTaskDriver.AddressResolver? = nil
     ) -> StreamTask {
-        let hostname = Self.unbracketed(hostname)
+        let hostname = addressResolver == nil ? Self.unbracketed(hostname) : hostname
         let registered: StreamTask? = state.withLockedValue { state in
             guard !state.invalidated else { return nil }
             let id = state.takeTaskIdentifier()
             let task = StreamTask(
-                session: self, identifier: id, host: hostname, port: port, origin: origin, proxy: proxy)
+                session: self, identifier: id, host: hostname, port: port, origin: origin, proxy: proxy,
+                addressResolver: addressResolver)
             state.tasks[id] = task
             return task
         }

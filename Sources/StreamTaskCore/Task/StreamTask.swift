@@ -76,6 +76,7 @@ public final class StreamTask: StreamSessionTask, @unchecked Sendable, CustomStr
         origin: Origin = .connected,
         eventLoop: (any EventLoop)? = nil,
         proxy: ProxyConfiguration? = nil,
+        addressResolver: StreamTaskDriver.AddressResolver? = nil,
         failedWith failure: StreamTaskError? = nil
     ) {
         self.session = session
@@ -90,7 +91,7 @@ public final class StreamTask: StreamSessionTask, @unchecked Sendable, CustomStr
         self.shared = NIOLockedValueBox(Shared(state: .suspended, metrics: StreamTaskMetrics()))
         self.driver = StreamTaskDriver(
             host: host, port: port, taskIdentifier: identifier, eventLoop: eventLoop,
-            configuration: configuration, origin: origin)
+            configuration: configuration, origin: origin, addressResolver: addressResolver)
         super.init(taskIdentifier: identifier)
         guard let failure else {
             driver.link(self)

@@ -36,6 +36,12 @@ package final class StreamTaskDriver: @unchecked Sendable {
 
     let eventLoop: any EventLoop
     package let configuration: StreamSessionConfiguration.Values
+    /// Finds the addresses to connect to when the task has no host name to resolve (a task to
+    /// a DNS-SD service resolves the service as it starts); `nil` for name resolution.
+    let addressResolver: AddressResolver?
+
+    /// Finds a task's addresses as it starts connecting.
+    package typealias AddressResolver = @Sendable () async throws -> [SocketAddress]
     package let host: String
     package let port: Int
     let taskIdentifier: Int
@@ -62,8 +68,10 @@ package final class StreamTaskDriver: @unchecked Sendable {
         taskIdentifier: Int,
         eventLoop: any EventLoop,
         configuration: StreamSessionConfiguration.Values,
-        origin: StreamTask.Origin
+        origin: StreamTask.Origin,
+        addressResolver: AddressResolver? = nil
     ) {
+        self.addressResolver = addressResolver
         self.eventLoop = eventLoop
         self.configuration = configuration
         self.host = host

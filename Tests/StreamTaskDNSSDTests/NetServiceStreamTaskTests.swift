@@ -1,0 +1,80 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the swift-stream-task-kit open source project
+//
+// Licensed under Apache License v2.0; see LICENSE for license information
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
+import Foundation
+import StreamTaskKit
+import Testing
+
+@testable import StreamTaskDNSSD
+
+/// `streamTask(with: NetService)` as Apple's: a suspended task at once, resolved on resume.
+@Suite(.timeLimit(.minutes(1))) struct NetServiceStreamTaskTests {
+    /// The error the task completed with (`nil` after an orderly end).
+    private func completion(of task: StreamTask) async -> StreamTaskError? {
+        for await event in task.events {
+            if case .completed(let error) = event { return error }
+        }
+        return task.streamTaskError
+    }
+
+    @Test func aTaskToANetServiceStartsSuspendedAndResolvesOnResume() async throws {
+        try await requireDaemon()
+        let type = uniqueServiceType()
+        let name = uniqueServiceName()
+        let listener = StreamListener(host: "127.0.0.1", port: 0)
+        try await listener.start()
+        let registration = try await listener.advertise(name: name, type: type)
+        let server = Task {
+            for await connection in listener.connections {
+                let line = try await connection.readData(upToAndIncluding: Data("\n".utf8), maxLength: 100, timeout: 10)
+                try await connection.write(Data("echo: ".utf8) + (line ?? Data()), timeout: 10)
+                connection.closeWrite()
+            }
+        }
+
+        // A proxy where nothing listens: a service on the local network is reached directly.
+        let session = StreamSession(configuration: .init(proxy: .socks5(host: "127.0.0.1", port: 9)))
+        let task = session.streamTask(with: NetService(domain: "local.", type: type + ".", name: name))
+        #expect(task.state == .suspended)
+        #expect(task.host.contains(name))
+        // Queued before resume, sent once connected.
+        task.write(Data("hello\n".utf8), timeout: 10) { error in
+            #expect(error == nil)
+        }
+        #expect(task.metrics.domainLookupStartDate == nil)
+        task.resume()
+        var reply = Data()
+        while true {
+            let (data, atEOF) = try await task.readData(ofMinLength: 1, maxLength: 100, timeout: 10)
+            reply += data ?? Data()
+            if atEOF { break }
+        }
+        #expect(String(decoding: reply, as: UTF8.self) == "echo: hello\n")
+        #expect(task.metrics.isProxyConnection == false)
+        #expect(task.metrics.remotePort == listener.port)
+        task.cancel()
+        registration.cancel()
+        await listener.shutdown(gracePeriod: 0)
+        _ = await server.result
+    }
+
+    @Test func aNetServiceThatDoesNotResolveFailsAsCannotFindHost() async throws {
+        try await requireDaemon()
+        let name = uniqueServiceName("nobody")
+        let configuration = StreamSessionConfiguration.default
+        configuration.timeoutIntervalForRequest = 6  // 3 s to resolve
+        let task = StreamSession(configuration: configuration).streamTask(
+            with: NetService(domain: "local.", type: uniqueServiceType() + ".", name: name))
+        task.resume()
+        let error = await completion(of: task)
+        #expect(error?.code == .hostNotFound, "\(String(describing: error))")
+        #expect(error?.message.contains(name) == true, "\(String(describing: error))")
+        #expect((task.error as? URLError)?.code == .cannotFindHost)
+    }
+}
