@@ -19,6 +19,7 @@ extension StreamDataTask {
     // MARK: From the exchange (on the event loop)
 
     func responseArrived(_ response: HTTPURLResponse) {
+        if response.expectedContentLength >= 0 { progress.totalUnitCount = response.expectedContentLength }
         let delegate = currentDelegate
         let (callerDecides, early) = shared.withLockedValue { shared -> (Bool, ResponseDisposition?) in
             guard shared.phase == .waitingForResponse else { return (true, nil) }
@@ -45,6 +46,7 @@ extension StreamDataTask {
     /// take it) and to the delegate, counted until each has taken it.
     func bodyReceived(_ bytes: ByteBuffer) {
         let data = Data(buffer: bytes)
+        progress.completedUnitCount += Int64(data.count)
         let delegate = currentDelegate
         let toStream = shared.withLockedValue { shared -> Bool in
             let toStream = shared.bodyIterated || delegate == nil
@@ -187,6 +189,7 @@ extension StreamDataTask {
             return true
         }
         guard first else { return }
+        if error == nil { finishProgress() }
         let failure = error ?? StreamTaskError(.connectionClosed, "the data task completed without a response")
         responsePromise.fail(failure)
         streamPromise.fail(error ?? StreamTaskError(.invalidArgument, "the data task did not become a stream"))

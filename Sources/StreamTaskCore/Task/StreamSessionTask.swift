@@ -57,8 +57,23 @@ open class StreamSessionTask: @unchecked Sendable {
 
     private let record = NIOLockedValueBox(Record())
 
+    /// How far the task has come, as Apple's `progress`: indeterminate while a stream task
+    /// runs, finished once it completes without error; for a data task, the body's bytes
+    /// against its `Content-Length` (indeterminate without one), finished once it completes
+    /// without error.
+    public let progress: Progress
+
     package init(taskIdentifier: Int) {
         self.taskIdentifier = taskIdentifier
+        self.progress = Progress(totalUnitCount: -1)
+    }
+
+    /// Marks ``progress`` finished: its total becomes what it counted (at least 1), and all of
+    /// it is done.
+    package func finishProgress() {
+        let total = max(progress.completedUnitCount, progress.totalUnitCount, 1)
+        progress.totalUnitCount = total
+        progress.completedUnitCount = total
     }
 
     /// A delegate for this task only, as Apple's: when `nil`, the session's delegate hears

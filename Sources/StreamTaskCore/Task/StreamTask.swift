@@ -228,7 +228,10 @@ public final class StreamTask: StreamSessionTask, @unchecked Sendable, CustomStr
     /// Tells the event subscribers and, unless muted, the delegate about `event`.
     func publish(_ event: StreamTaskEvent) {
         var last = false
-        if case .completed = event { last = true }
+        if case .completed(let error) = event {
+            last = true
+            if error == nil { finishProgress() }
+        }
         broadcaster.emit(event, last: last)
         guard !withShared({ $0.delegateMuted }) else { return }
         guard let delegate = self.delegate ?? session.delegate as? any StreamSessionCoreTaskDelegate else { return }
