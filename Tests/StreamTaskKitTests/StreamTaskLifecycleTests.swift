@@ -259,7 +259,9 @@ final class RecordingDelegate: StreamSessionStreamDelegate {
         box.withLockedValue { $0.append("writeClosed") }
     }
 
-    func urlSession(_ session: StreamSession, task: StreamSessionTask, didFinishCollecting metrics: StreamTaskMetrics) {
+    func urlSession(
+        _ session: StreamSession, task: StreamSessionTask, didFinishCollecting metrics: StreamSessionTaskMetrics
+    ) {
         box.withLockedValue { $0.append("metrics") }
     }
 

@@ -241,7 +241,7 @@ public final class StreamTask: StreamSessionTask, @unchecked Sendable, CustomStr
             case .completed(let error):
                 delegate.urlSession(session, task: self, didCompleteWithError: error?.urlError)
             case .metricsCollected(let metrics):
-                delegate.urlSession(session, task: self, didFinishCollecting: metrics)
+                delegate.urlSession(session, task: self, didFinishCollecting: StreamSessionTaskMetrics(metrics))
             default:
                 guard let delegate = delegate as? any StreamSessionCoreStreamDelegate else { return }
                 switch event {

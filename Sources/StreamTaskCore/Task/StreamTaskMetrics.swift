@@ -12,8 +12,9 @@ import Foundation
 /// What happened on one task's connection, in the spirit of `URLSessionTaskMetrics`.
 ///
 /// Read it at any time from ``StreamTask/metrics``; it is also delivered once, when the task
-/// completes, as ``StreamTaskEvent/metricsCollected(_:)`` and through
-/// ``StreamSessionCoreTaskDelegate/urlSession(_:task:didFinishCollecting:)``.
+/// completes, as ``StreamTaskEvent/metricsCollected(_:)``, and under Apple's shape as the
+/// ``StreamSessionTaskMetrics`` that
+/// ``StreamSessionCoreTaskDelegate/urlSession(_:task:didFinishCollecting:)`` receives.
 /// A date is `nil` while its phase has not happened (a task accepted by a listener has no
 /// domain lookup and no connect phase).
 public struct StreamTaskMetrics: Sendable, Hashable {
@@ -67,7 +68,3 @@ public struct StreamTaskMetrics: Sendable, Hashable {
         self.countOfBytesReceived = 0
     }
 }
-
-/// The task metrics type under the name the porting rule gives `URLSessionTaskMetrics`. For now
-/// it is the library's flat ``StreamTaskMetrics``: see <doc:Porting> for what differs.
-public typealias StreamSessionTaskMetrics = StreamTaskMetrics
