@@ -94,6 +94,23 @@ import Testing
             ])
     }
 
+    @Test func aReadOfMinimumZeroWaitsForAByteAndTakesWhatIsBuffered() {
+        var queue = openQueue()
+        #expect(reads(queue.enqueue(.read(minLength: 0, maxLength: 4), id: id(1))).isEmpty)
+        #expect(reads(queue.received(bytes("ab"))).map { "\($0.1)|\($0.2)" } == ["ab|false"])
+        _ = queue.received(bytes("cdefg"))
+        #expect(reads(queue.enqueue(.read(minLength: 0, maxLength: 4), id: id(2))).map(\.1) == ["cdef"])
+    }
+
+    @Test func readsAtTheEndReturnNothingAtEOFEveryTime() {
+        var queue = openQueue()
+        _ = queue.inputEnded()
+        for (n, minLength) in [0, 1, 0, 5].enumerated() {
+            let done = reads(queue.enqueue(.read(minLength: minLength, maxLength: 8), id: id(UInt64(n + 1))))
+            #expect(done.map { "\($0.1)|\($0.2)" } == ["|true"])
+        }
+    }
+
     @Test func timedOutReadLosesNothing() {
         var queue = openQueue()
         _ = queue.enqueue(.read(minLength: 5, maxLength: 10), id: id(1))

@@ -18,7 +18,13 @@ extension StreamTask {
     /// Returns as soon as `minBytes` are buffered, with as many as are there up to `maxBytes`.
     /// At end of stream it returns whatever is left, which may be fewer than `minBytes` or none,
     /// and `atEOF` is `true` once nothing is left to read. With `minBytes == 0` it returns at once
-    /// with what is buffered.
+    /// with what is buffered if anything is, and otherwise waits, as with `minBytes == 1`, for a
+    /// byte or the end of the stream.
+    ///
+    /// So a read that succeeds has at least one byte or `atEOF` `true`, never neither, and a loop
+    /// that reads until `atEOF` (or an error) ends without spinning. A read at the end of the
+    /// stream returns at once an empty `Data` (not `nil`) with `atEOF` `true`, as often as it is
+    /// issued; after ``closeRead()`` reads fail with ``StreamTaskError/Code/readClosed``.
     ///
     /// A read that times out throws ``StreamTaskError/Code/timedOut`` and loses nothing: the
     /// bytes that had arrived stay buffered for the next read. So does a read whose Swift task is
@@ -28,7 +34,7 @@ extension StreamTask {
     ///   - minBytes: The fewest bytes to return (unless the stream ends first); 0 or more.
     ///   - maxBytes: The most bytes to return; at least 1 and at least `minBytes`.
     ///   - timeout: Seconds to wait; 0 means no timeout.
-    /// - Returns: The bytes (never `nil` when the read succeeds, possibly empty at end of stream)
+    /// - Returns: The bytes (never `nil` when the read succeeds; empty only at end of stream)
     ///   and whether the stream has ended with nothing left to read.
     public func readData(
         ofMinLength minBytes: Int,
