@@ -137,15 +137,20 @@ extension StreamTask {
         try await write(data, timeout: configuration.timeoutIntervalForWrite)
     }
 
-    /// Closes the read side once every earlier read has completed: buffered bytes are dropped,
-    /// and later reads fail with ``StreamTaskError/Code/readClosed``.
+    /// Closes the read side once every earlier read has completed: reads queued before it still
+    /// get the bytes that arrive (or the end of the stream, or their timeout), then what is left
+    /// buffered is dropped, and reads issued after it fail at once with
+    /// ``StreamTaskError/Code/readClosed``. Writes go on as before, queued ones included: they
+    /// are another lane, and neither waits for the other.
     public func closeRead() {
         submit(.closeRead, timeout: 0) { _ in }
     }
 
-    /// Closes the write side once every earlier write has completed: the peer sees end of
-    /// stream, and reading goes on. Writes issued after this fail at once with
-    /// ``StreamTaskError/Code/writeClosed``.
+    /// Closes the write side once every earlier write has completed: every byte of the writes
+    /// queued before it reaches the peer before its end of stream. Reading goes on, reads
+    /// queued before it included: it does not wait for them, since a request/response client
+    /// may have issued its read first and the peer may answer only after the end of stream.
+    /// Writes issued after this fail at once with ``StreamTaskError/Code/writeClosed``.
     public func closeWrite() {
         submit(.closeWrite, timeout: 0) { _ in }
     }
