@@ -126,15 +126,18 @@ public final class StreamTask: StreamSessionTask, @unchecked Sendable, CustomStr
     /// The task's metrics so far.
     public var metrics: StreamTaskMetrics { withShared { $0.metrics } }
 
-    /// Bytes handed to the kernel so far (``StreamTaskMetrics/countOfBytesSent`` without copying
-    /// the metrics): with the bytes given to writes, it tells how much is still queued, as a
-    /// server needs to drop a client that stopped reading before its queue grows unbounded.
-    /// Counted when the write completes on the connection's event loop, before any completion
-    /// handler runs.
+    /// The task's own bytes sent so far: the bytes of its completed writes, as they were
+    /// given to them (under TLS, before encryption: record overhead, handshakes and
+    /// close_notify are not counted, nor are a proxy's handshake bytes). It is
+    /// ``StreamTaskMetrics/countOfBytesSent`` without copying the metrics. With the bytes given
+    /// to writes, it tells how much is still queued, as a server needs to drop a client that
+    /// stopped reading before its queue grows unbounded. Counted when the write completes on
+    /// the connection's event loop, before any completion handler runs.
     public override var countOfBytesSent: Int64 { withShared { $0.metrics.countOfBytesSent } }
 
-    /// Bytes received from the connection so far (for a TLS connection: the bytes after
-    /// decryption, the task's own data).
+    /// The task's own bytes received so far, as they arrive and whether or not a read has taken
+    /// them yet (under TLS, after decryption: record overhead, handshakes and close_notify are
+    /// not counted, nor are a proxy's handshake bytes).
     public override var countOfBytesReceived: Int64 { withShared { $0.metrics.countOfBytesReceived } }
 
     /// An executor that runs Swift code on the thread that carries this task's connection.
