@@ -194,6 +194,12 @@ public final class StreamDataTask: StreamSessionTask, @unchecked Sendable, Custo
         carrier.resume()
     }
 
+    /// Resumes a task nobody resumed yet, and only such a task: the async forms start the task
+    /// if needed, and must not resume one its owner suspended.
+    func startIfNeverResumed() {
+        if !carrier.withShared({ $0.started }) { resume() }
+    }
+
     /// Suspends the stream task that carries the request (see `StreamTask/suspend()`); the
     /// stream ``becomeStream()`` hands over is then suspended too, until ``resume()``. The HTTP
     /// exchange itself goes on: the response's head and body keep arriving, within

@@ -56,7 +56,7 @@ public final class StreamTask: StreamSessionTask, @unchecked Sendable, CustomStr
         var state: State
         /// Whether the task was started (by its first ``resume()``, or connected by a
         /// listener): from then on ``suspend()`` and ``resume()`` pause it and let it go on.
-        var started = false
+        package var started = false
         var error: StreamTaskError?
         var metrics: StreamTaskMetrics
         var nextOperation: UInt64 = 0

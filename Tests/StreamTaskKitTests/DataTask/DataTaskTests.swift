@@ -57,6 +57,26 @@ import FoundationNetworking
         }
     }
 
+    @Test func suspendingADataTaskSuspendsTheStreamItBecomes() async throws {
+        try await peer("ok-then-stream") { server in
+            let dataTask = DataTaskTesting.session().dataTask(
+                with: try DataTaskTesting.request("http://127.0.0.1:\(server.port)/"))
+            #expect(try await dataTask.receiveResponse().statusCode == 200)
+            dataTask.suspend()
+            #expect(dataTask.state == .suspended)
+            let stream = try await dataTask.becomeStream()
+            #expect(stream.state == .suspended)
+            let got = Recorder<String>()
+            stream.readData(ofMinLength: 12, maxLength: 12, timeout: 0) { data, _, error in
+                got.append(data.map { String(decoding: $0, as: UTF8.self) } ?? "\(error!)")
+            }
+            #expect(try await stream.onLoop { $0.machine.pending.count } == 1, "the read waits")
+            dataTask.resume()
+            #expect(await eventually { got.values == ["FIRST-BYTES\n"] })
+            stream.cancel()
+        }
+    }
+
     @Test func withoutADelegateTheResponseWaitsForTheCallersDecision() async throws {
         try await peer("ok-then-stream") { server in
             let dataTask = DataTaskTesting.session().dataTask(
