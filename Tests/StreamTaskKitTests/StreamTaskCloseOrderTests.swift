@@ -17,10 +17,7 @@ import Testing
 @Suite(.timeLimit(.minutes(1))) struct StreamTaskCloseOrderTests {
     @Test func aReadQueuedBeforeCloseReadStillGetsTheBytesThatArrive() async throws {
         let (server, client, peer) = try await LoopbackServer.connectedPair()
-        let got = Recorder<String>()
-        client.readData(ofMinLength: 5, maxLength: 5, timeout: 10) { data, _, error in
-            got.append(data.map { String(decoding: $0, as: UTF8.self) } ?? "\(error!)")
-        }
+        let got = client.recordedRead(count: 5)
         client.closeRead()
         // Both are on the loop, the read first, before any byte is sent.
         #expect(try await client.onLoop { $0.machine.pending.count } == 2)

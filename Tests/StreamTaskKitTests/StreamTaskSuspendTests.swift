@@ -50,10 +50,7 @@ import Testing
         try await peer.write("hello")
         // The suspended task's connection goes on reading into its buffer.
         #expect(try await client.eventuallyOnLoop { $0.machine.bufferedByteCount == 5 })
-        let got = Recorder<String>()
-        client.readData(ofMinLength: 1, maxLength: 10, timeout: 0) { data, _, error in
-            got.append(data.map { String(decoding: $0, as: UTF8.self) } ?? "\(error!)")
-        }
+        let got = client.recordedRead(count: 5)
         #expect(try await client.onLoop { $0.machine.pending.count } == 1, "the read waits")
         client.resume()
         #expect(await eventually { got.values == ["hello"] })

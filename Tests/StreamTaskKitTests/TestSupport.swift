@@ -130,6 +130,16 @@ extension StreamTask {
         try await eventLoop.submit { body(self.driver) }.get()
     }
 
+    /// Issues a read of exactly `count` bytes with a completion handler, at once (its hop to
+    /// the loop comes before any issued after it); the recorder gets its text, or its error.
+    func recordedRead(count: Int) -> Recorder<String> {
+        let got = Recorder<String>()
+        readData(ofMinLength: count, maxLength: count, timeout: 10) { data, _, error in
+            got.append(data.map { String(decoding: $0, as: UTF8.self) } ?? "\(error!)")
+        }
+        return got
+    }
+
     /// Polls `condition` on the task's event loop every 10 ms for up to 10 s.
     func eventuallyOnLoop(_ condition: @escaping @Sendable (StreamTaskDriver) -> Bool) async throws -> Bool {
         for _ in 0..<1000 {

@@ -66,10 +66,7 @@ import FoundationNetworking
             #expect(dataTask.state == .suspended)
             let stream = try await dataTask.becomeStream()
             #expect(stream.state == .suspended)
-            let got = Recorder<String>()
-            stream.readData(ofMinLength: 12, maxLength: 12, timeout: 0) { data, _, error in
-                got.append(data.map { String(decoding: $0, as: UTF8.self) } ?? "\(error!)")
-            }
+            let got = stream.recordedRead(count: 12)
             #expect(try await stream.onLoop { $0.machine.pending.count } == 1, "the read waits")
             dataTask.resume()
             #expect(await eventually { got.values == ["FIRST-BYTES\n"] })
