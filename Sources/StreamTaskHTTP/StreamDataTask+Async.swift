@@ -18,9 +18,9 @@ import FoundationNetworking
 extension StreamDataTask {
     // MARK: Async use
 
-    /// Resumes the task if needed and returns the response head once it has arrived. Called
-    /// before the head arrives, it makes you the one who decides: call ``allow()``,
-    /// ``cancel()`` or ``becomeStream()`` next.
+    /// Resumes the task if it was never resumed (one you suspended stays suspended) and returns
+    /// the response head once it has arrived. Called before the head arrives, it makes you the
+    /// one who decides: call ``allow()``, ``cancel()`` or ``becomeStream()`` next.
     ///
     /// Cancelling the waiting Swift task cancels the data task.
     ///
@@ -29,7 +29,7 @@ extension StreamDataTask {
         shared.withLockedValue { shared in
             if shared.phase == .waitingForResponse { shared.callerDecides = true }
         }
-        resume()
+        startIfNeverResumed()
         let future = responsePromise.futureResult
         return try await withTaskCancellationHandler {
             try await future.get()
@@ -86,7 +86,7 @@ extension StreamDataTask {
             }
             task.allow()
             // Iterating a task nobody resumed would wait for good.
-            task.resume()
+            task.startIfNeverResumed()
             let error =
                 missed == 0
                 ? nil

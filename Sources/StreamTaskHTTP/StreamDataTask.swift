@@ -183,7 +183,8 @@ public final class StreamDataTask: StreamSessionTask, @unchecked Sendable, Custo
     /// Starts the task: waits for a connection slot if the session's limit for the host is
     /// reached, connects (through the proxy, if any), and sends the request. The delegate, if
     /// any, decides what to do with the response unless you did first; without one, the
-    /// response waits for your decision. Calling it again does nothing.
+    /// response waits for your decision. After ``suspend()`` it lets the carrier go on;
+    /// otherwise calling it again does nothing.
     public override func resume() {
         if carrier.state == .completed {
             // Refused at creation (an invalid URL, an invalidated session).
@@ -191,6 +192,20 @@ public final class StreamDataTask: StreamSessionTask, @unchecked Sendable, Custo
             return
         }
         carrier.resume()
+    }
+
+    /// Resumes a task nobody resumed yet, and only such a task: the async forms start the task
+    /// if needed, and must not resume one its owner suspended.
+    func startIfNeverResumed() {
+        if !carrier.withShared({ $0.started }) { resume() }
+    }
+
+    /// Suspends the stream task that carries the request (see `StreamTask/suspend()`); the
+    /// stream ``becomeStream()`` hands over is then suspended too, until ``resume()``. The HTTP
+    /// exchange itself goes on: the response's head and body keep arriving, within
+    /// ``bodyWindow``. Does nothing before the first ``resume()`` or once the task completed.
+    public override func suspend() {
+        carrier.suspend()
     }
 
     /// Cancels the task: the connection closes, and the task completes with

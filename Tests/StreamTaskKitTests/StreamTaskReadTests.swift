@@ -57,6 +57,40 @@ import Testing
         await server.stop()
     }
 
+    @Test func aLoopReadingWithMinimumZeroUntilTheEndTerminatesWithoutSpinning() async throws {
+        let (server, client, peer) = try await LoopbackServer.connectedPair()
+        // Issued while nothing is buffered: it waits for a byte rather than return nothing.
+        let first = Recorder<(Data?, Bool)>()
+        client.readData(ofMinLength: 0, maxLength: 2, timeout: 10) { data, atEOF, _ in first.append((data, atEOF)) }
+        #expect(try await client.onLoop { $0.machine.pending.count } == 1, "the first read waits")
+        try await peer.write("abcde")
+        peer.closeWrite()
+        #expect(await eventually { first.values.count == 1 })
+        let (firstData, firstAtEOF) = try #require(first.values.first)
+        #expect(firstData?.isEmpty == false)
+        var text = String(decoding: firstData ?? Data(), as: UTF8.self)
+        var reads = 1
+        var atEOF = firstAtEOF
+        while !atEOF && reads < 20 {
+            let (data, end) = try await client.readData(ofMinLength: 0, maxLength: 2, timeout: 10)
+            reads += 1
+            #expect(data?.isEmpty == false || end, "a read returned nothing, not at the end")
+            text += String(decoding: data ?? Data(), as: UTF8.self)
+            atEOF = end
+        }
+        #expect(atEOF)
+        #expect(text == "abcde")
+        #expect(reads <= 6, "\(reads) reads of up to 2 bytes for 5 bytes and the end")
+        // At the end, every read returns at once: empty data, at EOF.
+        for minLength in [0, 1, 4] {
+            let (data, end) = try await client.readData(ofMinLength: minLength, maxLength: 4, timeout: 10)
+            #expect(data == Data())
+            #expect(end)
+        }
+        client.cancel()
+        await server.stop()
+    }
+
     @Test func timedOutReadLosesNoBytes() async throws {
         let (server, client, peer) = try await LoopbackServer.connectedPair()
 

@@ -16,12 +16,12 @@ import Testing
 @Suite struct StreamTaskStateMachineTests {
     typealias Action = StreamTaskStateMachine.Action
 
-    private func id(_ n: UInt64) -> OperationID { OperationID(rawValue: n) }
+    func id(_ n: UInt64) -> OperationID { OperationID(rawValue: n) }
 
-    private func bytes(_ string: String) -> ByteBuffer { ByteBuffer(string: string) }
+    func bytes(_ string: String) -> ByteBuffer { ByteBuffer(string: string) }
 
     /// The reads an action list completed, as (id, text, atEOF).
-    private func reads(_ actions: [Action]) -> [(UInt64, String, Bool)] {
+    func reads(_ actions: [Action]) -> [(UInt64, String, Bool)] {
         actions.compactMap {
             if case .succeedRead(let id, let buffer, let atEOF) = $0 {
                 return (id.rawValue, String(buffer: buffer), atEOF)
@@ -30,25 +30,25 @@ import Testing
         }
     }
 
-    private func failures(_ actions: [Action]) -> [(UInt64, StreamTaskError.Code)] {
+    func failures(_ actions: [Action]) -> [(UInt64, StreamTaskError.Code)] {
         actions.compactMap {
             if case .fail(let id, let error) = $0 { return (id.rawValue, error.code) }
             return nil
         }
     }
 
-    private func writes(_ actions: [Action]) -> [UInt64] {
+    func writes(_ actions: [Action]) -> [UInt64] {
         actions.compactMap {
             if case .write(let id, _) = $0 { return id.rawValue }
             return nil
         }
     }
 
-    private func contains(_ actions: [Action], _ predicate: (Action) -> Bool) -> Bool {
+    func contains(_ actions: [Action], _ predicate: (Action) -> Bool) -> Bool {
         actions.contains(where: predicate)
     }
 
-    private func openQueue(highWaterMark: Int = 1024) -> StreamTaskStateMachine {
+    func openQueue(highWaterMark: Int = 1024) -> StreamTaskStateMachine {
         var queue = StreamTaskStateMachine(highWaterMark: highWaterMark)
         _ = queue.connected()
         return queue
@@ -92,6 +92,23 @@ import Testing
             reads(queue.enqueue(.read(minLength: 1, maxLength: 6), id: id(2))).map { "\($0.1)|\($0.2)" } == [
                 "6789|true"
             ])
+    }
+
+    @Test func aReadOfMinimumZeroWaitsForAByteAndTakesWhatIsBuffered() {
+        var queue = openQueue()
+        #expect(reads(queue.enqueue(.read(minLength: 0, maxLength: 4), id: id(1))).isEmpty)
+        #expect(reads(queue.received(bytes("ab"))).map { "\($0.1)|\($0.2)" } == ["ab|false"])
+        _ = queue.received(bytes("cdefg"))
+        #expect(reads(queue.enqueue(.read(minLength: 0, maxLength: 4), id: id(2))).map(\.1) == ["cdef"])
+    }
+
+    @Test func readsAtTheEndReturnNothingAtEOFEveryTime() {
+        var queue = openQueue()
+        _ = queue.inputEnded()
+        for (n, minLength) in [0, 1, 0, 5].enumerated() {
+            let done = reads(queue.enqueue(.read(minLength: minLength, maxLength: 8), id: id(UInt64(n + 1))))
+            #expect(done.map { "\($0.1)|\($0.2)" } == ["|true"])
+        }
     }
 
     @Test func timedOutReadLosesNothing() {

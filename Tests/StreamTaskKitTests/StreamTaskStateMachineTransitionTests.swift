@@ -185,6 +185,36 @@ import Testing
         #expect(outcome.map(\.1) == [true])
     }
 
+    // MARK: Suspension
+
+    @Test func aSuspendedMachineCannotBeSuspendedAgain() async {
+        await #expect(processExitsWith: .failure) {
+            var machine = Self.openMachine()
+            _ = machine.suspend()
+            _ = machine.suspend()
+        }
+    }
+
+    @Test func aRunningMachineCannotBeResumed() async {
+        await #expect(processExitsWith: .failure) {
+            var machine = Self.openMachine()
+            _ = machine.resume()
+        }
+    }
+
+    @Test func suspendAndResumeAlternateAndAClosedMachineMayStillBeSuspended() {
+        var machine = Self.openMachine()
+        #expect(machine.suspend().isEmpty)
+        #expect(machine.holdsOperations)
+        _ = machine.resume()
+        _ = machine.suspend()
+        _ = machine.closed(error: nil)
+        #expect(!machine.holdsOperations, "a closed connection holds nothing back")
+        _ = machine.resume()
+        // The owner may still suspend a machine whose connection closed before it completed.
+        #expect(machine.suspend().isEmpty)
+    }
+
     // MARK: Lanes
 
     @Test func closeQueuedRefusesLaterOperationsOfItsLaneOnly() {

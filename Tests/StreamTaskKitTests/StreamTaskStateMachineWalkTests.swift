@@ -15,7 +15,8 @@ import Testing
 
 /// Random walks through the state machine: thousands of sequences of inputs that a channel and
 /// a caller could really produce, in any order. None may reach a trap, every operation must
-/// complete exactly once, and reads must hand out the received bytes in order, none twice.
+/// complete exactly once, reads must hand out the received bytes in order, none twice, and
+/// nothing may move while the task is suspended.
 @Suite struct StreamTaskStateMachineWalkTests {
     typealias Machine = StreamTaskStateMachine
 
@@ -35,6 +36,8 @@ import Testing
         var nextByte: UInt8 = 0
         var readBytes: [UInt8] = []
         var log: [String] = []
+        /// Operations that moved while the machine held them (suspended, connection not gone).
+        var movedWhileHeld: [String] = []
 
         init(seed: UInt64) {
             random = SplitMix64(seed: seed)
@@ -60,6 +63,20 @@ import Testing
             }
         }
 
+        /// Applies the actions of an input that cannot move a held operation (an operation
+        /// enqueued, bytes, the end of input, writability, the connection coming up).
+        mutating func applyHolding(_ actions: [Machine.Action]) {
+            if machine.holdsOperations {
+                for action in actions {
+                    switch action {
+                    case .fail, .requestInput, .emit: break
+                    default: movedWhileHeld.append("\(action) after \(log.last ?? "")")
+                    }
+                }
+            }
+            apply(actions)
+        }
+
         mutating func complete(_ id: OperationID) {
             completions[id.rawValue, default: 0] += 1
             open.remove(id.rawValue)
@@ -71,12 +88,12 @@ import Testing
             nextID += 1
             open.insert(nextID)
             log.append("enqueue \(operation) as \(nextID)")
-            apply(machine.enqueue(operation, id: OperationID(rawValue: nextID)))
+            applyHolding(machine.enqueue(operation, id: OperationID(rawValue: nextID)))
         }
 
         /// One input that could really come next.
         mutating func step() {
-            let roll = Int.random(in: 0..<100, using: &random)
+            let roll = Int.random(in: 0..<106, using: &random)
             switch roll {
             case 0..<8:
                 enqueue(.read(minLength: Int.random(in: 0...6, using: &random), maxLength: 8))
@@ -100,24 +117,24 @@ import Testing
             case 32..<40 where !connected && !closed:
                 connected = true
                 log.append("connected")
-                apply(machine.connected())
+                applyHolding(machine.connected())
             case 40..<55 where connected && nextByte < 240:
                 let count = Int.random(in: 1...5, using: &random)
                 let bytes = (0..<count).map { nextByte &+ UInt8($0) }
                 nextByte &+= UInt8(count)
                 log.append("received \(bytes)")
-                apply(machine.received(ByteBuffer(bytes: bytes)))
+                applyHolding(machine.received(ByteBuffer(bytes: bytes)))
             case 55..<62 where connected:
                 log.append("receiveCompleted")
-                apply(machine.receiveCompleted())
+                applyHolding(machine.receiveCompleted())
             case 62..<66 where connected:
                 let truncation = Bool.random(using: &random) ? StreamTaskError(.tlsTruncated, "cut") : nil
                 log.append("inputEnded truncated: \(truncation != nil)")
-                apply(machine.inputEnded(truncation: truncation))
+                applyHolding(machine.inputEnded(truncation: truncation))
             case 66..<72:
                 let writable = Bool.random(using: &random)
                 log.append("writable \(writable)")
-                apply(machine.writabilityChanged(writable))
+                applyHolding(machine.writabilityChanged(writable))
             case 72..<82 where !writesWithChannel.isEmpty:
                 let id = writesWithChannel.randomElement(using: &random)!
                 let error = Bool.random(using: &random) ? nil : StreamTaskError(.connectionReset, "reset")
@@ -142,6 +159,12 @@ import Testing
                 closed = true
                 log.append("cancel")
                 apply(machine.cancel())
+            case 100..<103 where machine.activity == .running:
+                log.append("suspend")
+                apply(machine.suspend())
+            case 103..<106 where machine.activity == .suspended:
+                log.append("resume")
+                apply(machine.resume())
             default:
                 break
             }
@@ -156,6 +179,9 @@ import Testing
             // The connection goes away in the end, and so does whatever was still waiting.
             walk.apply(walk.machine.closed(error: StreamTaskError(.connectionReset, "reset")))
             walk.apply(walk.machine.cancel())
+            #expect(
+                walk.movedWhileHeld.isEmpty,
+                "seed \(seed): moved while suspended: \(walk.movedWhileHeld)\n\(walk.log.joined(separator: "\n"))")
             let twice = walk.completions.filter { $0.value > 1 }.map(\.key)
             #expect(
                 twice.isEmpty, "seed \(seed): completed more than once: \(twice)\n\(walk.log.joined(separator: "\n"))")
@@ -164,7 +190,7 @@ import Testing
                 "seed \(seed): never completed: \(walk.open.sorted())\n\(walk.log.joined(separator: "\n"))")
             let inOrder = zip(walk.readBytes, walk.readBytes.dropFirst()).allSatisfy { $0 < $1 }
             #expect(inOrder, "seed \(seed): reads handed out \(walk.readBytes)\n\(walk.log.joined(separator: "\n"))")
-            if !(twice.isEmpty && walk.open.isEmpty && inOrder) { return }
+            if !(twice.isEmpty && walk.open.isEmpty && inOrder && walk.movedWhileHeld.isEmpty) { return }
         }
     }
 }

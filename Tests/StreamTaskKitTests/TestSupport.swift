@@ -123,6 +123,33 @@ extension StreamTask {
     }
 }
 
+extension StreamTask {
+    /// Runs `body` with the task's driver on its event loop, after what the loop was asked to do
+    /// before it.
+    func onLoop<T: Sendable>(_ body: @escaping @Sendable (StreamTaskDriver) -> T) async throws -> T {
+        try await eventLoop.submit { body(self.driver) }.get()
+    }
+
+    /// Issues a read of exactly `count` bytes with a completion handler, at once (its hop to
+    /// the loop comes before any issued after it); the recorder gets its text, or its error.
+    func recordedRead(count: Int) -> Recorder<String> {
+        let got = Recorder<String>()
+        readData(ofMinLength: count, maxLength: count, timeout: 10) { data, _, error in
+            got.append(data.map { String(decoding: $0, as: UTF8.self) } ?? "\(error!)")
+        }
+        return got
+    }
+
+    /// Polls `condition` on the task's event loop every 10 ms for up to 10 s.
+    func eventuallyOnLoop(_ condition: @escaping @Sendable (StreamTaskDriver) -> Bool) async throws -> Bool {
+        for _ in 0..<1000 {
+            if try await onLoop(condition) { return true }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        return false
+    }
+}
+
 @discardableResult
 /// Runs `body` and returns the code of the `StreamTaskError` it threw (fails the test otherwise).
 func expectStreamError<T>(

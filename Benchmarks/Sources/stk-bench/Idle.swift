@@ -55,8 +55,8 @@ enum Idle {
                 task.resume()
                 return task
             }
-            // A zero-length read completes once the task is connected.
-            for task in opened { _ = try await task.readData(ofMinLength: 0, maxLength: 1, timeout: 30) }
+            // An empty write completes once the task is connected (a read waits for a byte).
+            for task in opened { try await task.write(Data(), timeout: 30) }
             tasks += opened
         }
         try await Task.sleep(for: .seconds(1))

@@ -131,8 +131,8 @@ struct LibraryPair {
         client.resume()
         var connections = listener.connections.makeAsyncIterator()
         guard let server = await connections.next() else { throw BenchError("the listener accepted nothing") }
-        // A zero-length read completes once the client is connected.
-        _ = try await client.readData(ofMinLength: 0, maxLength: 1, timeout: 10)
+        // An empty write completes once the client is connected (a read waits for a byte).
+        try await client.write(Data(), timeout: 10)
         return LibraryPair(listener: listener, client: client, server: server)
     }
 

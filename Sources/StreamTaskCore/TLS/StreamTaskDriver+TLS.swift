@@ -158,6 +158,7 @@ extension StreamTaskDriver {
     /// A TLS error after the handshake (TLS 1.3 servers refuse a client certificate only after
     /// the client has finished), described as a TLS failure; `nil` for other errors.
     func tlsFailure(_ error: any Error) -> StreamTaskError? {
+        if TLSErrorMapper.isCloseTimeout(error) { return closeNotifyTimedOut }
         guard let role = tls.role, TLSErrorMapper.isTLSError(error) else { return nil }
         if tls.handshakeDone, TLSErrorMapper.isUncleanShutdown(error) {
             return Self.truncation
@@ -189,7 +190,9 @@ extension StreamTaskDriver {
             return
         }
         let promise = eventLoop.makePromise(of: Void.self)
+        tls.unwrapping = id
         promise.futureResult.whenComplete { result in
+            if self.tls.unwrapping == id { self.tls.unwrapping = nil }
             switch result {
             case .success:
                 // Back to plaintext: the socket's end of stream reaches the task directly again.
@@ -202,11 +205,32 @@ extension StreamTaskDriver {
                 }
                 self.carryOut(self.machine.tlsTransitionCompleted(id, error: nil))
             case .failure(let error):
-                let failure = StreamTaskError(
-                    .connectionClosed, "TLS could not be stopped cleanly: \(error)", underlying: error)
+                let failure =
+                    TLSErrorMapper.isCloseTimeout(error)
+                    ? self.closeNotifyTimedOut
+                    : StreamTaskError(
+                        .connectionClosed, "TLS could not be stopped cleanly: \(error)", underlying: error)
                 self.carryOut(self.machine.tlsTransitionCompleted(id, error: failure))
             }
         }
         ssl.stopTLS(promise: promise)
+    }
+
+    /// SwiftNIO SSL gave up waiting for the peer's close_notify (the configuration's
+    /// `closeNotifyTimeout`); it has left the pipeline, so the close that follows is immediate.
+    private var closeNotifyTimedOut: StreamTaskError {
+        let seconds = tls.role?.configuration.closeNotifyTimeout ?? 0
+        return TLSErrorMapper.closeNotifyUnanswered(within: seconds, limit: "the close_notify timeout")
+            .at(host: host, port: port)
+    }
+
+    /// The stop of TLS under way ran out of its own timeout before the peer answered
+    /// close_notify: it fails saying so, and the socket closes beneath TLS at once, since
+    /// SwiftNIO SSL would hold a close until its own close_notify timeout.
+    func stopTLSTimedOut(_ id: OperationID, after seconds: TimeInterval) {
+        tls.unwrapping = nil
+        let failure = TLSErrorMapper.closeNotifyUnanswered(within: seconds, limit: "the stop's timeout")
+        carryOut(machine.tlsTransitionCompleted(id, error: failure.at(host: host, port: port)))
+        handler?.closeTransport()
     }
 }

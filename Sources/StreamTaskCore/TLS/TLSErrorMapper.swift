@@ -23,6 +23,21 @@ package enum TLSErrorMapper {
         if case .uncleanShutdown? = error as? NIOSSLError { true } else { false }
     }
 
+    /// Whether `error` is SwiftNIO SSL's report that the peer's close_notify did not come
+    /// within its shutdown timeout.
+    static func isCloseTimeout(_ error: any Error) -> Bool {
+        error is NIOSSLCloseTimedOutError
+    }
+
+    /// This side sent close_notify and the peer did not answer it before `limit` (`seconds`)
+    /// ran out: said in words, not in SwiftNIO SSL's type names.
+    static func closeNotifyUnanswered(within seconds: Double, limit: String) -> StreamTaskError {
+        StreamTaskError(
+            .timedOut,
+            "the peer did not answer close_notify within \(seconds) s (\(limit)), so TLS could not be stopped; the connection was closed"
+        )
+    }
+
     /// - Parameters:
     ///   - error: What the TLS handler reported.
     ///   - verification: Why this side's verifier refused the peer, if it did: the precise reason

@@ -21,6 +21,8 @@ package struct TLSProgress {
     var presentedChain: [TLSCertificate] = []
     /// The cipher suite read off the ServerHello.
     var cipherSuite: UInt16?
+    /// The `stopTLS` operation under way: it waits for the peer's close_notify.
+    var unwrapping: OperationID?
     /// Whether this task's TLS handler is in the pipeline.
     var isActive = false
     /// Whether the peer ended TLS with `close_notify`: the end of the transport that follows

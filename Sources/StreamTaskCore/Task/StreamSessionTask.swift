@@ -146,6 +146,10 @@ open class StreamSessionTask: @unchecked Sendable {
     /// Starts the task, or lets a suspended one go on.
     open func resume() { preconditionFailure("StreamSessionTask.resume() must be overridden") }
 
+    /// Pauses a started task until ``resume()``: its operations wait, its connection stays
+    /// open. Each kind of task says what it holds back.
+    open func suspend() { preconditionFailure("StreamSessionTask.suspend() must be overridden") }
+
     /// Cancels the task.
     open func cancel() { preconditionFailure("StreamSessionTask.cancel() must be overridden") }
 }

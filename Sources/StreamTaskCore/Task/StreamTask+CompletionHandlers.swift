@@ -20,7 +20,9 @@ extension StreamTask {
     /// ``readData(ofMinLength:maxLength:timeout:)`` for the rules.
     ///
     /// The handler gets the bytes (`nil` only on error), whether the stream has ended, and the
-    /// error, if any.
+    /// error, if any. The bytes are empty only at the end of the stream, with `atEOF` `true`:
+    /// a read of `minBytes` 0 waits for a byte when none is buffered, so a loop that reads
+    /// again until `atEOF` or an error does not spin.
     public func readData(
         ofMinLength minBytes: Int,
         maxLength maxBytes: Int,

@@ -18,7 +18,13 @@ extension StreamTask {
     /// Returns as soon as `minBytes` are buffered, with as many as are there up to `maxBytes`.
     /// At end of stream it returns whatever is left, which may be fewer than `minBytes` or none,
     /// and `atEOF` is `true` once nothing is left to read. With `minBytes == 0` it returns at once
-    /// with what is buffered.
+    /// with what is buffered if anything is, and otherwise waits, as with `minBytes == 1`, for a
+    /// byte or the end of the stream.
+    ///
+    /// So a read that succeeds has at least one byte or `atEOF` `true`, never neither, and a loop
+    /// that reads until `atEOF` (or an error) ends without spinning. A read at the end of the
+    /// stream returns at once an empty `Data` (not `nil`) with `atEOF` `true`, as often as it is
+    /// issued; after ``closeRead()`` reads fail with ``StreamTaskError/Code/readClosed``.
     ///
     /// A read that times out throws ``StreamTaskError/Code/timedOut`` and loses nothing: the
     /// bytes that had arrived stay buffered for the next read. So does a read whose Swift task is
@@ -28,7 +34,7 @@ extension StreamTask {
     ///   - minBytes: The fewest bytes to return (unless the stream ends first); 0 or more.
     ///   - maxBytes: The most bytes to return; at least 1 and at least `minBytes`.
     ///   - timeout: Seconds to wait; 0 means no timeout.
-    /// - Returns: The bytes (never `nil` when the read succeeds, possibly empty at end of stream)
+    /// - Returns: The bytes (never `nil` when the read succeeds; empty only at end of stream)
     ///   and whether the stream has ended with nothing left to read.
     public func readData(
         ofMinLength minBytes: Int,
@@ -131,15 +137,20 @@ extension StreamTask {
         try await write(data, timeout: configuration.timeoutIntervalForWrite)
     }
 
-    /// Closes the read side once every earlier read has completed: buffered bytes are dropped,
-    /// and later reads fail with ``StreamTaskError/Code/readClosed``.
+    /// Closes the read side once every earlier read has completed: reads queued before it still
+    /// get the bytes that arrive (or the end of the stream, or their timeout), then what is left
+    /// buffered is dropped, and reads issued after it fail at once with
+    /// ``StreamTaskError/Code/readClosed``. Writes go on as before, queued ones included: they
+    /// are another lane, and neither waits for the other.
     public func closeRead() {
         submit(.closeRead, timeout: 0) { _ in }
     }
 
-    /// Closes the write side once every earlier write has completed: the peer sees end of
-    /// stream, and reading goes on. Writes issued after this fail at once with
-    /// ``StreamTaskError/Code/writeClosed``.
+    /// Closes the write side once every earlier write has completed: every byte of the writes
+    /// queued before it reaches the peer before its end of stream. Reading goes on, reads
+    /// queued before it included: it does not wait for them, since a request/response client
+    /// may have issued its read first and the peer may answer only after the end of stream.
+    /// Writes issued after this fail at once with ``StreamTaskError/Code/writeClosed``.
     public func closeWrite() {
         submit(.closeWrite, timeout: 0) { _ in }
     }

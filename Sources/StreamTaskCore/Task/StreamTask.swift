@@ -54,6 +54,9 @@ public final class StreamTask: StreamSessionTask, @unchecked Sendable, CustomStr
     /// What any thread may read, behind a lock.
     package struct Shared {
         var state: State
+        /// Whether the task was started (by its first ``resume()``, or connected by a
+        /// listener): from then on ``suspend()`` and ``resume()`` pause it and let it go on.
+        package var started = false
         var error: StreamTaskError?
         var metrics: StreamTaskMetrics
         var nextOperation: UInt64 = 0
@@ -124,15 +127,18 @@ public final class StreamTask: StreamSessionTask, @unchecked Sendable, CustomStr
     /// The task's metrics so far.
     public var metrics: StreamTaskMetrics { withShared { $0.metrics } }
 
-    /// Bytes handed to the kernel so far (``StreamTaskMetrics/countOfBytesSent`` without copying
-    /// the metrics): with the bytes given to writes, it tells how much is still queued, as a
-    /// server needs to drop a client that stopped reading before its queue grows unbounded.
-    /// Counted when the write completes on the connection's event loop, before any completion
-    /// handler runs.
+    /// The task's own bytes sent so far: the bytes of its completed writes, as they were
+    /// given to them (under TLS, before encryption: record overhead, handshakes and
+    /// close_notify are not counted, nor are a proxy's handshake bytes). It is
+    /// ``StreamTaskMetrics/countOfBytesSent`` without copying the metrics. With the bytes given
+    /// to writes, it tells how much is still queued, as a server needs to drop a client that
+    /// stopped reading before its queue grows unbounded. Counted when the write completes on
+    /// the connection's event loop, before any completion handler runs.
     public override var countOfBytesSent: Int64 { withShared { $0.metrics.countOfBytesSent } }
 
-    /// Bytes received from the connection so far (for a TLS connection: the bytes after
-    /// decryption, the task's own data).
+    /// The task's own bytes received so far, as they arrive and whether or not a read has taken
+    /// them yet (under TLS, after decryption: record overhead, handshakes and close_notify are
+    /// not counted, nor are a proxy's handshake bytes).
     public override var countOfBytesReceived: Int64 { withShared { $0.metrics.countOfBytesReceived } }
 
     /// An executor that runs Swift code on the thread that carries this task's connection.
@@ -170,21 +176,55 @@ public final class StreamTask: StreamSessionTask, @unchecked Sendable, CustomStr
     // MARK: Lifecycle
 
     /// Starts the task: waits for a connection slot for its host if the session's limit is
-    /// reached, resolves the host name and connects. Calling it again does nothing.
+    /// reached, resolves the host name and connects. On a task paused by ``suspend()``, lets
+    /// its operations go on, in the order they were issued. Otherwise it does nothing.
     public override func resume() {
         // Ask for the slot here, not after hopping to the task's event loop: tasks live on
         // different loops, and the session's queue must see them in the order they were resumed.
-        let resumed = withShared { shared -> Bool in
-            guard shared.state == .suspended else { return false }
+        let starts = withShared { shared -> Bool? in
+            guard shared.state == .suspended else { return nil }
             shared.state = .running
-            return true
+            defer { shared.started = true }
+            return !shared.started
         }
-        guard resumed else { return }
+        guard let starts else { return }
+        guard starts else {
+            driver.suspensionChanged()
+            return
+        }
         if let wait = earliestBeginDate?.timeIntervalSinceNow, wait > 0 {
             eventLoop.scheduleTask(in: .seconds(wait)) { self.session.requestConnectionSlot(for: self) }
         } else {
             session.requestConnectionSlot(for: self)
         }
+    }
+
+    /// Pauses the task, as `URLSessionTask.suspend()`: its operations wait until ``resume()``.
+    ///
+    /// While the task is suspended, queued and new operations wait where they are: no read
+    /// completes, not even from bytes already buffered, no write is sent, and ``closeRead()``,
+    /// ``closeWrite()``, TLS steps and capturing the streams do not start. Operations already
+    /// under way finish (a write the socket has taken, a TLS handshake). The connection stays
+    /// open and nothing is lost: the peer's bytes are buffered up to the session's inbound
+    /// buffer limit, and beyond it wait in the peer, as for a slow reader. ``state`` is
+    /// ``StreamSessionTask/State/suspended``; ``resume()`` lets everything go on in the order it
+    /// was issued. A task suspended while it connects goes on connecting; its operations wait.
+    ///
+    /// Timeouts keep running: an operation's timeout bounds how long its caller waits, whatever
+    /// it waits for, suspension included (as does the connect timeout). A read or a queued write
+    /// that times out while suspended fails with ``StreamTaskError/Code/timedOut`` and loses
+    /// nothing: the write was never sent, and the bytes stay buffered for the next read.
+    ///
+    /// Before the first ``resume()`` the task is suspended already, and this does nothing; nor
+    /// does it on a task cancelling or completed, or whose streams were captured. ``cancel()``
+    /// works on a suspended task as on any other.
+    public override func suspend() {
+        let suspends = withShared { shared -> Bool in
+            guard shared.started, shared.state == .running else { return false }
+            shared.state = .suspended
+            return true
+        }
+        if suspends { driver.suspensionChanged() }
     }
 
     /// Cancels the task: every queued operation fails with ``StreamTaskError/Code/cancelled``

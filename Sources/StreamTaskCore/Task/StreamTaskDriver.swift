@@ -146,7 +146,11 @@ package final class StreamTaskDriver: @unchecked Sendable {
             let error = Self.timeoutError(for: operation, after: timeout)
             timers[id] = eventLoop.scheduleTask(in: .seconds(timeout)) {
                 self.timers[id] = nil
-                self.carryOut(self.machine.abandon(id, error: error))
+                if self.tls.unwrapping == id {
+                    self.stopTLSTimedOut(id, after: timeout)
+                } else {
+                    self.carryOut(self.machine.abandon(id, error: error))
+                }
             }
         }
         carryOut(machine.enqueue(operation, id: id, fromStreams: fromStreams))

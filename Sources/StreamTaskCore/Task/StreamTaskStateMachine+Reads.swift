@@ -13,7 +13,8 @@ extension StreamTaskStateMachine {
     /// Whether the input has cleanly ended with nothing left buffered.
     private var atCleanEnd: Bool { inbound.hasEndedCleanly && bufferedByteCount == 0 }
 
-    /// The outcome of a read at the head of the read lane, or `nil` while it must wait.
+    /// The outcome of a read at the head of the read lane, or `nil` while it must wait. A read
+    /// that succeeds has at least one byte or is at the end of the stream.
     mutating func completeRead(_ id: OperationID, minLength: Int, maxLength: Int) -> Action? {
         if input == .shutDown { return .fail(id, .readClosed) }
         let available = bufferedByteCount
@@ -25,9 +26,8 @@ extension StreamTaskStateMachine {
         if case .closed(let error?) = connection {
             return .fail(id, error)
         }
-        if minLength == 0 {
-            return .succeedRead(id, ByteBuffer(), atEOF: false)
-        }
+        // A minimum of 0 waits for a byte too: an empty read that is not at the end would let a
+        // loop that reads until `atEOF` spin while nothing comes.
         return nil
     }
 

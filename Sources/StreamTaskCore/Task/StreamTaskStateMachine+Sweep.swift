@@ -86,12 +86,12 @@ extension StreamTaskStateMachine {
         }
     }
 
-    /// Moves every operation that can move, in order, then asks the channel for input or for
-    /// the close as the new state calls for.
+    /// Moves every operation that can move, in order (none while suspended), then asks the
+    /// channel for input or for the close as the new state calls for.
     mutating func process() -> [Action] {
         var sweep = Sweep()
         var index = 0
-        while index < pending.count {
+        while index < pending.count, !holdsOperations {
             switch step(at: index, &sweep) {
             case .stays: index += 1
             case .done: pending.remove(at: index)
@@ -291,6 +291,8 @@ extension StreamTaskStateMachine {
         guard connection == .open else { return [] }
         let inputDone = inbound.hasEnded || input == .shutDown
         if inputDone && output == .shutDown {
+            // A suspended task keeps its connection: operations may still wait for the buffer.
+            guard !holdsOperations else { return [] }
             closeAsked()
             return [.close]
         }

@@ -40,6 +40,8 @@ import NIOCore
 /// - Input is requested from the channel only while the buffer holds fewer than
 ///   `highWaterMark` bytes (or, when the first waiting read needs more, fewer than it needs),
 ///   so a slow reader slows the peer and memory stays bounded by what the caller asked for.
+/// - While the task is suspended (``Activity``), no operation moves and the connection stays
+///   open; input still comes up to `highWaterMark`. `resume()` moves everything, in order.
 struct StreamTaskStateMachine {
     /// The connection, as the operations see it.
     enum Connection {
@@ -114,6 +116,7 @@ struct StreamTaskStateMachine {
     var output = Direction.open
     var writability = Writability.writable
     private(set) var owner = Owner.task
+    var activity = Activity.running
     var pending: [Pending] = []
     var buffer: ByteBuffer?
 

@@ -57,6 +57,23 @@ import FoundationNetworking
         }
     }
 
+    @Test func suspendingADataTaskSuspendsTheStreamItBecomes() async throws {
+        try await peer("ok-then-stream") { server in
+            let dataTask = DataTaskTesting.session().dataTask(
+                with: try DataTaskTesting.request("http://127.0.0.1:\(server.port)/"))
+            #expect(try await dataTask.receiveResponse().statusCode == 200)
+            dataTask.suspend()
+            #expect(dataTask.state == .suspended)
+            let stream = try await dataTask.becomeStream()
+            #expect(stream.state == .suspended)
+            let got = stream.recordedRead(count: 12)
+            #expect(try await stream.onLoop { $0.machine.pending.count } == 1, "the read waits")
+            dataTask.resume()
+            #expect(await eventually { got.values == ["FIRST-BYTES\n"] })
+            stream.cancel()
+        }
+    }
+
     @Test func withoutADelegateTheResponseWaitsForTheCallersDecision() async throws {
         try await peer("ok-then-stream") { server in
             let dataTask = DataTaskTesting.session().dataTask(

@@ -18,16 +18,7 @@ import Testing
 @Suite(.timeLimit(.minutes(1))) struct TLSCloseTests {
     /// A client and its accepted peer, both upgraded to TLS.
     private func upgradedPair() async throws -> (server: LoopbackServer, client: StreamTask, peer: StreamTask) {
-        let certificates = try await TestCertificates.get()
-        var clientTLS = try certificates.clientConfiguration()
-        clientTLS.closeNotifyTimeout = 600
-        var serverTLS = try certificates.serverConfiguration()
-        serverTLS.closeNotifyTimeout = 600
-        let (server, client, peer) = try await LoopbackServer.connectedPair(configuration: .init(tls: clientTLS))
-        try await client.startTLS(with: peer, serverConfiguration: serverTLS)
-        try await client.write("hello\r\n")
-        #expect(try await peer.readLine() == "hello\r\n")
-        return (server, client, peer)
+        try await LoopbackServer.upgradedPair(clientCloseNotifyTimeout: 600)
     }
 
     @Test func cancellingDoesNotWaitForAPeerThatKeepsItsSideOpen() async throws {

@@ -206,3 +206,24 @@ final class OpenSSLServer: Sendable {
         }
     }
 }
+
+extension LoopbackServer {
+    /// A listener, a client task connected to it and the task it accepted, both upgraded to TLS
+    /// and past a first line. The client waits `clientCloseNotifyTimeout` seconds for a
+    /// close_notify, the peer ten minutes: a close that wrongly waits for one hangs instead of
+    /// ending after SwiftNIO SSL's usual 5 s.
+    static func upgradedPair(
+        clientCloseNotifyTimeout: Double
+    ) async throws -> (server: LoopbackServer, client: StreamTask, peer: StreamTask) {
+        let certificates = try await TestCertificates.get()
+        var clientTLS = try certificates.clientConfiguration()
+        clientTLS.closeNotifyTimeout = clientCloseNotifyTimeout
+        var serverTLS = try certificates.serverConfiguration()
+        serverTLS.closeNotifyTimeout = 600
+        let (server, client, peer) = try await connectedPair(configuration: .init(tls: clientTLS))
+        try await client.startTLS(with: peer, serverConfiguration: serverTLS)
+        try await client.write("hello\r\n")
+        #expect(try await peer.readLine() == "hello\r\n")
+        return (server, client, peer)
+    }
+}

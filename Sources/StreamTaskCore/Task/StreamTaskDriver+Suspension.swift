@@ -1,0 +1,32 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the swift-stream-task-kit open source project
+//
+// Licensed under Apache License v2.0; see LICENSE for license information
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
+extension StreamTaskDriver {
+    /// The façade's `suspend()` or `resume()` changed whether a started task is suspended:
+    /// brings the machine in line with the façade's state.
+    ///
+    /// The state is read here, on the loop, rather than passed along: calls from several
+    /// threads may reach the loop in another order than they took the façade's lock, and the
+    /// machine must end as the last of them left the state. A cancelled or completed task has
+    /// nothing left to hold.
+    func suspensionChanged() {
+        onLoop {
+            guard let owner = self.owner else { return }
+            let wanted: StreamTaskStateMachine.Activity? = owner.withShared { shared in
+                switch shared.state {
+                case .running: .running
+                case .suspended: .suspended
+                case .canceling, .completed: nil
+                }
+            }
+            guard let wanted, wanted != self.machine.activity else { return }
+            self.carryOut(wanted == .suspended ? self.machine.suspend() : self.machine.resume())
+        }
+    }
+}

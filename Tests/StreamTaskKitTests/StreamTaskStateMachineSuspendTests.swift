@@ -1,0 +1,132 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the swift-stream-task-kit open source project
+//
+// Licensed under Apache License v2.0; see LICENSE for license information
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
+import NIOCore
+import Testing
+
+@testable import StreamTaskCore
+
+/// Suspension as plain values: what a suspended task holds back, what it keeps doing, and what
+/// `resume()` lets go.
+extension StreamTaskStateMachineTests {
+    /// The kind of each action, by its case name ("write", "close", …).
+    private func kinds(_ actions: [Action]) -> [String] {
+        actions.map { String(String(describing: $0).prefix { $0 != "(" }) }
+    }
+
+    private func suspendedQueue(highWaterMark: Int = 1024) -> StreamTaskStateMachine {
+        var queue = openQueue(highWaterMark: highWaterMark)
+        #expect(queue.suspend().isEmpty)
+        return queue
+    }
+
+    @Test func aSuspendedTaskCompletesNoReadEvenFromItsBuffer() {
+        var queue = openQueue()
+        _ = queue.received(bytes("hello"))
+        _ = queue.suspend()
+        #expect(reads(queue.enqueue(.read(minLength: 1, maxLength: 20), id: id(1))).isEmpty)
+        #expect(reads(queue.received(bytes(" world"))).isEmpty)
+        #expect(queue.bufferedByteCount == 11)
+        #expect(reads(queue.resume()).map(\.1) == ["hello world"])
+    }
+
+    @Test func aSuspendedTaskSendsNothingAndResumeSendsInOrder() {
+        var queue = suspendedQueue()
+        #expect(queue.enqueue(.write(bytes("1")), id: id(1)).isEmpty)
+        #expect(queue.enqueue(.write(bytes("2")), id: id(2)).isEmpty)
+        #expect(queue.enqueue(.closeWrite, id: id(3)).isEmpty)
+        // Refusals are no movement: a write after closeWrite still fails at once.
+        #expect(failures(queue.enqueue(.write(bytes("x")), id: id(4))).map(\.1) == [.writeClosed])
+        let resumed = queue.resume()
+        #expect(writes(resumed) == [1, 2])
+        #expect(kinds(resumed).contains("flush"))
+        #expect(!kinds(resumed).contains("shutdownOutput"), "closeWrite still waits for the writes")
+        _ = queue.writeCompleted(id(1), error: nil)
+        #expect(kinds(queue.writeCompleted(id(2), error: nil)).contains("shutdownOutput"))
+    }
+
+    @Test func aSuspendedTaskStartsNoCloseTLSStepOrCapture() {
+        var queue = suspendedQueue()
+        #expect(queue.enqueue(.closeRead, id: id(1)).isEmpty)
+        #expect(queue.enqueue(.startTLS(.client(StreamTLSConfiguration())), id: id(2)).isEmpty)
+        #expect(queue.enqueue(.captureStreams, id: id(3)).isEmpty)
+        let resumed = queue.resume()
+        #expect(kinds(resumed).starts(with: ["emit", "shutdownInput", "succeed", "startTLS"]), "\(kinds(resumed))")
+        _ = queue.suspend()
+        #expect(kinds(queue.tlsTransitionCompleted(id(2), error: nil)) == ["succeed"], "the capture waits")
+        #expect(kinds(queue.resume()) == ["captureStreams"])
+    }
+
+    @Test func inputKeepsComingUpToTheLimitWhileSuspended() {
+        var queue = suspendedQueue(highWaterMark: 8)
+        // The read wants more than the limit; while suspended, it does not count.
+        _ = queue.enqueue(.read(minLength: 20, maxLength: 20), id: id(1))
+        _ = queue.received(bytes("1234"))
+        #expect(kinds(queue.receiveCompleted()) == ["requestInput"])
+        _ = queue.received(bytes("5678"))
+        #expect(queue.receiveCompleted().isEmpty, "at the limit, reading from the socket stops")
+        #expect(kinds(queue.resume()) == ["requestInput"], "the read wants 20 bytes")
+    }
+
+    @Test func aSuspendedTaskKeepsItsConnectionWhenBothDirectionsHaveEnded() {
+        var queue = openQueue()
+        _ = queue.enqueue(.closeWrite, id: id(1))
+        _ = queue.received(bytes("last"))
+        _ = queue.suspend()
+        _ = queue.enqueue(.read(minLength: 1, maxLength: 10), id: id(2))
+        let ended = queue.inputEnded()
+        #expect(kinds(ended) == ["emit"], "the read-closed event, and no close")
+        let resumed = queue.resume()
+        #expect(reads(resumed).map { "\($0.1)|\($0.2)" } == ["last|true"])
+        #expect(kinds(resumed).last == "close")
+    }
+
+    @Test func theConnectionGoingAwayEndsWhatASuspendedTaskHeld() {
+        var queue = suspendedQueue()
+        _ = queue.received(bytes("abc"))
+        _ = queue.enqueue(.read(minLength: 1, maxLength: 10), id: id(1))
+        _ = queue.enqueue(.write(bytes("never sent")), id: id(2))
+        let actions = queue.closed(error: StreamTaskError(.connectionReset, "reset"))
+        #expect(reads(actions).map(\.1) == ["abc"])
+        #expect(failures(actions).map { "\($0.0) \($0.1)" } == ["2 connectionReset"])
+        #expect(!queue.hasPendingOperations)
+    }
+
+    @Test func cancellingASuspendedTaskFailsEverythingAndCloses() {
+        var queue = suspendedQueue()
+        _ = queue.received(bytes("abc"))
+        _ = queue.enqueue(.read(minLength: 1, maxLength: 10), id: id(1))
+        _ = queue.enqueue(.write(bytes("x")), id: id(2))
+        let actions = queue.cancel()
+        #expect(failures(actions).map(\.1) == [.cancelled, .cancelled])
+        #expect(kinds(actions).last == "close")
+    }
+
+    @Test func aTaskSuspendedBeforeItConnectsHoldsItsOperationsOnceConnected() {
+        var queue = StreamTaskStateMachine()
+        _ = queue.suspend()
+        _ = queue.enqueue(.write(bytes("early")), id: id(1))
+        #expect(writes(queue.connected()).isEmpty)
+        #expect(writes(queue.resume()) == [1])
+    }
+
+    @Test func aTimeoutWhileSuspendedWithdrawsTheOperationAndLosesNothing() {
+        var queue = suspendedQueue()
+        _ = queue.received(bytes("kept"))
+        _ = queue.enqueue(.read(minLength: 1, maxLength: 10), id: id(1))
+        _ = queue.enqueue(.write(bytes("withdrawn")), id: id(2))
+        let timeout = StreamTaskError(.timedOut, "test")
+        #expect(kinds(queue.abandon(id(1), error: timeout)) == ["fail"])
+        #expect(kinds(queue.abandon(id(2), error: timeout)) == ["fail"], "a queued write closes nothing")
+        _ = queue.enqueue(.read(minLength: 1, maxLength: 10), id: id(3))
+        let resumed = queue.resume()
+        #expect(reads(resumed).map(\.1) == ["kept"])
+        #expect(writes(resumed).isEmpty)
+    }
+}
