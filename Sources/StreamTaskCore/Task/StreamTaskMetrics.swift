@@ -51,9 +51,11 @@ public struct StreamTaskMetrics: Sendable, Hashable {
     /// The peer's end of the connection, once connected.
     public var remoteAddress: String?
     public var remotePort: Int?
-    /// Bytes handed to the kernel by completed writes.
+    /// The task's own bytes of completed writes (under TLS, before encryption: the bytes on the
+    /// wire are more).
     public var countOfBytesSent: Int64
-    /// Bytes received from the peer (whether or not they have been read yet).
+    /// The task's own bytes received from the peer, whether or not they have been read yet (under
+    /// TLS, after decryption).
     public var countOfBytesReceived: Int64
 
     /// From the task's creation to its completion (or to now, while it runs).
