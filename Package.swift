@@ -208,6 +208,9 @@ let package = Package(
         .executableTarget(
             name: "ported-irc-bot", dependencies: ["StreamTaskKit"], path: "Examples/Ported/irc-bot",
             swiftSettings: [.swiftLanguageMode(.v5)]),
+        .executableTarget(
+            name: "ported-bonjour-chat", dependencies: ["StreamTaskKit", "StreamTaskDNSSD"],
+            path: "Examples/Ported/bonjour-chat", swiftSettings: [.swiftLanguageMode(.v5)]),
         // What several test targets share: child processes, blocking work off the pool.
         .target(
             name: "StreamTaskTestSupport",
@@ -248,6 +251,7 @@ let package = Package(
                 "chat-client",
                 "chat-server",
                 "ported-irc-bot",
+                "ported-bonjour-chat",
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ]
         ),

@@ -21,7 +21,7 @@ import FoundationNetworking
 /// conforms to it as the session's (or the data task's) delegate, and the data-task methods
 /// below are called; an object that implements them without declaring this conformance is not
 /// asked. Every method has a default implementation.
-public protocol StreamSessionDataDelegate: StreamSessionTaskDelegate {
+@preconcurrency public protocol StreamSessionDataDelegate: StreamSessionTaskDelegate {
     /// A data task's response head arrived: call `completionHandler` (once, from any thread)
     /// with what to do. Not called when the task's owner awaited
     /// ``StreamDataTask/receiveResponse()`` or decided before the head arrived. The default

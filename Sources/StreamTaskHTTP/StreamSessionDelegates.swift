@@ -25,7 +25,7 @@ import FoundationNetworking
 /// They refine StreamTaskCore's protocols (`StreamSessionCoreDelegate` and the rest), which
 /// carry everything but the authentication challenges; these add the challenges, with
 /// Foundation's `URLAuthenticationChallenge` and `URLCredential`.
-public protocol StreamSessionDelegate: StreamSessionCoreDelegate {
+@preconcurrency public protocol StreamSessionDelegate: StreamSessionCoreDelegate {
     /// A challenge for the whole session, as Apple's: server trust, when the task-level method
     /// is not implemented (its default asks this one). The challenge's protection space has the
     /// method `NSURLAuthenticationMethodServerTrust` and, in
@@ -39,7 +39,7 @@ public protocol StreamSessionDelegate: StreamSessionCoreDelegate {
 }
 
 /// Callbacks about a session's tasks, as `URLSessionTaskDelegate`.
-public protocol StreamSessionTaskDelegate: StreamSessionDelegate, StreamSessionCoreTaskDelegate {
+@preconcurrency public protocol StreamSessionTaskDelegate: StreamSessionDelegate, StreamSessionCoreTaskDelegate {
     /// A challenge for one task, as Apple's: server trust during the task's TLS handshake (see
     /// ``StreamSessionDelegate/urlSession(_:didReceive:completionHandler:)``). The default asks
     /// the session-level method.
@@ -53,7 +53,8 @@ public protocol StreamSessionTaskDelegate: StreamSessionDelegate, StreamSessionC
 
 /// Callbacks about a session's stream tasks, as `URLSessionStreamDelegate`: read and write
 /// closed, better route, stream handover, and the library's viability callback.
-public protocol StreamSessionStreamDelegate: StreamSessionTaskDelegate, StreamSessionCoreStreamDelegate {}
+@preconcurrency public protocol StreamSessionStreamDelegate: StreamSessionTaskDelegate, StreamSessionCoreStreamDelegate
+{}
 
 extension StreamSessionDelegate {
     public func urlSession(

@@ -18,7 +18,7 @@ import Testing
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
     /// The built program is exactly what the script makes of the Darwin source.
-    @Test(arguments: [("IRCBot.swift", "irc-bot")])
+    @Test(arguments: [("IRCBot.swift", "irc-bot"), ("BonjourChat.swift", "bonjour-chat")])
     func theBuiltCopyIsTheScriptsOutput(darwin: String, ported: String) async throws {
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("ported-\(UUID().uuidString).swift")
         defer { try? FileManager.default.removeItem(at: scratch) }
@@ -80,5 +80,34 @@ import Testing
         #expect(
             bot.output.contains("cannot connect: NSURLErrorDomain \(NSURLErrorCannotConnectToHost)"), "\(bot.output)")
         await bot.stop()
+    }
+
+    /// The Bonjour client browses with NetServiceBrowser, finds chat-server advertised over
+    /// DNS-SD (a real avahi-daemon), connects with streamTask(with: service), and says its line
+    /// to a client there.
+    @Test func theBonjourClientFindsChatServerAndTalks() async throws {
+        let name = "ported \(UInt32.random(in: 0...UInt32.max))"
+        let server = try ObservedProcess(
+            try BuiltProducts.path("chat-server"), ["--host", "127.0.0.1", "--port", "0", "--no-tls", "--name", name])
+        defer { Task { await server.stop() } }
+        #expect(await server.waitForOutput(containing: "advertised as"), "\(server.output)")
+        let line = try #require(server.output.split(separator: "\n").first { $0.hasPrefix("listening on ") })
+        let port = try #require(line.split(separator: ":").last.flatMap { Int($0) })
+        let listener = IRCTestClient(port: port)
+        try await listener.register("listener")
+        try await listener.join("#bonjour")
+
+        let client = try ObservedProcess(
+            try BuiltProducts.path("ported-bonjour-chat"), [name, "darwinbonjour", "#bonjour", "found you"])
+        let heard = try await listener.waitFor("the Bonjour client's line", timeout: 30) { $0.command == "PRIVMSG" }
+        #expect(heard.sourceNickname == "darwinbonjour")
+        #expect(heard.parameters == ["#bonjour", "found you"])
+        #expect(await client.waitForExit(seconds: 30), "\(client.output)")
+        #expect(client.child.exitCode == 0, "\(client.output)")
+        for expected in ["found \(name) (_irc._tcp.", "registered as darwinbonjour", "chat with \(name) completed"] {
+            #expect(client.output.contains(expected), "\(expected) missing from: \(client.output)")
+        }
+        await client.stop()
+        await listener.close()
     }
 }

@@ -42,7 +42,7 @@ import Foundation
 
 /// What a session tells its delegate about tasks (Apple's `URLSessionTaskDelegate`, without the
 /// authentication challenge): see ``StreamSessionCoreDelegate``.
-public protocol StreamSessionCoreTaskDelegate: StreamSessionCoreDelegate {
+@preconcurrency public protocol StreamSessionCoreTaskDelegate: StreamSessionCoreDelegate {
     /// The task's final metrics, delivered once just before it completes.
     func urlSession(
         _ session: StreamSession, task: StreamSessionTask, didFinishCollecting metrics: StreamSessionTaskMetrics)
@@ -53,7 +53,7 @@ public protocol StreamSessionCoreTaskDelegate: StreamSessionCoreDelegate {
 /// What a session tells its delegate about stream tasks (Apple's `URLSessionStreamDelegate`),
 /// and the library's viability callback beside Apple's better-route one: see
 /// ``StreamSessionCoreDelegate``.
-public protocol StreamSessionCoreStreamDelegate: StreamSessionCoreTaskDelegate {
+@preconcurrency public protocol StreamSessionCoreStreamDelegate: StreamSessionCoreTaskDelegate {
     /// No more bytes will arrive on the task (the peer's FIN, or `closeRead()`). Not called
     /// when a TLS connection is cut without close_notify: reads end with
     /// ``StreamTaskError/Code/tlsTruncated`` instead.
