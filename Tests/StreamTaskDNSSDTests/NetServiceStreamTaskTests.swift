@@ -27,16 +27,7 @@ import Testing
         try await requireDaemon()
         let type = uniqueServiceType()
         let name = uniqueServiceName()
-        let listener = StreamListener(host: "127.0.0.1", port: 0)
-        try await listener.start()
-        let registration = try await listener.advertise(name: name, type: type)
-        let server = Task {
-            for await connection in listener.connections {
-                let line = try await connection.readData(upToAndIncluding: Data("\n".utf8), maxLength: 100, timeout: 10)
-                try await connection.write(Data("echo: ".utf8) + (line ?? Data()), timeout: 10)
-                connection.closeWrite()
-            }
-        }
+        let server = try await AdvertisedEchoServer.start(name: name, type: type)
 
         // A proxy where nothing listens: a service on the local network is reached directly.
         let session = StreamSession(configuration: .init(proxy: .socks5(host: "127.0.0.1", port: 9)))
@@ -49,19 +40,11 @@ import Testing
         }
         #expect(task.metrics.domainLookupStartDate == nil)
         task.resume()
-        var reply = Data()
-        while true {
-            let (data, atEOF) = try await task.readData(ofMinLength: 1, maxLength: 100, timeout: 10)
-            reply += data ?? Data()
-            if atEOF { break }
-        }
-        #expect(String(decoding: reply, as: UTF8.self) == "echo: hello\n")
+        #expect(try await readToEnd(task) == "echo: hello\n")
         #expect(task.metrics.isProxyConnection == false)
-        #expect(task.metrics.remotePort == listener.port)
+        #expect(task.metrics.remotePort == server.listener.port)
         task.cancel()
-        registration.cancel()
-        await listener.shutdown(gracePeriod: 0)
-        _ = await server.result
+        await server.stop()
     }
 
     @Test func aNetServiceThatDoesNotResolveFailsAsCannotFindHost() async throws {

@@ -19,19 +19,8 @@ import Testing
         try await requireDaemon()
         let type = uniqueServiceType()
         let name = uniqueServiceName()
-        let listener = StreamListener(host: "127.0.0.1", port: 0)
-        try await listener.start()
-        let registration = try await listener.advertise(name: name, type: type, txtRecord: ["proto": "echo"])
-        #expect(registration.port == listener.port)
-
-        // The server echoes one line.
-        let server = Task {
-            for await connection in listener.connections {
-                let line = try await connection.readData(upToAndIncluding: Data("\n".utf8), maxLength: 100, timeout: 10)
-                try await connection.write(Data("echo: ".utf8) + (line ?? Data()), timeout: 10)
-                connection.closeWrite()
-            }
-        }
+        let server = try await AdvertisedEchoServer.start(name: name, type: type, txtRecord: ["proto": "echo"])
+        #expect(server.registration.port == server.listener.port)
 
         let found = try await DNSSDBrowser(type: type).first("the advertised listener") { $0.service.name == name }
         // The session names a proxy where nothing listens: a discovered local service must be
@@ -41,19 +30,11 @@ import Testing
         #expect(task.state == .running)
         #expect(task.metrics.isProxyConnection == false)
         #expect(task.host == "127.0.0.1")
-        #expect(task.port == listener.port)
+        #expect(task.port == server.listener.port)
         try await task.write(Data("hello\n".utf8), timeout: 10)
-        var reply = Data()
-        while true {
-            let (data, atEOF) = try await task.readData(ofMinLength: 1, maxLength: 100, timeout: 10)
-            reply += data ?? Data()
-            if atEOF { break }
-        }
-        #expect(String(decoding: reply, as: UTF8.self) == "echo: hello\n")
+        #expect(try await readToEnd(task) == "echo: hello\n")
         task.cancel()
-        registration.cancel()
-        await listener.shutdown(gracePeriod: 0)
-        _ = await server.result
+        await server.stop()
     }
 
     @Test func aServiceThatVanishedFailsClearly() async throws {
