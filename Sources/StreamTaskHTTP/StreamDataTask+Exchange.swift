@@ -173,7 +173,7 @@ extension StreamDataTask {
     /// The delegate that hears about this data task: the task's own or else the session's,
     /// when it is a ``StreamSessionDataDelegate`` (as `URLSession` asks only a data delegate).
     private var currentDelegate: (any StreamSessionDataDelegate)? {
-        (delegate ?? session.delegate as? any StreamSessionCoreTaskDelegate) as? any StreamSessionDataDelegate
+        taskDelegate(in: session) as? any StreamSessionDataDelegate
     }
 
     func phaseIsNot(_ phases: Phase...) -> Bool {
@@ -201,7 +201,7 @@ extension StreamDataTask {
         detachFromCarrier()
         completionPromise.succeed(())
         // Any task delegate hears of the end, as Apple's `urlSession(_:task:didCompleteWithError:)`.
-        let taskDelegate = delegate ?? session.delegate as? any StreamSessionCoreTaskDelegate
+        let taskDelegate = taskDelegate(in: session)
         if let taskDelegate {
             let session = self.session
             let urlError = error?.urlError

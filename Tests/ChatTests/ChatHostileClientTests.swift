@@ -69,9 +69,9 @@ struct ChatHostileClientTests {
     /// registers meanwhile.
     @Test func slowRegistrationsAreDroppedAtTheDeadlineWhileOthersRegister() async throws {
         try await ChatServerFixture.with({ $0.registrationTimeout = .seconds(1) }) { server, port in
-            let silent = try await connect(from: "127.0.0.2", port: port)
+            let silent = try await SourceBoundSocket.connected(from: "127.0.0.2", port: port)
             try silent.send("NICK x\r\n")
-            let trickler = try await connect(from: "127.0.0.3", port: port)
+            let trickler = try await SourceBoundSocket.connected(from: "127.0.0.3", port: port)
             let trickled = Task {
                 await offCooperativePool { () -> (String, Bool) in
                     // One byte every 20 ms, complete lines among them, for at most 10 s.
@@ -101,7 +101,7 @@ struct ChatHostileClientTests {
     @Test func aStalledSTARTTLSHandshakeRunsIntoTheRegistrationDeadline() async throws {
         let tls = try ChatServerFixture.makeTLS()
         try await ChatServerFixture.with(tls: tls, { $0.registrationTimeout = .seconds(1) }) { server, port in
-            let staller = try await connect(from: "127.0.0.2", port: port)
+            let staller = try await SourceBoundSocket.connected(from: "127.0.0.2", port: port)
             try staller.send("NICK stall\r\nSTARTTLS\r\n")
             let client = IRCTestClient(port: port)
             try await client.register("other")
@@ -121,11 +121,6 @@ struct ChatHostileClientTests {
             try? await Task.sleep(for: .milliseconds(20))
         }
         return await server.clientCount == expected
-    }
-
-    private func connect(from source: String, port: Int) async throws -> SourceBoundSocket {
-        try await offCooperativePool { Result { try SourceBoundSocket(from: source, to: "127.0.0.1", port: port) } }
-            .get()
     }
 
     /// Waits (at most 10 s) until the server has admitted or refused `count` connections.

@@ -35,9 +35,7 @@ import Testing
         #expect(try await third.readToEnd() == "")
         #expect(listener.metrics.refusedOverAddressLimit == 1)
         // Another address is not affected: the next connection handed out is its.
-        let other = try await offCooperativePool {
-            Result { try SourceBoundSocket(from: "127.0.0.2", to: "127.0.0.1", port: port) }
-        }.get()
+        let other = try await SourceBoundSocket.connected(from: "127.0.0.2", port: port)
         let otherPeer = try #require(await accepted.next())
         #expect(otherPeer.host == "127.0.0.2")
 
@@ -109,9 +107,7 @@ import Testing
         let firstPeer = try #require(await accepted.next())
         let refused = session.loopbackTask(port: port)
         #expect(try await refused.readToEnd() == "")
-        let other = try await offCooperativePool {
-            Result { try SourceBoundSocket(from: "127.0.0.2", to: "127.0.0.1", port: port) }
-        }.get()
+        let other = try await SourceBoundSocket.connected(from: "127.0.0.2", port: port)
         let otherPeer = try #require(await accepted.next())
         #expect(otherPeer.host == "127.0.0.2")
         #expect(listener.metrics == .init(acceptedConnections: 2, refusedOverAddressLimit: 1))

@@ -34,6 +34,13 @@ public final class SourceBoundSocket: @unchecked Sendable {
         public let description: String
     }
 
+    /// Connects from `source` (any port) to 127.0.0.1:`port`, on a thread of its own (the
+    /// connect blocks).
+    public static func connected(from source: String, port: Int) async throws -> SourceBoundSocket {
+        try await offCooperativePool { Result { try SourceBoundSocket(from: source, to: "127.0.0.1", port: port) } }
+            .get()
+    }
+
     /// Connects from `source` (any port) to IPv4 `host`:`port`.
     public init(from source: String, to host: String, port: Int) throws {
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)

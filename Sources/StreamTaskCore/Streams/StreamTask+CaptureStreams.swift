@@ -25,8 +25,7 @@ extension StreamTask {
     public func captureStreams() {
         submit(.captureStreams, timeout: 0) { result in
             guard case .success = result,
-                let delegate = (self.delegate ?? self.session.delegate as? any StreamSessionCoreTaskDelegate)
-                    as? any StreamSessionCoreStreamDelegate
+                let delegate = self.taskDelegate(in: self.session) as? any StreamSessionCoreStreamDelegate
             else { return }
             let session = self.session
             session.callbackQueue.async {

@@ -83,6 +83,12 @@ open class StreamSessionTask: @unchecked Sendable {
         set { record.withLockedValue { $0.delegate = newValue } }
     }
 
+    /// The delegate that hears about this task: its own, or else the session's when that is a
+    /// task delegate (as `URLSession` asks only a task delegate about tasks).
+    package func taskDelegate(in session: StreamSession) -> (any StreamSessionCoreTaskDelegate)? {
+        delegate ?? session.delegate as? any StreamSessionCoreTaskDelegate
+    }
+
     /// A description of the task for your own use (logs, debugging); `nil` until you set it.
     public var taskDescription: String? {
         get { record.withLockedValue { $0.taskDescription } }

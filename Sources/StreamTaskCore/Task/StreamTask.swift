@@ -274,7 +274,7 @@ public final class StreamTask: StreamSessionTask, @unchecked Sendable, CustomStr
         }
         broadcaster.emit(event, last: last)
         guard !withShared({ $0.delegateMuted }) else { return }
-        guard let delegate = self.delegate ?? session.delegate as? any StreamSessionCoreTaskDelegate else { return }
+        guard let delegate = taskDelegate(in: session) else { return }
         let session = self.session
         session.callbackQueue.async {
             switch event {
