@@ -48,6 +48,11 @@ cleanup() {
     done
     bash scripts/stop-services.sh "$workdir/services" || true
     [[ -n "$account_created" ]] && bash scripts/proxy-test-user.sh --remove
+    # What failed, just above the summary, so a log cut down to its end still names it.
+    if [[ -s "$workdir/failures" ]]; then
+        echo "test.sh: what failed:"
+        head -n 60 "$workdir/failures"
+    fi
     rm -rf "$workdir"
     local not_run=$((${#e2e_checks[@]} - e2e_passed - e2e_failed))
     if [[ -z "$finished" ]]; then
@@ -84,6 +89,14 @@ count_run() {
     local name="$1" log="$2" status="$3" run_passed run_failed run_skipped completeness
     read -r run_passed run_failed run_skipped completeness < <(python3 scripts/count-tests.py "$log")
     echo "test.sh: $name: $run_passed passed, $run_failed failed, $run_skipped skipped ($completeness)"
+    # Each failed test with the issues it recorded (and their next lines), for the end of the log.
+    grep -E -A 3 '^\S+ Test .*(failed after|recorded an issue)' "$log" | head -n 40 |
+        sed "s/^/  [$name] /" >>"$workdir/failures" || true
+    # A run that failed without a failed test: a sanitizer's report or a crash says why.
+    if [[ "$status" -ne 0 && "$run_failed" -eq 0 ]]; then
+        grep -E -m 3 -A 8 'WARNING: [A-Za-z]+Sanitizer|ERROR: [A-Za-z]+Sanitizer|Fatal error|Crash|error: ' "$log" |
+            head -n 40 | sed "s/^/  [$name] /" >>"$workdir/failures" || true
+    fi
     passed=$((passed + run_passed))
     failed=$((failed + run_failed))
     skipped=$((skipped + run_skipped))
@@ -184,7 +197,11 @@ fi
 
 # --- End to end: the echo examples and the documents' samples ---------------------------------
 pass() { echo "e2e: PASS $1"; e2e_passed=$((e2e_passed + 1)); }
-fail() { echo "e2e: FAIL $1" >&2; e2e_failed=$((e2e_failed + 1)); }
+fail() {
+    echo "e2e: FAIL $1" >&2
+    echo "  [e2e] $1" >>"$workdir/failures"
+    e2e_failed=$((e2e_failed + 1))
+}
 
 bin=.build/debug
 server=$bin/echo-server
