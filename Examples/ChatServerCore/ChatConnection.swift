@@ -64,26 +64,35 @@ struct ChatConnection: Sendable {
         var pingSent = false
         var atEOF = false
 
+        // Lines the flood limit let through that the server has not handled yet: it stops
+        // early when a line finds someone's send queue congested, and takes the rest later.
+        var admitted: [Inbound] = []
+
         while true {
             // Hand the server what the flood limit lets through, in one call: it writes the
             // replies and relays of the whole batch at the end, so a client that several lines
             // are sent to gets them in one write.
-            while !pending.isEmpty {
-                var batch: [Inbound] = []
+            while !pending.isEmpty || !admitted.isEmpty {
                 var taken = 0
                 while taken < pending.count, atEOF || bucket?.take(now: clock.now) ?? true {
-                    batch.append(Self.parse(pending[taken]))
+                    admitted.append(Self.parse(pending[taken]))
                     taken += 1
                 }
-                if taken == 0 { break }
                 pending.removeFirst(taken)
-                let (directive, handled) = await server.receive(batch, from: id)
-                switch directive {
+                if admitted.isEmpty { break }
+                let received = await server.receive(admitted, from: id)
+                admitted.removeFirst(received.handled)
+                switch received.directive {
                 case .proceed(let isRegistered):
                     registered = isRegistered
+                    // Someone it sent to is behind: read no more of this client until they
+                    // catch up (or are found to have stopped reading).
+                    for outbound in received.congested {
+                        await outbound.waitForRoom(stallTimeout: configuration.sendQueueStallTimeout)
+                    }
                 case .startTLS:
                     // Protocol.md, section 7: nothing may follow STARTTLS before the handshake.
-                    if framer.bufferedByteCount > 0 || !pending.isEmpty || handled < batch.count {
+                    if framer.bufferedByteCount > 0 || !pending.isEmpty || !admitted.isEmpty {
                         return await finish(server.disconnect(id, reason: "Plaintext after STARTTLS"))
                     }
                     // The handshake runs into the registration deadline like any other step

@@ -16,6 +16,13 @@ import StreamTaskKit
 /// to the kernel, so that a client that stops reading is dropped at the send-queue limit
 /// instead of slowing whoever writes to it.
 ///
+/// Between the two, a client that reads, only slower than it is sent to, slows the senders
+/// instead of being dropped: past half the limit (``highWater``) the queue is *congested*, and
+/// the connection whose line made it so waits in ``waitForRoom(stallTimeout:)`` before it reads
+/// more, until the queue is down to a quarter of the limit. A client whose queue makes no
+/// progress at all for the stall timeout has stopped reading: it is marked stalled and slows no
+/// one any more, and it is dropped when its queue passes the limit.
+///
 /// Lines are queued and written together: the server flushes each outbound once it has handled
 /// what one read brought (ngIRCd writes once per pass of its loop), at most one write is with
 /// the task at a time, and lines queued meanwhile go out in the next. Every write is a system
@@ -42,6 +49,12 @@ final class ChatOutbound: Sendable {
         /// Completed with `true` when the outbound becomes idle, or `false` when its wait
         /// times out; whoever takes it out of the state completes it.
         var idleWaiter: EventLoopPromise<Bool>?
+        /// Senders waiting in ``waitForRoom(stallTimeout:)``, completed together.
+        var roomWaiters: [EventLoopPromise<Void>] = []
+        /// While senders wait: the stall check, and what had been sent when it was armed.
+        var stallCheck: (timer: Scheduled<Void>, sent: Int64)?
+        /// Made no progress for a stall timeout while congested: slows no one until it does.
+        var stalled = false
 
         /// Whether a write is with the task, or lines wait for one.
         var isBusy: Bool { writing || (!closed && gathered.readableBytes > 0) }
@@ -79,7 +92,15 @@ final class ChatOutbound: Sendable {
         case queued
         /// Queued, and nothing takes it until ``flush()`` is called.
         case needsFlush
+        /// Queued behind the write under way, and the queue is past ``highWater``: the sender
+        /// should ``waitForRoom(stallTimeout:)`` before it sends more.
+        case congested
     }
+
+    /// The queue length past which the outbound is congested: half the limit.
+    var highWater: Int { limit / 2 }
+    /// The queue length a congested outbound must drain to before its senders go on.
+    var lowWater: Int { limit / 4 }
 
     /// Queues `bytes` without writing them, so that several lines can go out in one write; see
     /// ``Enqueued`` for what to do next. Writes to a closed outbound are ignored.
@@ -101,7 +122,12 @@ final class ChatOutbound: Sendable {
             state.submitted += Int64(count)
             let first = state.gathered.readableBytes == 0
             state.gathered.writeBytes(bytes)
-            return first && !state.writing ? .needsFlush : .queued
+            if first && !state.writing { return .needsFlush }
+            if !state.stalled, Int(state.submitted - state.sentSeen) > highWater {
+                state.sentSeen = task.countOfBytesSent
+                if Int(state.submitted - state.sentSeen) > highWater { return .congested }
+            }
+            return .queued
         }
     }
 
@@ -157,14 +183,17 @@ final class ChatOutbound: Sendable {
     /// next waits its turn behind the loop's other work, so that a client the server keeps
     /// feeding cannot hold its loop (as SwiftNIO bounds its own write spinning).
     private func writeGathered(after failure: Bool = false, chained: Int = 0) {
-        let (batch, idle) = state.withLockedValue { state -> (ByteBuffer?, EventLoopPromise<Bool>?) in
+        let (batch, idle, room) = state.withLockedValue {
+            state -> (ByteBuffer?, EventLoopPromise<Bool>?, [EventLoopPromise<Void>]) in
+            let room = takeRoomWaitersIfDrained(&state)
             guard !failure, !state.closed, state.gathered.readableBytes > 0 else {
                 state.writing = false
-                return (nil, state.takeIdleWaiterIfIdle())
+                return (nil, state.takeIdleWaiterIfIdle(), room)
             }
-            return (state.takeGathered(), nil)
+            return (state.takeGathered(), nil, room)
         }
         idle?.succeed(true)
+        for waiter in room { waiter.succeed() }
         guard let batch else { return }
         let promise = task.eventLoop.makePromise(of: Void.self)
         promise.futureResult.whenComplete { result in
@@ -188,7 +217,7 @@ final class ChatOutbound: Sendable {
         switch enqueue(bytes) {
         case .overLimit: return false
         case .needsFlush: flush()
-        case .queued: break
+        case .queued, .congested: break
         }
         return true
     }
@@ -221,6 +250,60 @@ final class ChatOutbound: Sendable {
         return (try? await waiter.futureResult.get()) ?? false
     }
 
+    /// Waits until the queue is down to ``lowWater`` (or the outbound closes), so that a sender
+    /// whose line found it ``Enqueued/congested`` sends no more until the client catches up.
+    ///
+    /// A client that reads nothing is not waited for longer than `stallTimeout`: when no write
+    /// to it completes in that time, it is marked stalled, every sender waiting goes on, and
+    /// from then on its queue is never congested (it is dropped at the limit) until it reads
+    /// again. Wake-ups come from write completions and the stall check, not from polling.
+    func waitForRoom(stallTimeout: Duration) async {
+        let loop = task.eventLoop
+        let waiter = state.withLockedValue { state -> EventLoopPromise<Void>? in
+            guard !state.closed, !state.stalled, Int(state.submitted - task.countOfBytesSent) > lowWater else {
+                return nil
+            }
+            let waiter = loop.makePromise(of: Void.self)
+            state.roomWaiters.append(waiter)
+            if state.stallCheck == nil {
+                state.stallCheck = (armStallCheck(after: stallTimeout), task.countOfBytesSent)
+            }
+            return waiter
+        }
+        try? await waiter?.futureResult.get()
+    }
+
+    /// Schedules the stall check: if nothing was sent since it was armed, the client is stalled
+    /// and the waiting senders go on; otherwise it checks again after another `stallTimeout`.
+    private func armStallCheck(after stallTimeout: Duration) -> Scheduled<Void> {
+        task.eventLoop.scheduleTask(in: TimeAmount(stallTimeout)) {
+            let released = self.state.withLockedValue { state -> [EventLoopPromise<Void>] in
+                guard let check = state.stallCheck else { return [] }
+                let sent = self.task.countOfBytesSent
+                if sent != check.sent {
+                    state.stallCheck = (self.armStallCheck(after: stallTimeout), sent)
+                    return []
+                }
+                state.stalled = true
+                state.stallCheck = nil
+                defer { state.roomWaiters = [] }
+                return state.roomWaiters
+            }
+            for waiter in released { waiter.succeed() }
+        }
+    }
+
+    /// The waiting senders, when the queue is down to ``lowWater`` (or closed): they are taken
+    /// out of the state, with the stall check, and a stalled client that drained counts again.
+    private func takeRoomWaitersIfDrained(_ state: inout State) -> [EventLoopPromise<Void>] {
+        guard state.closed || Int(state.submitted - task.countOfBytesSent) <= lowWater else { return [] }
+        state.stalled = false
+        state.stallCheck?.timer.cancel()
+        state.stallCheck = nil
+        defer { state.roomWaiters = [] }
+        return state.roomWaiters
+    }
+
     /// Whether a ``waitUntilIdle(timeout:)`` is waiting now (for tests).
     var hasIdleWaiter: Bool { state.withLockedValue { $0.idleWaiter != nil } }
 
@@ -239,12 +322,14 @@ final class ChatOutbound: Sendable {
 
     /// Marks the outbound closed and takes what was gathered; `nil` when it was closed already.
     private func close() -> ByteBuffer? {
-        let (unsent, idle) = state.withLockedValue { state -> (ByteBuffer?, EventLoopPromise<Bool>?) in
-            if state.closed { return (nil, nil) }
+        let (unsent, idle, room) = state.withLockedValue {
+            state -> (ByteBuffer?, EventLoopPromise<Bool>?, [EventLoopPromise<Void>]) in
+            if state.closed { return (nil, nil, []) }
             state.closed = true
-            return (state.takeGathered(), state.takeIdleWaiterIfIdle())
+            return (state.takeGathered(), state.takeIdleWaiterIfIdle(), takeRoomWaitersIfDrained(&state))
         }
         idle?.succeed(true)
+        for waiter in room { waiter.succeed() }
         return unsent
     }
 

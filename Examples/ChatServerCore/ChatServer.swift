@@ -41,6 +41,8 @@ public actor ChatServer: Service {
     private var outbounds: [ChatClientID: ChatOutbound] = [:]
     /// Outbounds given lines by the event being handled, written when it is done.
     private var unflushed: [ChatOutbound] = []
+    /// Outbounds that the lines being handled found congested: the sender waits for them.
+    private var congested: [ChatOutbound] = []
     private var nextID = 1
     /// Set by ``shutdown(gracePeriod:)``: nothing more is sent or handled.
     private var shuttingDown = false
@@ -107,7 +109,7 @@ public actor ChatServer: Service {
                 }
                 switch outbound.enqueueLast(bytes) {
                 case .needsFlush: unflushed.append(outbound)
-                case .queued: break
+                case .queued, .congested: break
                 case .overLimit: outbound.abort()  // too far behind to get even this
                 }
             }
@@ -164,13 +166,23 @@ public actor ChatServer: Service {
         return ChatConnection(id: id, task: task, outbound: outbound, server: self, configuration: configuration)
     }
 
+    /// What ``receive(_:from:)`` did with a batch of lines.
+    struct Received {
+        /// What the connection does next.
+        var directive: ChatConnection.Directive
+        /// How many of the lines were handled; the rest wait for the next call.
+        var handled: Int
+        /// Outbounds the lines found congested: the connection waits for room in each before
+        /// it hands over more (``ChatOutbound/waitForRoom(stallTimeout:)``).
+        var congested: [ChatOutbound] = []
+    }
+
     /// Lines from client `id`, handled in order until one makes the connection do something
-    /// other than read on (STARTTLS, or the client dropped). Returns that directive and how
-    /// many lines were handled. What the lines send to anyone is written once they all are.
-    func receive(
-        _ batch: [ChatConnection.Inbound], from id: ChatClientID
-    ) -> (directive: ChatConnection.Directive, handled: Int) {
+    /// other than read on (STARTTLS, or the client dropped), or finds a client's send queue
+    /// congested. What the lines send to anyone is written once they are handled.
+    func receive(_ batch: [ChatConnection.Inbound], from id: ChatClientID) -> Received {
         defer { flush() }
+        congested.removeAll(keepingCapacity: true)
         var handled = 0
         for inbound in batch {
             let directive: ChatConnection.Directive
@@ -179,15 +191,18 @@ public actor ChatServer: Service {
                 let now = Int(Date().timeIntervalSince1970)
                 directive = perform(state.receive(message, from: id, now: now), for: id)
             case .tooLong:
-                guard let client = state.clients[id] else { return (.closed(lastLine: nil), handled) }
+                guard let client = state.clients[id] else {
+                    return Received(directive: .closed(lastLine: nil), handled: handled)
+                }
                 directive = perform([.send(id, state.replies(for: client).reply(.inputTooLong))], for: id)
             case .dropped:
                 directive = .proceed(registered: state.isRegistered(id))
             }
             handled += 1
-            guard case .proceed = directive else { return (directive, handled) }
+            guard case .proceed = directive else { return Received(directive: directive, handled: handled) }
+            if !congested.isEmpty { break }
         }
-        return (.proceed(registered: state.isRegistered(id)), handled)
+        return Received(directive: .proceed(registered: state.isRegistered(id)), handled: handled, congested: congested)
     }
 
     /// Client `id` is to be dropped for `reason`, or is gone.
@@ -257,7 +272,7 @@ public actor ChatServer: Service {
         switch outbound.enqueueLast(line) {
         case .overLimit: return outbound.abort()
         case .needsFlush: unflushed.append(outbound)
-        case .queued: break
+        case .queued, .congested: break
         }
         Task {
             if await outbound.waitUntilIdle(timeout: .seconds(2)) { outbound.task.closeWrite() }
@@ -279,6 +294,8 @@ public actor ChatServer: Service {
                 overflowed.append(id)
             case .needsFlush:
                 unflushed.append(outbound)
+            case .congested:
+                if !congested.contains(where: { $0 === outbound }) { congested.append(outbound) }
             case .queued:
                 break
             }
