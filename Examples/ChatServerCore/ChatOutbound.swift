@@ -19,9 +19,9 @@ import StreamTaskKit
 /// Between the two, a client that reads, only slower than it is sent to, slows the senders
 /// instead of being dropped: past half the limit (``highWater``) the queue is *congested*, and
 /// the connection whose line made it so waits in ``waitForRoom(stallTimeout:)`` before it reads
-/// more, until the queue is down to a quarter of the limit. A client whose queue makes no
-/// progress at all for the stall timeout has stopped reading: it is marked stalled and slows no
-/// one any more, and it is dropped when its queue passes the limit.
+/// more, until the queue is down to a quarter of the limit. A client whose queue does not get
+/// there within the stall timeout reads too slowly (or not at all): it is marked stalled and
+/// slows no one any more, and it is dropped when its queue passes the limit.
 ///
 /// Lines are queued and written together: the server flushes each outbound once it has handled
 /// what one read brought (ngIRCd writes once per pass of its loop), at most one write is with
@@ -51,9 +51,9 @@ final class ChatOutbound: Sendable {
         var idleWaiter: EventLoopPromise<Bool>?
         /// Senders waiting in ``waitForRoom(stallTimeout:)``, completed together.
         var roomWaiters: [EventLoopPromise<Void>] = []
-        /// While senders wait: the stall check, and what had been sent when it was armed.
-        var stallCheck: (timer: Scheduled<Void>, sent: Int64)?
-        /// Made no progress for a stall timeout while congested: slows no one until it does.
+        /// While senders wait: the stall check.
+        var stallCheck: Scheduled<Void>?
+        /// Did not drain to ``lowWater`` within a stall timeout: slows no one until it does.
         var stalled = false
 
         /// Whether a write is with the task, or lines wait for one.
@@ -253,10 +253,12 @@ final class ChatOutbound: Sendable {
     /// Waits until the queue is down to ``lowWater`` (or the outbound closes), so that a sender
     /// whose line found it ``Enqueued/congested`` sends no more until the client catches up.
     ///
-    /// A client that reads nothing is not waited for longer than `stallTimeout`: when no write
-    /// to it completes in that time, it is marked stalled, every sender waiting goes on, and
-    /// from then on its queue is never congested (it is dropped at the limit) until it reads
-    /// again. Wake-ups come from write completions and the stall check, not from polling.
+    /// No client is waited for longer than `stallTimeout` from the first wait: one whose queue
+    /// is not down to ``lowWater`` by then reads too slowly to hold the others back (or not at
+    /// all). It is marked stalled, every sender waiting goes on, and from then on its queue is
+    /// never congested (it is dropped at the limit) until it drains. So a client that reads a
+    /// trickle cannot slow a channel to its pace. Wake-ups come from write completions and the
+    /// stall check, not from polling.
     func waitForRoom(stallTimeout: Duration) async {
         let loop = task.eventLoop
         let waiter = state.withLockedValue { state -> EventLoopPromise<Void>? in
@@ -266,24 +268,19 @@ final class ChatOutbound: Sendable {
             let waiter = loop.makePromise(of: Void.self)
             state.roomWaiters.append(waiter)
             if state.stallCheck == nil {
-                state.stallCheck = (armStallCheck(after: stallTimeout), task.countOfBytesSent)
+                state.stallCheck = armStallCheck(after: stallTimeout)
             }
             return waiter
         }
         try? await waiter?.futureResult.get()
     }
 
-    /// Schedules the stall check: if nothing was sent since it was armed, the client is stalled
-    /// and the waiting senders go on; otherwise it checks again after another `stallTimeout`.
+    /// Schedules the stall check: a queue that is not down to ``lowWater`` when it fires
+    /// (which cancels it) belongs to a client that is stalled, and the waiting senders go on.
     private func armStallCheck(after stallTimeout: Duration) -> Scheduled<Void> {
         task.eventLoop.scheduleTask(in: TimeAmount(stallTimeout)) {
             let released = self.state.withLockedValue { state -> [EventLoopPromise<Void>] in
-                guard let check = state.stallCheck else { return [] }
-                let sent = self.task.countOfBytesSent
-                if sent != check.sent {
-                    state.stallCheck = (self.armStallCheck(after: stallTimeout), sent)
-                    return []
-                }
+                guard state.stallCheck != nil else { return [] }
                 state.stalled = true
                 state.stallCheck = nil
                 defer { state.roomWaiters = [] }
@@ -298,7 +295,7 @@ final class ChatOutbound: Sendable {
     private func takeRoomWaitersIfDrained(_ state: inout State) -> [EventLoopPromise<Void>] {
         guard state.closed || Int(state.submitted - task.countOfBytesSent) <= lowWater else { return [] }
         state.stalled = false
-        state.stallCheck?.timer.cancel()
+        state.stallCheck?.cancel()
         state.stallCheck = nil
         defer { state.roomWaiters = [] }
         return state.roomWaiters

@@ -46,11 +46,11 @@ public struct ChatServerConfiguration: Sendable {
     public var floodQueuedLines = IRCLimits.floodQueuedLines
     /// Bytes not yet written to a client before it is dropped (`SendQ exceeded`).
     public var sendQueueLimit = IRCLimits.sendQueueBytes
-    /// How long a client whose send queue is past half the limit may go without taking a byte
-    /// before the senders stop waiting for it. Until then a sender whose line finds that queue
-    /// congested reads no more, so a client that reads slowly slows the senders instead of
-    /// being dropped; after it, the client counts as stopped, slows no one, and is dropped at
-    /// ``sendQueueLimit``.
+    /// How long the senders wait for a client whose send queue passed half the limit to drain
+    /// to a quarter of it. Meanwhile a sender whose line found that queue congested reads no
+    /// more, so a client that reads, only slower than it is sent to, slows the senders instead
+    /// of being dropped. A client that has not drained by then reads too slowly to hold the
+    /// others back (or not at all): it slows no one, and is dropped at ``sendQueueLimit``.
     public var sendQueueStallTimeout: Duration = .seconds(1)
     /// The kernel send buffer of each client connection. Bounded, so that what a client that
     /// stops reading costs (kernel buffer plus send queue) stays small, and such a client is
