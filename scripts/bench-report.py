@@ -43,8 +43,10 @@ def chat_median(path):
     for key, values in sorted(runs.items()):
         if key == "ok":
             print(key, min(values))  # every run must be clean
-        elif key == "errors":
-            print(key, sum(values))
+        elif key in ("errors", "dropped"):
+            print(key, sum(values))  # over every round
+        elif key == "delivered_fraction":
+            print(key, min(values))  # the worst round
         else:
             print(key, statistics.median(values))
     print("runs", len(runs.get("ok", [])))
@@ -186,14 +188,31 @@ def rows(r):
         ])
         if not clean:
             out[-1][3] += " (a run lost, repeated or reordered messages)"
+    if "stk-openloop.deliveries" in r and "ngircd-openloop.deliveries" in r:
+        def flood(name):
+            return (f"{fmt(g(name + '.deliveries_per_second'), '/s')} deliveries, "
+                    f"{g(name + '.server_cpu_seconds_per_million'):.2f} CPU s per million, "
+                    f"{fmt(100 * g(name + '.delivered_fraction'))} % delivered in the worst round, "
+                    f"{int(g(name + '.dropped'))} clients dropped in all rounds")
+        stk_cpu, ng_cpu = g("stk-openloop.server_cpu_seconds_per_million"), g("ngircd-openloop.server_cpu_seconds_per_million")
+        stk_rate, ng_rate = g("stk-openloop.deliveries_per_second"), g("ngircd-openloop.deliveries_per_second")
+        whole = g("stk-openloop.dropped") == 0 and g("stk-openloop.delivered_fraction") == 1 and g("stk-openloop.ok") == 1
+        out.append([
+            "chat open-loop flood, 200 clients, 10 senders writing as fast as TCP takes it",
+            "chat-server " + flood("stk-openloop"),
+            "ngIRCd " + flood("ngircd-openloop"),
+            f"CPU {fmt(ratio(stk_cpu, ng_cpu), 'x')}, rate {fmt(ratio(stk_rate, ng_rate), 'x')} of ngIRCd",
+            "no client dropped, every message, CPU <= ngIRCd's",
+            verdict(whole and stk_cpu <= ng_cpu),
+        ])
     if "stk-latency.p50_us" in r and "ngircd-latency.p50_us" in r:
         out.append([
             "chat latency, 1,000 messages/s",
-            f"p50 {fmt(g('stk-latency.p50_us'), 'us')}, p99 {fmt(g('stk-latency.p99_us'), 'us')}, {'no loss' if g('stk-latency.ok') == 1 else 'LOSS/ERRORS'}",
-            f"ngIRCd p50 {fmt(g('ngircd-latency.p50_us'), 'us')}, p99 {fmt(g('ngircd-latency.p99_us'), 'us')}",
-            f"p50 {fmt(ratio(g('stk-latency.p50_us'), g('ngircd-latency.p50_us')), 'x')}, p99 {fmt(ratio(g('stk-latency.p99_us'), g('ngircd-latency.p99_us')), 'x')} of ngIRCd",
-            "p50 and p99 <= ngIRCd's",
-            verdict(g("stk-latency.p50_us") <= g("ngircd-latency.p50_us") and g("stk-latency.p99_us") <= g("ngircd-latency.p99_us") and g("stk-latency.ok") == 1),
+            f"p50 {fmt(g('stk-latency.p50_us'), 'us')}, p99 {fmt(g('stk-latency.p99_us'), 'us')}, {g('stk-latency.server_cpu_seconds_per_million'):.2f} CPU s per million, {'no loss' if g('stk-latency.ok') == 1 else 'LOSS/ERRORS'}",
+            f"ngIRCd p50 {fmt(g('ngircd-latency.p50_us'), 'us')}, p99 {fmt(g('ngircd-latency.p99_us'), 'us')}, {g('ngircd-latency.server_cpu_seconds_per_million'):.2f} CPU s per million",
+            f"p50 {fmt(ratio(g('stk-latency.p50_us'), g('ngircd-latency.p50_us')), 'x')}, p99 {fmt(ratio(g('stk-latency.p99_us'), g('ngircd-latency.p99_us')), 'x')}, CPU {fmt(ratio(g('stk-latency.server_cpu_seconds_per_million'), g('ngircd-latency.server_cpu_seconds_per_million')), 'x')} of ngIRCd",
+            "p50, p99 and CPU per delivery <= ngIRCd's",
+            verdict(g("stk-latency.p50_us") <= g("ngircd-latency.p50_us") and g("stk-latency.p99_us") <= g("ngircd-latency.p99_us") and g("stk-latency.server_cpu_seconds_per_million") <= g("ngircd-latency.server_cpu_seconds_per_million") and g("stk-latency.ok") == 1),
         ])
         if "floor-latency.p50_us" in r:
             out.append([

@@ -18,13 +18,13 @@ quick="${BENCH_QUICK:-}"
 only="${BENCH_ONLY:-bulk rtt tls idle alloc chat}"
 if [[ -n "$quick" ]]; then
     bulk_bytes=$((128 << 20)); rtt_count=10000; rounds=2; bulk_rounds=3; rtt_rounds=2; idle_count=1000
-    chat_messages=500; chat_seconds=3
+    chat_messages=500; chat_seconds=3; flood_messages=500
 else
     # Loopback bulk transfer swings by a factor of two from run to run on a shared machine, and
     # a run takes under a second: many rounds make its median ratio hold. A p99 of round trips
     # moves with every scheduling hiccup: five rounds of 100,000.
     bulk_bytes=$((1 << 30)); rtt_count=100000; rounds=3; bulk_rounds=11; rtt_rounds=5; idle_count=10000
-    chat_messages=2000; chat_seconds=10
+    chat_messages=2000; chat_seconds=10; flood_messages=2500
 fi
 chat_rounds=3
 
@@ -246,6 +246,10 @@ if wants chat; then
             if [[ "$server" != floor ]]; then
                 say "chat round $round: $server fan-out, $chat_messages messages per sender"
                 chat_run "$server-fanout" "$pid" "$port" --messages "$chat_messages"
+                # Open loop: no window, each sender writes whenever its socket takes more, so
+                # the load offered is more than the server can relay.
+                say "chat round $round: $server open-loop flood, $flood_messages messages per sender"
+                chat_run "$server-openloop" "$pid" "$port" --messages "$flood_messages" --window 0
             fi
             say "chat round $round: $server latency, 1000 messages a second for $chat_seconds s"
             chat_run "$server-latency" "$pid" "$port" --rate 1000 --seconds "$chat_seconds"
@@ -275,6 +279,6 @@ cp "$results" Benchmarks/.build/bench-results.txt
 [[ -f "$work/alloc.out" ]] && cp "$work/alloc.out" Benchmarks/.build/bench-alloc.txt
 report=(python3 scripts/bench-report.py --results Benchmarks/.build/bench-results.txt --command "$command"
     --date "$started" --alloc-output Benchmarks/.build/bench-alloc.txt --write Benchmarks/BENCHMARKS.md
-    --sizes "bulk $bulk_bytes bytes, $bulk_rounds rounds; $rtt_count round trips, $rtt_rounds rounds; TLS $rounds rounds; $idle_count idle connections; chat $chat_messages messages per sender, paced ${chat_seconds} s, $chat_rounds rounds")
+    --sizes "bulk $bulk_bytes bytes, $bulk_rounds rounds; $rtt_count round trips, $rtt_rounds rounds; TLS $rounds rounds; $idle_count idle connections; chat $chat_messages messages per sender, open loop $flood_messages per sender, paced ${chat_seconds} s, $chat_rounds rounds")
 printf '%q ' "${report[@]}" >Benchmarks/.build/bench-report-again.sh
 "${report[@]}"

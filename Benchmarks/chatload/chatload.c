@@ -10,6 +10,10 @@
 //   fan-out  (--messages M): each sender sends M messages as fast as the server takes them:
 //            at most --window messages of a sender not yet seen by every client in the
 //            sender's own process, so no client's queue on the server grows without bound.
+//            With --window 0 the load is open: each sender writes whenever its socket takes
+//            more, whatever the others have seen, so it offers more than the server can relay.
+//            Clients the server drops are counted (RESULT dropped); the run goes on without
+//            them until the rest have everything, or nothing has arrived for 2 s.
 //   paced    (--rate R --seconds S): R messages a second in total, spread evenly over the
 //            senders, for S seconds; every delivery's latency goes into a histogram.
 //
@@ -50,7 +54,7 @@ static const char *channel = "#bench";
 typedef struct {
     int fd;
     int index; /* client number, 0..clients-1; senders are 0..senders-1 */
-    int registered, joined;
+    int registered, joined, gone;
     char line[LINE_MAX_BYTES];
     size_t line_len;
     char *out;
@@ -59,7 +63,7 @@ typedef struct {
 } client_t;
 
 typedef struct {
-    long deliveries, errors, incomplete;
+    long deliveries, errors, incomplete, dropped;
     double done_at, cpu_seconds; /* monotonic seconds; the worker's own CPU from go to done */
     uint64_t overflow;
     char first_error[160];
@@ -147,7 +151,8 @@ static void flush_out(client_t *c) {
 
 static result_t result;
 static uint32_t *histogram;
-static int disconnected;   /* clients the server dropped: the run cannot complete, so it ends */
+static int disconnected;   /* clients the server dropped: with a window the run cannot complete, so it ends */
+static double last_delivery_at; /* monotonic seconds */
 
 static void fail(const char *text) {
     result.errors++;
@@ -178,6 +183,7 @@ static void handle_line(client_t *c, char *line, size_t length) {
         }
         if (sequence > c->last[sender]) c->last[sender] = sequence;
         result.deliveries++;
+        last_delivery_at = mono();
         uint64_t micros = (mono_ns() - sent) / 1000;
         if (micros < HISTOGRAM_US) histogram[micros]++;
         else result.overflow++;
@@ -351,7 +357,9 @@ static void run_worker(int worker, int report_fd, int control_fd) {
                     if (interval > 0) {
                         double due = go_at + (next_sequence[s] - 1) * interval + s * interval / senders;
                         if (mono() < due) break;
-                    } else if (next_sequence[s] - slowest_seen(mine, count, s) > window) {
+                    } else if (c->gone || (window == 0 && c->out_len > 0)) {
+                        break; /* open loop: only as fast as the socket takes it */
+                    } else if (window > 0 && next_sequence[s] - slowest_seen(mine, count, s) > window) {
                         break;
                     }
                     char message[128];
@@ -361,15 +369,17 @@ static void run_worker(int worker, int report_fd, int control_fd) {
                     next_sequence[s]++;
                 }
             }
-            /* Done when every client here has every message of every other sender. */
+            /* Done when every client here (still connected) has every message of every other
+               sender; with a window, at the first drop; open, once nothing arrives for 2 s. */
             int complete = 1;
             for (int k = 0; k < count && complete; k++)
-                for (int s = 0; s < senders; s++)
+                for (int s = 0; s < senders && !mine[k].gone; s++)
                     if (s != mine[k].index && mine[k].last[s] < per_sender) {
                         complete = 0;
                         break;
                     }
-            if (complete || disconnected) {
+            int quiet = disconnected && now - (last_delivery_at > go_at ? last_delivery_at : go_at) > 2;
+            if (complete || (disconnected && window > 0) || quiet) {
                 result.done_at = mono();
                 result.cpu_seconds = own_cpu() - cpu_at_go;
                 phase = DONE;
@@ -405,6 +415,8 @@ static void run_worker(int worker, int report_fd, int control_fd) {
                     snprintf(text, sizeof text, "client %d: the server closed the connection", c->index);
                     fail(text);
                     epoll_ctl(epoll_fd, EPOLL_CTL_DEL, c->fd, NULL);
+                    c->gone = 1;
+                    result.dropped++;
                     disconnected++;
                     if (phase == JOINING || phase == READY) {
                         fprintf(stderr, "chatload: worker %d: %s\n", worker, text);
@@ -427,7 +439,8 @@ static void run_worker(int worker, int report_fd, int control_fd) {
 static void usage(void) {
     fprintf(stderr,
             "usage: chatload --port P [--clients 200] [--senders 10] [--procs 4] [--server-pid PID]\n"
-            "                (--messages M [--window 16] | --rate R --seconds S) [--timeout 120]\n");
+            "                (--messages M [--window 16, 0 for an open loop] | --rate R --seconds S)\n"
+            "                [--timeout 120]\n");
     exit(64);
 }
 
@@ -447,7 +460,7 @@ int main(int argc, char **argv) {
         else if (!strcmp(name, "--channel")) channel = value;
         else usage();
     }
-    if (port <= 0 || clients < 2 || clients > MAX_CLIENTS || senders < 1 || senders > MAX_SENDERS ||
+    if (port <= 0 || window < 0 || clients < 2 || clients > MAX_CLIENTS || senders < 1 || senders > MAX_SENDERS ||
         senders >= clients || procs < 1 || procs > MAX_PROCS || (messages <= 0 && (rate <= 0 || seconds <= 0)))
         usage();
     if (clients < 2 * procs) usage();
@@ -480,7 +493,7 @@ int main(int argc, char **argv) {
     double go_at = mono();
     for (int w = 0; w < procs; w++) write_all(control[w], "G", 1);
 
-    long deliveries = 0, errors = 0;
+    long deliveries = 0, errors = 0, dropped = 0;
     double done_at = go_at, load_cpu = 0, server_cpu_at_done = 0;
     uint64_t overflow = 0;
     uint64_t *merged = calloc(HISTOGRAM_US, sizeof *merged);
@@ -494,6 +507,7 @@ int main(int argc, char **argv) {
         read_all(report[w], part, HISTOGRAM_US * sizeof *part);
         deliveries += r.deliveries;
         errors += r.errors;
+        dropped += r.dropped;
         load_cpu += r.cpu_seconds;
         overflow += r.overflow;
         if (r.done_at > done_at) done_at = r.done_at;
@@ -512,6 +526,8 @@ int main(int argc, char **argv) {
     printf("RESULT deliveries %ld\n", deliveries);
     printf("RESULT expected_deliveries %ld\n", expected);
     printf("RESULT errors %ld\n", errors);
+    printf("RESULT dropped %ld\n", dropped);
+    printf("RESULT delivered_fraction %.4f\n", expected ? (double)deliveries / (double)expected : 0);
     printf("RESULT seconds %.6f\n", elapsed);
     printf("RESULT deliveries_per_second %.1f\n", deliveries / elapsed);
     printf("RESULT load_cpu_seconds %.3f\n", load_cpu);
