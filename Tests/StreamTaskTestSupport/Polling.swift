@@ -11,7 +11,11 @@ import Foundation
 
 /// Polls `condition` every 10 ms for up to `seconds`; for state that has no event to await
 /// (another process's output, a kernel table). Returns whether it became true.
-public func eventually(_ seconds: Double = 10, _ condition: () -> Bool) async -> Bool {
+///
+/// The default is generous: a condition that holds returns at once, and under the thread
+/// sanitizer, with every suite running at once on two cores, connecting alone has been seen
+/// to take 7 seconds.
+public func eventually(_ seconds: Double = 30, _ condition: () -> Bool) async -> Bool {
     let deadline = Date().addingTimeInterval(seconds)
     while Date() < deadline {
         if condition() { return true }
