@@ -142,6 +142,32 @@ def rows(r):
                 "none: for comparison",
                 "-",
             ])
+    # The library against the baseline a user would pick instead: NIOAsyncChannel, placed alike.
+    for workload, label, unit in [
+        ("bulk", "bulk, 64 KiB ByteBuffer writes", "MB/s"),
+        ("rtt", "round trips, 64 bytes", "/s"),
+        ("fanout", "fan-out, one writer to 50 connections, 64-byte messages", "/s"),
+    ]:
+        for placement, where, ours, theirs in [
+            ("pool", "from the cooperative pool", "library_pool", "asyncchannel_pool"),
+            ("executor", "on the event loop's executor", "library", "asyncchannel"),
+        ]:
+            key = f"{workload}.vs_asyncchannel_{placement}"
+            if f"{key}.rate_ratio" not in r:
+                continue
+            if workload == "bulk":
+                ours = ("library_pool" if placement == "pool" else "library") + "_bytebuffer"
+            rate_key = "bytes_per_second" if workload == "bulk" else "per_second"
+            cpu_key = "cpu_seconds_per_gib" if workload == "bulk" else "cpu_us"
+            rate_ratio, cpu_ratio = g(f"{key}.rate_ratio"), g(f"{key}.cpu_ratio")
+            out.append([
+                f"{label}, {where}, against NIOAsyncChannel",
+                f"{fmt(g(f'{workload}.{ours}.{rate_key}'), unit)}, CPU {fmt(g(f'{workload}.{ours}.{cpu_key}'))}",
+                f"NIOAsyncChannel {fmt(g(f'{workload}.{theirs}.{rate_key}'), unit)}, CPU {fmt(g(f'{workload}.{theirs}.{cpu_key}'))}",
+                f"rate {fmt(rate_ratio, 'x')}, CPU per unit {fmt(cpu_ratio, 'x')}",
+                ">= 1x rate, <= 1x CPU per unit",
+                verdict(rate_ratio is not None and cpu_ratio is not None and rate_ratio >= 1 and cpu_ratio <= 1),
+            ])
     if "tls.library.bytes_per_second" in r:
         pair = ratio(g("tls.library.bytes_per_second"), g("tls.openssl_pair.bytes_per_second"))
         speed = ratio(g("tls.library.bytes_per_second"), g("tls.openssl_speed.bytes_per_second"))

@@ -5,7 +5,7 @@
 #
 #   scripts/bench.sh                 # the issue's sizes (about 10 minutes after the build)
 #   BENCH_QUICK=1 scripts/bench.sh   # small sizes, for trying the machinery
-#   BENCH_ONLY="bulk rtt" scripts/bench.sh   # a subset: bulk rtt tls idle alloc chat
+#   BENCH_ONLY="bulk rtt" scripts/bench.sh   # a subset: bulk rtt fanout tls idle alloc chat
 #
 # Every step has a time limit; traffic goes to 127.0.0.1 only; the script stops only the
 # processes it started, by their PIDs.
@@ -15,16 +15,16 @@ root="$PWD"
 source scripts/lib.sh
 
 quick="${BENCH_QUICK:-}"
-only="${BENCH_ONLY:-bulk rtt tls idle alloc chat}"
+only="${BENCH_ONLY:-bulk rtt fanout tls idle alloc chat}"
 if [[ -n "$quick" ]]; then
     bulk_bytes=$((128 << 20)); rtt_count=10000; rounds=2; bulk_rounds=3; rtt_rounds=2; idle_count=1000
-    chat_messages=500; chat_seconds=3; flood_messages=500
+    chat_messages=500; chat_seconds=3; flood_messages=500; fanout_messages=2000
 else
     # Loopback bulk transfer swings by a factor of two from run to run on a shared machine, and
     # a run takes under a second: many rounds make its median ratio hold. A p99 of round trips
     # moves with every scheduling hiccup: five rounds of 100,000.
     bulk_bytes=$((1 << 30)); rtt_count=100000; rounds=3; bulk_rounds=11; rtt_rounds=5; idle_count=10000
-    chat_messages=2000; chat_seconds=10; flood_messages=2500
+    chat_messages=2000; chat_seconds=10; flood_messages=2500; fanout_messages=20000
 fi
 chat_rounds=3
 
@@ -102,6 +102,13 @@ if wants rtt; then
     say "rtt: $rtt_count round trips of 64 bytes, library and raw SwiftNIO alternating, $rtt_rounds rounds"
     timeout 900 "$bin/stk-bench" rtt --count "$rtt_count" --rounds "$rtt_rounds" >"$work/rtt.out"
     collect "" "$work/rtt.out"
+fi
+
+# --- fan-out: one writer, 50 connections, 64-byte messages ------------------------------------------
+if wants fanout; then
+    say "fanout: one writer to 50 connections, $fanout_messages 64-byte messages each, the library and NIOAsyncChannel alternating, $rtt_rounds rounds"
+    timeout 900 "$bin/stk-bench" fanout --connections 50 --messages "$fanout_messages" --rounds "$rtt_rounds" >"$work/fanout.out"
+    collect "" "$work/fanout.out"
 fi
 
 # --- TLS bulk transfer after STARTTLS ------------------------------------------------------------
@@ -279,6 +286,6 @@ cp "$results" Benchmarks/.build/bench-results.txt
 [[ -f "$work/alloc.out" ]] && cp "$work/alloc.out" Benchmarks/.build/bench-alloc.txt
 report=(python3 scripts/bench-report.py --results Benchmarks/.build/bench-results.txt --command "$command"
     --date "$started" --alloc-output Benchmarks/.build/bench-alloc.txt --write Benchmarks/BENCHMARKS.md
-    --sizes "bulk $bulk_bytes bytes, $bulk_rounds rounds; $rtt_count round trips, $rtt_rounds rounds; TLS $rounds rounds; $idle_count idle connections; chat $chat_messages messages per sender, open loop $flood_messages per sender, paced ${chat_seconds} s, $chat_rounds rounds")
+    --sizes "bulk $bulk_bytes bytes, $bulk_rounds rounds; $rtt_count round trips, $rtt_rounds rounds; TLS $rounds rounds; $idle_count idle connections; chat $chat_messages messages per sender, open loop $flood_messages per sender, paced ${chat_seconds} s, $chat_rounds rounds; fan-out 50 connections × $fanout_messages messages, $rtt_rounds rounds")
 printf '%q ' "${report[@]}" >Benchmarks/.build/bench-report-again.sh
 "${report[@]}"

@@ -41,7 +41,7 @@ enum Bulk {
                 let buffer = ByteBuffer(bytes: chunk)
                 var sent = 0
                 while sent < total {
-                    if placement == .eventLoopByteBuffer {
+                    if placement.writesByteBuffer {
                         try await pair.client.write(buffer, timeout: 0)
                     } else {
                         try await pair.client.write(chunk, timeout: 0)
@@ -123,5 +123,36 @@ final class BulkSource: ChannelInboundHandler {
             remaining -= chunk.readableBytes
         }
         context.flush()
+    }
+}
+
+extension Bulk {
+    /// `NIOAsyncChannel`: 64 KiB `ByteBuffer` writes, the reader counting what its inbound
+    /// stream yields. Returns bytes per second.
+    static func asyncChannel(total: Int, placement: AsyncChannelPlacement) async throws -> Double {
+        try await AsyncChannelPairs.with { pairs in
+            let (client, server) = pairs[0]
+            let start = now()
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask(executorPreference: placement.executor(for: server)) {
+                    var received = 0
+                    for try await buffer in server.inbound {
+                        received += buffer.readableBytes
+                        if received >= total { return }
+                    }
+                    throw BenchError("end of stream after \(received) of \(total) bytes")
+                }
+                group.addTask(executorPreference: placement.executor(for: client)) {
+                    let chunk = ByteBuffer(repeating: 0x61, count: chunkSize)
+                    var sent = 0
+                    while sent < total {
+                        try await client.outbound.write(chunk)
+                        sent += chunkSize
+                    }
+                }
+                try await group.waitForAll()
+            }
+            return Double(total) / (Double(now() - start) / 1e9)
+        }
     }
 }

@@ -119,3 +119,42 @@ final class PingClient: ChannelInboundHandler {
         context.fireChannelInactive()
     }
 }
+
+extension RoundTrip {
+    /// `NIOAsyncChannel`: the same 64-byte ping-pong, both ends writing `ByteBuffer`s.
+    static func asyncChannel(count: Int, placement: AsyncChannelPlacement) async throws -> [UInt64] {
+        try await AsyncChannelPairs.with { pairs in
+            let (client, server) = pairs[0]
+            let echo = Task(executorPreference: placement.executor(for: server)) {
+                var pending = ByteBuffer()
+                for try await buffer in server.inbound {
+                    var buffer = buffer
+                    pending.writeBuffer(&buffer)
+                    while let request = pending.readSlice(length: size) {
+                        try await server.outbound.write(request)
+                    }
+                    pending.discardReadBytes()
+                }
+            }
+            defer { echo.cancel() }
+            return try await withTaskExecutorPreference(placement.executor(for: client)) {
+                let request = ByteBuffer(repeating: 0x72, count: size)
+                var latencies = [UInt64]()
+                latencies.reserveCapacity(count)
+                var replies = client.inbound.makeAsyncIterator()
+                var pending = 0
+                for _ in 0..<count {
+                    let start = now()
+                    try await client.outbound.write(request)
+                    while pending < size {
+                        guard let reply = try await replies.next() else { throw BenchError("end of stream") }
+                        pending += reply.readableBytes
+                    }
+                    pending -= size
+                    latencies.append(now() - start)
+                }
+                return latencies.sorted()
+            }
+        }
+    }
+}

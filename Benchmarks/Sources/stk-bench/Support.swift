@@ -102,10 +102,15 @@ enum Placement: String, CaseIterable {
     /// On Swift's cooperative pool, the default: each operation crosses to the event loop and
     /// its result crosses back.
     case pool = "library_pool"
+    /// On the pool, writing `ByteBuffer`s, as `NIOAsyncChannel` code does. (Bulk only.)
+    case poolByteBuffer = "library_pool_bytebuffer"
 
     func executor(for task: StreamTask) -> (any TaskExecutor)? {
-        self == .pool ? nil : task.executor
+        self == .pool || self == .poolByteBuffer ? nil : task.executor
     }
+
+    /// Whether the writes are `ByteBuffer`s rather than `Data`.
+    var writesByteBuffer: Bool { self == .eventLoopByteBuffer || self == .poolByteBuffer }
 
     /// The placements that write `Data`, as the round trips do.
     static let dataWrites: [Placement] = [.eventLoop, .pool]
@@ -208,4 +213,25 @@ struct StartEvent: Sendable {}
 struct BenchError: Error, CustomStringConvertible {
     let description: String
     init(_ description: String) { self.description = description }
+}
+
+/// The library against `NIOAsyncChannel`, placed alike (from the pool, and on the event loop):
+/// per-round ratios of the rates (higher is better) and of the CPU per unit (lower is better).
+/// `pool` and `executor` name the library's variants to compare (those writing `ByteBuffer`s
+/// where the workload has them, as `NIOAsyncChannel` does).
+func reportAgainstAsyncChannel(
+    _ workload: String, rates: [String: [Double]], cpu: [String: [Double]],
+    pool: Placement = .pool, executor: Placement = .eventLoop
+) {
+    let pairs = [
+        (pool.rawValue, AsyncChannelPlacement.pool.rawValue, "pool"),
+        (executor.rawValue, AsyncChannelPlacement.eventLoop.rawValue, "executor"),
+    ]
+    for (library, baseline, placement) in pairs {
+        guard let ours = rates[library], let theirs = rates[baseline] else { continue }
+        report("\(workload).vs_asyncchannel_\(placement).rate_ratio", medianRatio(ours, theirs))
+        if let ourCPU = cpu[library], let theirCPU = cpu[baseline] {
+            report("\(workload).vs_asyncchannel_\(placement).cpu_ratio", medianRatio(ourCPU, theirCPU))
+        }
+    }
 }

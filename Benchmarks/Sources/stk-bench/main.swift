@@ -15,6 +15,7 @@ import NIOPosix
 //
 //   stk-bench bulk --bytes N --rounds R
 //   stk-bench rtt --count N --rounds R
+//   stk-bench fanout --connections C --messages N --rounds R
 //   stk-bench tls-bulk --bytes N --cert PEM --key PEM
 //   stk-bench idle-listener --count N
 //   stk-bench idle-clients --port P --count N
@@ -30,50 +31,59 @@ do {
         let total = options.int("bytes", 1 << 30)
         let rounds = options.int("rounds", 3)
         let session = benchSession()
-        // One short warm-up of each, not counted.
-        for placement in Placement.allCases {
-            _ = try await Bulk.library(total: min(total, 64 << 20), session: session, placement: placement)
+        // Each variant: a name, and a run that returns bytes per second.
+        var variants: [(String, (Int) async throws -> Double)] = Placement.allCases.map { placement in
+            (placement.rawValue, { try await Bulk.library(total: $0, session: session, placement: placement) })
         }
-        _ = try await Bulk.rawNIO(total: min(total, 64 << 20), group: group)
+        variants += AsyncChannelPlacement.allCases.map { placement in
+            (placement.rawValue, { try await Bulk.asyncChannel(total: $0, placement: placement) })
+        }
+        variants.append(("nio", { try await Bulk.rawNIO(total: $0, group: group) }))
+        // One short warm-up of each, not counted.
+        for (_, run) in variants { _ = try await run(min(total, 64 << 20)) }
         var rates: [String: [Double]] = [:]
+        var cpu: [String: [Double]] = [:]  // CPU seconds per GiB moved
         for round in 1...rounds {
-            for placement in Placement.allCases {
-                rates[placement.rawValue, default: []].append(
-                    try await Bulk.library(total: total, session: session, placement: placement))
+            for (name, run) in variants {
+                let before = processCPUSeconds()
+                rates[name, default: []].append(try await run(total))
+                cpu[name, default: []].append((processCPUSeconds() - before) / (Double(total) / Double(1 << 30)))
             }
-            rates["nio", default: []].append(try await Bulk.rawNIO(total: total, group: group))
             note(
                 "bulk round \(round): "
                     + rates.keys.sorted().map { "\($0) \(Int(rates[$0]!.last! / 1e6)) MB/s" }.joined(separator: ", "))
         }
         for (name, values) in rates {
             report("bulk.\(name).bytes_per_second", median(values))
+            report("bulk.\(name).cpu_seconds_per_gib", median(cpu[name]!))
         }
         for placement in Placement.allCases {
             report("bulk.ratio\(placement.ratioSuffix)", medianRatio(rates[placement.rawValue]!, rates["nio"]!))
         }
+        reportAgainstAsyncChannel(
+            "bulk", rates: rates, cpu: cpu, pool: .poolByteBuffer, executor: .eventLoopByteBuffer)
     case "rtt":
         let count = options.int("count", 100_000)
         let rounds = options.int("rounds", 3)
         let session = benchSession()
-        for placement in Placement.dataWrites {
-            _ = try await RoundTrip.library(count: min(count, 5_000), session: session, placement: placement)
+        // Each variant: a name, and a run that returns each round trip's nanoseconds, sorted.
+        var variants: [(String, (Int) async throws -> [UInt64])] = Placement.dataWrites.map { placement in
+            (placement.rawValue, { try await RoundTrip.library(count: $0, session: session, placement: placement) })
         }
-        _ = try await RoundTrip.rawNIO(count: min(count, 5_000), group: group)
+        variants += AsyncChannelPlacement.allCases.map { placement in
+            (placement.rawValue, { try await RoundTrip.asyncChannel(count: $0, placement: placement) })
+        }
+        variants.append(("nio", { try await RoundTrip.rawNIO(count: $0, group: group) }))
+        for (_, run) in variants { _ = try await run(min(count, 5_000)) }
         var rate: [String: [Double]] = [:]
         var p50: [String: [Double]] = [:]
         var p99: [String: [Double]] = [:]
+        var cpu: [String: [Double]] = [:]  // CPU microseconds per round trip
         for round in 1...rounds {
-            var runs: [(String, [UInt64])] = []
-            for placement in Placement.dataWrites {
-                runs.append(
-                    (
-                        placement.rawValue,
-                        try await RoundTrip.library(count: count, session: session, placement: placement)
-                    ))
-            }
-            runs.append(("nio", try await RoundTrip.rawNIO(count: count, group: group)))
-            for (name, latencies) in runs {
+            for (name, run) in variants {
+                let before = processCPUSeconds()
+                let latencies = try await run(count)
+                cpu[name, default: []].append((processCPUSeconds() - before) / Double(count) * 1e6)
                 let total = latencies.reduce(0, +)
                 rate[name, default: []].append(Double(latencies.count) / (Double(total) / 1e9))
                 p50[name, default: []].append(percentile(latencies, 0.50) / 1e3)
@@ -81,19 +91,60 @@ do {
             }
             note(
                 "rtt round \(round): "
-                    + runs.map { name, _ in "\(name) \(Int(rate[name]!.last!))/s p99 \(p99[name]!.last!) µs" }.joined(
-                        separator: ", "))
+                    + variants.map { name, _ in "\(name) \(Int(rate[name]!.last!))/s p99 \(p99[name]!.last!) µs" }
+                    .joined(separator: ", "))
         }
         for name in rate.keys.sorted() {
             report("rtt.\(name).per_second", median(rate[name]!))
             report("rtt.\(name).p50_us", median(p50[name]!))
             report("rtt.\(name).p99_us", median(p99[name]!))
+            report("rtt.\(name).cpu_us", median(cpu[name]!))
         }
         for placement in Placement.dataWrites {
             let name = placement.rawValue
             report("rtt.rate_ratio\(placement.ratioSuffix)", medianRatio(rate[name]!, rate["nio"]!))
             report("rtt.p99_ratio\(placement.ratioSuffix)", medianRatio(p99[name]!, p99["nio"]!))
         }
+        reportAgainstAsyncChannel("rtt", rates: rate, cpu: cpu)
+    case "fanout":
+        let connections = options.int("connections", 50)
+        let messages = options.int("messages", 20_000)
+        let rounds = options.int("rounds", 3)
+        let session = benchSession()
+        var variants: [(String, (Int) async throws -> FanOut.Run)] = Placement.dataWrites.map { placement in
+            (
+                placement.rawValue,
+                {
+                    try await FanOut.library(
+                        connections: connections, messages: $0, session: session, placement: placement)
+                }
+            )
+        }
+        variants += AsyncChannelPlacement.allCases.map { placement in
+            (
+                placement.rawValue,
+                { try await FanOut.asyncChannel(connections: connections, messages: $0, placement: placement) }
+            )
+        }
+        for (_, run) in variants { _ = try await run(min(messages, 1_000)) }
+        var rate: [String: [Double]] = [:]
+        var cpu: [String: [Double]] = [:]  // CPU microseconds per message delivered
+        for round in 1...rounds {
+            for (name, run) in variants {
+                let result = try await run(messages)
+                rate[name, default: []].append(result.perSecond)
+                cpu[name, default: []].append(result.cpuMicroseconds)
+            }
+            note(
+                "fanout round \(round): "
+                    + variants.map { name, _ in "\(name) \(Int(rate[name]!.last!))/s \(cpu[name]!.last!) µs CPU" }
+                    .joined(separator: ", "))
+        }
+        for name in rate.keys.sorted() {
+            report("fanout.\(name).per_second", median(rate[name]!))
+            report("fanout.\(name).cpu_us", median(cpu[name]!))
+        }
+        reportAgainstAsyncChannel("fanout", rates: rate, cpu: cpu)
     case "tls-bulk":
         guard let certificate = options.string("cert"), let key = options.string("key") else {
             throw BenchError("tls-bulk needs --cert and --key")
@@ -107,7 +158,7 @@ do {
         guard let port = options.string("port").flatMap(Int.init) else { throw BenchError("idle-clients needs --port") }
         try await Idle.clients(port: port, count: options.int("count", 10_000))
     default:
-        throw BenchError("usage: stk-bench bulk|rtt|tls-bulk|idle-listener|idle-clients [--option value …]")
+        throw BenchError("usage: stk-bench bulk|rtt|fanout|tls-bulk|idle-listener|idle-clients [--option value …]")
     }
 } catch {
     note("error: \(error)")
