@@ -157,8 +157,13 @@ import Testing
         await server.stop()
     }
 
+    /// With no outbound allowance every async write waits for the kernel, as the completion-
+    /// handler form always does: one queued behind a full channel times out before the channel
+    /// takes it, and is withdrawn.
     @Test func aQueuedWriteThatTimesOutIsNeverSent() async throws {
-        let (server, client, peer) = try await LoopbackServer.connectedPair()
+        let configuration = StreamSessionConfiguration.default
+        configuration.outboundBufferLimit = 0
+        let (server, client, peer) = try await LoopbackServer.connectedPair(configuration: configuration)
         // The pair is returned once the server has accepted, which can be before the client's
         // own task has seen its connection come up. Writes queued before that are handed to the
         // channel together once it does, and "NEVER" would already be with the channel.
@@ -187,5 +192,27 @@ import Testing
         #expect(client.state == .running, "withdrawing a write the channel never took keeps the connection")
         client.cancel()
         await server.stop()
+    }
+
+    /// An async write may return before its bytes reach the kernel; one that then fails (the
+    /// peer reset the connection) makes a later write throw, so a writer that never reads
+    /// still stops within a few writes.
+    @Test func writesThatReturnedEarlyReportAResetToALaterWrite() async throws {
+        let peer = try await PythonPeer.start("reset-after-reading", "4096")
+        let client = StreamSession(configuration: .init(proxy: .direct)).loopbackTask(port: peer.port)
+        let chunk = Data(repeating: 0x63, count: 1024)
+        var failure: (any Error)?
+        var written = 0
+        for _ in 0..<10_000 {
+            do { try await client.write(chunk, timeout: 10) } catch {
+                failure = error
+                break
+            }
+            written += 1
+        }
+        #expect(failure != nil, "10,000 writes to a connection reset after 4 KiB all succeeded")
+        #expect((failure as? StreamTaskError)?.code == .connectionReset, "\(String(describing: failure))")
+        #expect(await client.waitUntilCompleted()?.code == .connectionReset)
+        _ = await peer.finish()
     }
 }

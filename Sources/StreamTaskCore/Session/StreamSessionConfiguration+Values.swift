@@ -38,6 +38,7 @@ extension StreamSessionConfiguration {
         package var timeoutIntervalForWrite: TimeInterval = 0
         package var maximumConnectionsPerHost: Int = .max
         package var inboundBufferLimit = 256 * 1024
+        package var outboundBufferLimit = 64 * 1024
         package var tls = StreamTLSConfiguration()
         package var logger = Logger(label: "StreamTaskKit", factory: { _ in SwiftLogNoOpLogHandler() })
         package var proxy: ProxyConfiguration = .environment

@@ -149,6 +149,21 @@ public final class StreamSessionConfiguration: @unchecked Sendable, NSCopying, C
         set { self[\.inboundBufferLimit] = newValue }
     }
 
+    /// How many bytes of a task's async writes may still be on their way to the kernel when
+    /// ``StreamTask/write(_:timeout:)-(Data,_)`` returns; 64 KiB by default, SwiftNIO's
+    /// high-water mark for a channel's own buffer.
+    ///
+    /// Below it, an async write on a connected task is queued in order and returns at once, as
+    /// `NIOAsyncChannel`'s writer does; past it, the write waits until its bytes reach the
+    /// kernel, which holds a writer back to the pace of the peer. A write that returned and then
+    /// fails (the peer reset the connection, say) makes the next write throw that error. The
+    /// completion-handler `write` always completes when its bytes reach the kernel, as Apple's
+    /// does; so does every async write with 0 here.
+    public var outboundBufferLimit: Int {
+        get { self[\.outboundBufferLimit] }
+        set { self[\.outboundBufferLimit] = newValue }
+    }
+
     /// How client tasks speak TLS after ``StreamTask/startSecureConnection()``: secure
     /// defaults (TLS 1.2 or newer, the system's trust store, host name checked).
     /// ``tlsMinimumSupportedProtocolVersion`` and ``tlsMaximumSupportedProtocolVersion`` are

@@ -71,7 +71,8 @@ extension StreamTask {
         timeout: TimeInterval,
         completionHandler: @escaping @Sendable ((any Error)?) -> Void
     ) {
-        write(ByteBuffer(data: data), timeout: timeout, completionHandler: completionHandler)
+        let startedAt = NIODeadline.now()  // the copy below comes out of the timeout
+        write(ByteBuffer(data: data), timeout: timeout, startedAt: startedAt, completionHandler: completionHandler)
     }
 
     /// Writes the readable bytes of `buffer` without copying them; the handler gets `nil` once
@@ -82,8 +83,17 @@ extension StreamTask {
         timeout: TimeInterval,
         completionHandler: @escaping @Sendable ((any Error)?) -> Void
     ) {
+        write(buffer, timeout: timeout, startedAt: .now(), completionHandler: completionHandler)
+    }
+
+    private func write(
+        _ buffer: ByteBuffer,
+        timeout: TimeInterval,
+        startedAt: NIODeadline,
+        completionHandler: @escaping @Sendable ((any Error)?) -> Void
+    ) {
         let queue = session.callbackQueue
-        submit(.write(buffer), timeout: timeout) { result in
+        submit(.write(buffer), timeout: timeout, startedAt: startedAt) { result in
             let error: (any Error)? = result.failure?.urlError
             queue.async { completionHandler(error) }
         }

@@ -80,18 +80,29 @@ extension StreamTask {
             upToAndIncluding: delimiter, maxLength: maxLength, timeout: configuration.timeoutIntervalForRead)
     }
 
-    /// Writes `data`, returning once every byte has been handed to the kernel.
+    /// Writes `data`: returns once the bytes are queued to go out in order, or, when more than
+    /// the session's ``StreamSessionConfiguration/outboundBufferLimit`` (64 KiB) would then be
+    /// on their way, once every byte has been handed to the kernel.
     ///
-    /// While the peer does not read, writes wait here rather than piling up in memory. A write
-    /// that times out before the channel took it is withdrawn and nothing of it is sent. One that
-    /// times out after the channel took it may have been sent in part, so the connection is
-    /// closed (the stream would no longer be at a message boundary).
+    /// So a writer runs ahead of the network by at most that much, and no further: while the
+    /// peer does not read, writes wait here rather than piling up in memory. A write before the
+    /// connection is up waits for it (and fails if it fails). A write that returned early and
+    /// then fails makes the next write throw that error (a reset, say, also fails the reads);
+    /// to know that every byte has left, call ``closeWrite()`` or write with the
+    /// completion-handler form, which completes when its bytes reach the kernel, as Apple's does.
+    ///
+    /// A write that times out before the channel took it is withdrawn and nothing of it is sent.
+    /// One that times out after the channel took it may have been sent in part, so the
+    /// connection is closed (the stream would no longer be at a message boundary). The timeout
+    /// counts from this call: the copy of `data` into the channel's buffer, which for hundreds
+    /// of megabytes takes a noticeable part of a second, comes out of it.
     ///
     /// - Parameters:
     ///   - data: The bytes to send.
     ///   - timeout: Seconds to wait; 0 means no timeout.
     public func write(_ data: Data, timeout: TimeInterval) async throws {
-        _ = try await awaitOperation(.write(ByteBuffer(data: data)), timeout: timeout)
+        let startedAt = NIODeadline.now()
+        try await writeBehind(ByteBuffer(data: data), timeout: timeout, startedAt: startedAt)
     }
 
     /// Writes the readable bytes of `buffer`, by the same rules as writing a `Data`.
@@ -104,7 +115,27 @@ extension StreamTask {
     ///   - buffer: The bytes to send (its readable bytes; its indices are not moved).
     ///   - timeout: Seconds to wait; 0 means no timeout.
     public func write(_ buffer: ByteBuffer, timeout: TimeInterval) async throws {
-        _ = try await awaitOperation(.write(buffer), timeout: timeout)
+        try await writeBehind(buffer, timeout: timeout, startedAt: .now())
+    }
+
+    /// Queues `buffer` and returns at once while the outbound limit allows it (see
+    /// ``write(_:timeout:)-(Data,_)``); otherwise waits until its bytes reach the kernel.
+    private func writeBehind(_ buffer: ByteBuffer, timeout: TimeInterval, startedAt: NIODeadline) async throws {
+        let count = buffer.readableBytes
+        let limit = configuration.outboundBufferLimit
+        let (queued, earlierFailure) = withShared { shared -> (Bool, StreamTaskError?) in
+            if let failure = shared.writeBehind.takeFailure() { return (false, failure) }
+            return (shared.state == .running && shared.writeBehind.reserve(count, limit: limit), nil)
+        }
+        if let earlierFailure { throw earlierFailure }
+        guard queued else {
+            _ = try await awaitOperation(.write(buffer), timeout: timeout, startedAt: startedAt)
+            return
+        }
+        submit(.write(buffer), timeout: timeout, startedAt: startedAt) { result in
+            let error: StreamTaskError? = if case .failure(let error) = result { error } else { nil }
+            self.withShared { $0.writeBehind.complete(count, error: error) }
+        }
     }
 
     /// Writes the readable bytes of `buffer` and completes `promise` on the task's
@@ -159,7 +190,8 @@ extension StreamTask {
     func awaitOperation(
         _ operation: StreamTaskStateMachine.Operation,
         timeout: TimeInterval,
-        fromStreams: Bool = false
+        fromStreams: Bool = false,
+        startedAt: NIODeadline = .now()
     ) async throws -> Outcome {
         // The id exists before the operation reaches the loop, and the flag is set before the
         // withdrawal is queued: whichever runs first on the loop, the operation cannot be missed.
@@ -170,7 +202,10 @@ extension StreamTask {
             // its completion exactly once (the lifecycle tests end queued operations by
             // refusal, timeout, cancellation and reset, and none hangs).
             try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<Outcome, any Error>) in
-                submit(operation, id: id, timeout: timeout, abandoned: abandoned, fromStreams: fromStreams) { result in
+                submit(
+                    operation, id: id, timeout: timeout, abandoned: abandoned, fromStreams: fromStreams,
+                    startedAt: startedAt
+                ) { result in
                     continuation.resume(with: result.mapError { $0 as any Error })
                 }
             }

@@ -59,6 +59,7 @@ public final class StreamTask: StreamSessionTask, @unchecked Sendable, CustomStr
         package var started = false
         var error: StreamTaskError?
         var metrics: StreamTaskMetrics
+        var writeBehind = WriteBehindLedger()
         var nextOperation: UInt64 = 0
         /// While set, the delegate hears nothing about this task: it carries a data task, or
         /// its connection was handed over to streams.
@@ -251,11 +252,12 @@ public final class StreamTask: StreamSessionTask, @unchecked Sendable, CustomStr
         timeout: TimeInterval,
         abandoned: NIOLockedValueBox<Bool>? = nil,
         fromStreams: Bool = false,
+        startedAt: NIODeadline = .now(),
         completion: @escaping StreamTaskDriver.Completion
     ) {
         driver.submit(
             operation, id: id ?? makeOperationID(), timeout: timeout, abandoned: abandoned, fromStreams: fromStreams,
-            completion: completion)
+            startedAt: startedAt, completion: completion)
     }
 
     // MARK: Shared state and events

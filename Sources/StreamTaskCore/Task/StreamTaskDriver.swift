@@ -111,6 +111,7 @@ package final class StreamTaskDriver: @unchecked Sendable {
         timeout: TimeInterval,
         abandoned: NIOLockedValueBox<Bool>? = nil,
         fromStreams: Bool = false,
+        startedAt: NIODeadline = .now(),
         completion: @escaping Completion
     ) {
         // Not through `onLoop`: on the loop, as code on the task's executor is, no closure
@@ -118,12 +119,12 @@ package final class StreamTaskDriver: @unchecked Sendable {
         if eventLoop.inEventLoop {
             enqueue(
                 operation, id: id, timeout: timeout, abandoned: abandoned, fromStreams: fromStreams,
-                completion: completion)
+                startedAt: startedAt, completion: completion)
         } else {
             eventLoop.execute {
                 self.enqueue(
                     operation, id: id, timeout: timeout, abandoned: abandoned, fromStreams: fromStreams,
-                    completion: completion)
+                    startedAt: startedAt, completion: completion)
             }
         }
     }
@@ -134,6 +135,7 @@ package final class StreamTaskDriver: @unchecked Sendable {
         timeout: TimeInterval,
         abandoned: NIOLockedValueBox<Bool>?,
         fromStreams: Bool,
+        startedAt: NIODeadline,
         completion: @escaping Completion
     ) {
         eventLoop.preconditionInEventLoop()
@@ -144,7 +146,9 @@ package final class StreamTaskDriver: @unchecked Sendable {
         completions[id] = completion
         if timeout > 0 {
             let error = Self.timeoutError(for: operation, after: timeout)
-            timers[id] = eventLoop.scheduleTask(in: .seconds(timeout)) {
+            // From the call, not from here: the hop to the loop, and a `Data` write's copy,
+            // come out of the time the caller gave.
+            timers[id] = eventLoop.scheduleTask(deadline: startedAt + .seconds(timeout)) {
                 self.timers[id] = nil
                 if self.tls.unwrapping == id {
                     self.stopTLSTimedOut(id, after: timeout)
@@ -327,6 +331,7 @@ package final class StreamTaskDriver: @unchecked Sendable {
         owner?.withShared { shared in
             shared.metrics.localAddress = channel.localAddress?.ipAddress
             shared.metrics.localPort = channel.localAddress?.port
+            shared.writeBehind.connected = true
             shared.metrics.remoteAddress = channel.remoteAddress?.ipAddress
             shared.metrics.remotePort = channel.remoteAddress?.port
         }
@@ -366,6 +371,7 @@ package final class StreamTaskDriver: @unchecked Sendable {
     }
 
     func channelWritabilityChanged(_ isWritable: Bool) {
+        owner?.withShared { $0.writeBehind.channelWritable = isWritable }
         carryOut(machine.writabilityChanged(isWritable))
     }
 
