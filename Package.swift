@@ -211,6 +211,9 @@ let package = Package(
         .executableTarget(
             name: "ported-bonjour-chat", dependencies: ["StreamTaskKit", "StreamTaskDNSSD"],
             path: "Examples/Ported/bonjour-chat", swiftSettings: [.swiftLanguageMode(.v5)]),
+        .executableTarget(
+            name: "ported-smtp-mailer", dependencies: ["StreamTaskKit"], path: "Examples/Ported/smtp-mailer",
+            swiftSettings: [.swiftLanguageMode(.v5)]),
         // What several test targets share: child processes, blocking work off the pool.
         .target(
             name: "StreamTaskTestSupport",
@@ -253,6 +256,7 @@ let package = Package(
                 "chat-server",
                 "ported-irc-bot",
                 "ported-bonjour-chat",
+                "ported-smtp-mailer",
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ]
         ),

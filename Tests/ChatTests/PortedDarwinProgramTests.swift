@@ -18,7 +18,9 @@ import Testing
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
     /// The built program is exactly what the script makes of the Darwin source.
-    @Test(arguments: [("IRCBot.swift", "irc-bot"), ("BonjourChat.swift", "bonjour-chat")])
+    @Test(arguments: [
+        ("IRCBot.swift", "irc-bot"), ("BonjourChat.swift", "bonjour-chat"), ("SMTPMailer.swift", "smtp-mailer"),
+    ])
     func theBuiltCopyIsTheScriptsOutput(darwin: String, ported: String) async throws {
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("ported-\(UUID().uuidString).swift")
         defer { try? FileManager.default.removeItem(at: scratch) }
