@@ -214,6 +214,9 @@ let package = Package(
         .executableTarget(
             name: "ported-smtp-mailer", dependencies: ["StreamTaskKit"], path: "Examples/Ported/smtp-mailer",
             swiftSettings: [.swiftLanguageMode(.v5)]),
+        .executableTarget(
+            name: "ported-upgrade-client", dependencies: ["StreamTaskKit"], path: "Examples/Ported/upgrade-client",
+            swiftSettings: [.swiftLanguageMode(.v5)]),
         // What several test targets share: child processes, blocking work off the pool.
         .target(
             name: "StreamTaskTestSupport",
@@ -257,6 +260,7 @@ let package = Package(
                 "ported-irc-bot",
                 "ported-bonjour-chat",
                 "ported-smtp-mailer",
+                "ported-upgrade-client",
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ]
         ),
