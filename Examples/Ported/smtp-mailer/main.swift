@@ -174,6 +174,7 @@ final class SMTPMailer: NSObject, StreamSessionStreamDelegate {
     func urlSession(_ session: StreamSession, task: StreamSessionTask, didCompleteWithError error: Error?) {
         print("\(task.taskDescription ?? "task") completed, priority \(task.priority)")
         print("sent \(task.countOfBytesSent) bytes (wrote \(bytesWritten)), received \(task.countOfBytesReceived) (read \(bytesRead))")
+        print("expected to send \(task.countOfBytesExpectedToSend), to receive \(task.countOfBytesExpectedToReceive)")
         print("progress finished: \(task.progress.isFinished)")
         guard let error = error else { return }
         let nsError = error as NSError
