@@ -211,6 +211,12 @@ let package = Package(
         .executableTarget(
             name: "ported-bonjour-chat", dependencies: ["StreamTaskKit", "StreamTaskDNSSD"],
             path: "Examples/Ported/bonjour-chat", swiftSettings: [.swiftLanguageMode(.v5)]),
+        .executableTarget(
+            name: "ported-smtp-mailer", dependencies: ["StreamTaskKit"], path: "Examples/Ported/smtp-mailer",
+            swiftSettings: [.swiftLanguageMode(.v5)]),
+        .executableTarget(
+            name: "ported-upgrade-client", dependencies: ["StreamTaskKit"], path: "Examples/Ported/upgrade-client",
+            swiftSettings: [.swiftLanguageMode(.v5)]),
         // What several test targets share: child processes, blocking work off the pool.
         .target(
             name: "StreamTaskTestSupport",
@@ -230,6 +236,7 @@ let package = Package(
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "X509", package: "swift-certificates"),
             ],
             exclude: ["Peers"]
         ),
@@ -252,6 +259,8 @@ let package = Package(
                 "chat-server",
                 "ported-irc-bot",
                 "ported-bonjour-chat",
+                "ported-smtp-mailer",
+                "ported-upgrade-client",
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ]
         ),

@@ -12,3 +12,11 @@
 // program that wants the core without HTTP.
 @_exported import StreamTaskCore
 @_exported import StreamTaskHTTP
+
+// Foundation's networking types (URLRequest, URLResponse, URLAuthenticationChallenge,
+// URLCredential), which Darwin's Foundation has and Linux keeps in FoundationNetworking: a
+// ported data-task delegate or challenge handler compiles with `import Foundation` and this
+// import alone, as the porting rule promises.
+#if canImport(FoundationNetworking)
+@_exported import FoundationNetworking
+#endif

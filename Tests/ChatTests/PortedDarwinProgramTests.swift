@@ -18,7 +18,10 @@ import Testing
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
     /// The built program is exactly what the script makes of the Darwin source.
-    @Test(arguments: [("IRCBot.swift", "irc-bot"), ("BonjourChat.swift", "bonjour-chat")])
+    @Test(arguments: [
+        ("IRCBot.swift", "irc-bot"), ("BonjourChat.swift", "bonjour-chat"), ("SMTPMailer.swift", "smtp-mailer"),
+        ("UpgradeClient.swift", "upgrade-client"),
+    ])
     func theBuiltCopyIsTheScriptsOutput(darwin: String, ported: String) async throws {
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("ported-\(UUID().uuidString).swift")
         defer { try? FileManager.default.removeItem(at: scratch) }
@@ -109,5 +112,40 @@ import Testing
         }
         await client.stop()
         await listener.close()
+    }
+
+    /// The upgrade client's data task gets a 101 from a Python HTTP server and becomes a stream
+    /// task; the server's first bytes, sent with its response, wait while the task is suspended;
+    /// then the connection is handed over as Foundation streams, which reach the server's echo.
+    @Test func theUpgradeClientBecomesAStreamAndCapturesItsStreams() async throws {
+        let peer = try ObservedProcess(
+            "/usr/bin/env",
+            [
+                "python3", Self.root.appendingPathComponent("Tests/StreamTaskKitTests/Peers/http_peer.py").path,
+                "upgrade-with-trailing",
+            ])
+        defer { Task { await peer.stop() } }
+        #expect(await peer.waitForOutput(containing: "\n"), "\(peer.output)")
+        let port = try #require(peer.output.split(separator: "\n").first.flatMap { Int($0) }, "\(peer.output)")
+        let client = try ObservedProcess(
+            try BuiltProducts.path("ported-upgrade-client"),
+            ["http://127.0.0.1:\(port)/chat", "x-test", "through the streams"])
+        #expect(await client.waitForExit(), "\(client.output)")
+        let output = client.output
+        #expect(client.child.exitCode == 0, "\(output)")
+        let expected = [
+            "switching protocols to x-test", "upgrade request became a stream task", "upgrade request completed",
+            "resuming", "first bytes after resume: EARLY-BYTES", "captured the streams of the upgraded connection",
+            "wrote 20 bytes to the output stream; the server echoed: through the streams", "session invalidated",
+        ]
+        for line in expected {
+            #expect(output.contains(line + "\n"), "\(line) missing from: \(output)")
+        }
+        // The held read completed only after resume().
+        let resumed = try #require(output.range(of: "resuming\n"))
+        let firstBytes = try #require(output.range(of: "first bytes after resume"))
+        #expect(resumed.upperBound <= firstBytes.lowerBound, "\(output)")
+        #expect(peer.output.contains("request GET /chat HTTP/1.1"), "\(peer.output)")
+        await client.stop()
     }
 }

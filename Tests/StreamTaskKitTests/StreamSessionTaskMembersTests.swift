@@ -62,9 +62,14 @@ import Testing
         task.taskDescription = "mine"
         task.priority = 7
         #expect(task.taskDescription == "mine")
-        #expect(task.priority == StreamSessionTask.highPriority)
+        #expect(task.priority == 1)
         task.priority = -1
+        #expect(task.priority == 0)
+        task.priority = StreamSessionTask.lowPriority
         #expect(task.priority == StreamSessionTask.lowPriority)
+        // Apple's values, which a Darwin program may print or compare with.
+        #expect(StreamSessionTask.lowPriority == 0.25)
+        #expect(StreamSessionTask.highPriority == 0.75)
         #expect(task.state.rawValue == 1)
         task.cancel()
     }

@@ -58,7 +58,12 @@ struct PeerCertificateVerifier: Sendable {
         }
         let leaf = parsed[0]
         let intermediates = CertificateStore(parsed.dropFirst())
-        var roots = configuration.trustsSystemRoots ? CertificateStore.systemTrustRoots : CertificateStore()
+        var roots = CertificateStore()
+        var rootProblems: [String] = []
+        if configuration.trustsSystemRoots {
+            (roots, rootProblems) = SystemTrustRoots.roots(
+                environment: configuration.systemTrustEnvironment ?? SystemTrustRoots.processEnvironment)
+        }
         roots.append(
             contentsOf: configuration.additionalTrustRoots.compactMap { try? Certificate(derEncoded: $0.derBytes) })
         let validationTime = Date()
@@ -95,6 +100,7 @@ struct PeerCertificateVerifier: Sendable {
         return StreamTaskError(
             .tlsUntrustedCertificate,
             "the peer's certificate chain (\(leaf.subject), issued by \(leaf.issuer)) does not lead to a trusted root"
+                + rootProblems.map { "; \($0)" }.joined()
         )
     }
 

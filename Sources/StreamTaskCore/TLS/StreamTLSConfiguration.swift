@@ -52,6 +52,10 @@ public struct StreamTLSConfiguration: Sendable, Hashable {
     /// How the peer's chain is checked.
     public var certificateVerification: CertificateVerification
     /// Whether the system's trust store is trusted (on top of ``additionalTrustRoots``).
+    ///
+    /// On Linux that is the distribution's CA bundle, or the PEM file the `SSL_CERT_FILE`
+    /// environment variable names instead, plus the certificates in the directories
+    /// `SSL_CERT_DIR` lists (separated by `:`), as OpenSSL programs and curl read them.
     public var trustsSystemRoots: Bool
     /// More roots to trust, such as a private CA.
     public var additionalTrustRoots: [TLSCertificate]
@@ -71,6 +75,9 @@ public struct StreamTLSConfiguration: Sendable, Hashable {
     /// close_notify before giving up on it (SwiftNIO SSL's shutdown timeout). Tests lengthen it,
     /// so that a close that wrongly waits hangs instead of ending after a few seconds.
     var closeNotifyTimeout: Double = 5
+    /// Where ``trustsSystemRoots`` reads `SSL_CERT_FILE` and `SSL_CERT_DIR`: `nil` for the
+    /// process's environment. Tests set it, as the real environment is the whole process's.
+    var systemTrustEnvironment: [String: String]? = nil
 
     /// A client configuration with secure defaults.
     public init(

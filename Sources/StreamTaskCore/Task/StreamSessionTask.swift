@@ -34,10 +34,10 @@ open class StreamSessionTask: @unchecked Sendable {
 
     /// The priority of a task that was given none, as Apple's (`0.5`).
     public static let defaultPriority: Float = 0.5
-    /// The lowest priority (`0.0`).
-    public static let lowPriority: Float = 0.0
-    /// The highest priority (`1.0`).
-    public static let highPriority: Float = 1.0
+    /// A low priority, as Apple's (`0.25`): above the minimum of 0, below the default.
+    public static let lowPriority: Float = 0.25
+    /// A high priority, as Apple's (`0.75`): above the default, below the maximum of 1.
+    public static let highPriority: Float = 0.75
 
     /// A size not known in advance: `NSURLSessionTransferSizeUnknown` (-1), which Foundation
     /// defines only in FoundationNetworking on Linux.
@@ -95,12 +95,12 @@ open class StreamSessionTask: @unchecked Sendable {
         set { record.withLockedValue { $0.taskDescription = newValue } }
     }
 
-    /// How important the task is to you, from ``lowPriority`` to ``highPriority`` (values
-    /// outside are clamped). Kept, as Apple's, as a hint: the library runs every task's I/O as
+    /// How important the task is to you, from 0 to 1 (values outside are clamped), as
+    /// ``lowPriority``, ``defaultPriority`` and ``highPriority`` name them. Kept, as Apple's, as a hint: the library runs every task's I/O as
     /// it comes, whatever its priority.
     public var priority: Float {
         get { record.withLockedValue { $0.priority } }
-        set { record.withLockedValue { $0.priority = min(max(newValue, Self.lowPriority), Self.highPriority) } }
+        set { record.withLockedValue { $0.priority = min(max(newValue, 0), 1) } }
     }
 
     /// The earliest time the task may start connecting: ``resume()`` before then waits until
