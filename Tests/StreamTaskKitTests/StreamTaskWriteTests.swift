@@ -215,4 +215,27 @@ import Testing
         #expect(await client.waitUntilCompleted()?.code == .connectionReset)
         _ = await peer.finish()
     }
+
+    /// A write that returned is as good as handed to the kernel: a cancel right after it
+    /// lets its bytes out first.
+    @Test func aCancelAfterWritesThatReturnedEarlyStillSendsThem() async throws {
+        let (server, client, peer) = try await LoopbackServer.connectedPair()
+        #expect(await eventually { client.metrics.remotePort != nil }, "the client's connection is up")
+        var sent = Data()
+        for index in 0..<100 {
+            let line = Data("line \(index)\n".utf8)
+            try await client.write(line, timeout: 10)
+            sent.append(line)
+        }
+        client.cancel()
+        var received = Data()
+        while true {
+            let (data, atEOF) = try await peer.readData(ofMinLength: 1, maxLength: 65536, timeout: 10)
+            received.append(data ?? Data())
+            if atEOF { break }
+        }
+        #expect(received == sent)
+        #expect(await client.waitUntilCompleted()?.code == .cancelled)
+        await server.stop()
+    }
 }

@@ -231,9 +231,22 @@ public final class StreamTask: StreamSessionTask, @unchecked Sendable, CustomStr
     /// Cancels the task: every queued operation fails with ``StreamTaskError/Code/cancelled``
     /// and the connection closes. Does nothing once the task's streams were captured: closing
     /// them ends the connection.
+    ///
+    /// Async writes that returned before their bytes left go out first, as the kernel still
+    /// sends what a closed socket holds: the cancel waits for them, for at most 2 seconds.
     public override func cancel() {
-        driver.cancel()
+        let lingers = withShared { shared -> Bool in
+            guard shared.state == .running, shared.writeBehind.outstanding > 0 else { return false }
+            shared.writeBehind.connected = false  // no write returns early from here on
+            return true
+        }
+        guard lingers else { return driver.cancel() }
+        // An empty write completes once every earlier write has.
+        submit(.write(ByteBuffer()), timeout: Self.cancelLinger) { _ in self.driver.cancel() }
     }
+
+    /// How long ``cancel()`` waits for writes that returned before their bytes left.
+    static let cancelLinger: TimeInterval = 2
 
     // MARK: Operations
 
