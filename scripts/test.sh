@@ -90,8 +90,10 @@ count_run() {
     read -r run_passed run_failed run_skipped completeness < <(python3 scripts/count-tests.py "$log")
     echo "test.sh: $name: $run_passed passed, $run_failed failed, $run_skipped skipped ($completeness)"
     # Each failed test with the issues it recorded (and their next lines), for the end of the log.
-    grep -E -A 3 '^\S+ Test .*(failed after|recorded an issue)' "$log" | head -n 40 |
-        sed "s/^/  [$name] /" >>"$workdir/failures" || true
+    # (Swift Testing puts an issue's details on the lines after it that begin with ↳.)
+    awk '/^[^ ]+ Test .*(failed after|recorded an issue)/ { print; detail = 1; next }
+         detail && /^↳/ { print; next }
+         { detail = 0 }' "$log" | head -n 40 | sed "s/^/  [$name] /" >>"$workdir/failures" || true
     # A run that failed without a failed test: a sanitizer's report or a crash says why.
     if [[ "$status" -ne 0 && "$run_failed" -eq 0 ]]; then
         grep -E -m 3 -A 8 'WARNING: [A-Za-z]+Sanitizer|ERROR: [A-Za-z]+Sanitizer|Fatal error|Crash|error: ' "$log" |
