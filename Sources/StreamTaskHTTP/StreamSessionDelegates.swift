@@ -76,6 +76,19 @@ extension StreamSessionDelegate {
             completionHandler(disposition)
         }
     }
+
+    /// A session-level delegate hears of a client certificate request as Apple's does: a
+    /// challenge, answered with a ``StreamIdentityCredential``.
+    public func urlSession(
+        _ session: StreamSession,
+        task: StreamSessionTask,
+        didReceiveClientCertificateRequest request: StreamClientCertificateRequest,
+        completionHandler: @escaping @Sendable (StreamSession.AuthChallengeDisposition, StreamClientIdentity?) -> Void
+    ) {
+        urlSession(session, didReceive: ClientCertificateChallenge.make(request)) { disposition, credential in
+            completionHandler(disposition, ClientCertificateChallenge.identity(in: credential))
+        }
+    }
 }
 
 extension StreamSessionTaskDelegate {
@@ -97,6 +110,20 @@ extension StreamSessionTaskDelegate {
     ) {
         urlSession(session, task: task, didReceive: ServerTrustChallenge.make(trust)) { disposition, _ in
             completionHandler(disposition)
+        }
+    }
+
+    /// A task delegate hears of a client certificate request as Apple's does: a task-level
+    /// challenge, answered with a ``StreamIdentityCredential``.
+    public func urlSession(
+        _ session: StreamSession,
+        task: StreamSessionTask,
+        didReceiveClientCertificateRequest request: StreamClientCertificateRequest,
+        completionHandler: @escaping @Sendable (StreamSession.AuthChallengeDisposition, StreamClientIdentity?) -> Void
+    ) {
+        urlSession(session, task: task, didReceive: ClientCertificateChallenge.make(request)) {
+            disposition, credential in
+            completionHandler(disposition, ClientCertificateChallenge.identity(in: credential))
         }
     }
 }

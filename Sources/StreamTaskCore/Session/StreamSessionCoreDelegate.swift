@@ -38,6 +38,20 @@ import Foundation
         didReceiveServerTrust trust: StreamServerTrust,
         completionHandler: @escaping @Sendable (StreamSession.AuthChallengeDisposition) -> Void
     )
+    /// A server asked the task's TLS handshake (as a client, direct or after STARTTLS) for a
+    /// client certificate: answer `.useCredential` with an identity to present it,
+    /// `.performDefaultHandling` to present the configuration's own
+    /// (``StreamTLSConfiguration/certificateChain``, if any), or `.cancelAuthenticationChallenge`
+    /// to end the handshake, which fails the task as cancelled. Only asked when the server asks.
+    /// The default performs default handling. With StreamTaskKit, Apple's
+    /// `urlSession(_:task:didReceive:completionHandler:)` gets it as a client certificate
+    /// challenge instead.
+    func urlSession(
+        _ session: StreamSession,
+        task: StreamSessionTask,
+        didReceiveClientCertificateRequest request: StreamClientCertificateRequest,
+        completionHandler: @escaping @Sendable (StreamSession.AuthChallengeDisposition, StreamClientIdentity?) -> Void
+    )
 }
 
 /// What a session tells its delegate about tasks (Apple's `URLSessionTaskDelegate`, without the
@@ -86,6 +100,14 @@ extension StreamSessionCoreDelegate {
         completionHandler: @escaping @Sendable (StreamSession.AuthChallengeDisposition) -> Void
     ) {
         completionHandler(.performDefaultHandling)
+    }
+    public func urlSession(
+        _ session: StreamSession,
+        task: StreamSessionTask,
+        didReceiveClientCertificateRequest request: StreamClientCertificateRequest,
+        completionHandler: @escaping @Sendable (StreamSession.AuthChallengeDisposition, StreamClientIdentity?) -> Void
+    ) {
+        completionHandler(.performDefaultHandling, nil)
     }
 }
 

@@ -39,10 +39,20 @@ extension StreamTLSConfiguration {
         return context
     }
 
+    /// A client context of its own, whose `answer` is asked (by BoringSSL, through SwiftNIO
+    /// SSL's context callback) when the server requests a client certificate. Not shared: the
+    /// callback cannot tell which connection asks, so each handshake that may ask a delegate
+    /// gets one.
+    func clientContext(answeringCertificateRequests answer: @escaping NIOSSLContextCallback) throws -> NIOSSLContext {
+        try makeContext(isServer: false, certificateRequests: answer)
+    }
+
     /// Builds SwiftNIO SSL's context for this configuration. Trust is decided by
     /// ``PeerCertificateVerifier`` in the custom verification callback, so SwiftNIO SSL gets no
     /// roots of its own; it only has to ask for the peer's certificate when one must be checked.
-    private func makeContext(isServer: Bool) throws -> NIOSSLContext {
+    private func makeContext(
+        isServer: Bool, certificateRequests: NIOSSLContextCallback? = nil
+    ) throws -> NIOSSLContext {
         let chain = try certificateChain.map { NIOSSLCertificateSource.certificate(try $0.nioCertificate()) }
         let key = try privateKey.map { NIOSSLPrivateKeySource.privateKey(try $0.nioKey()) }
         var tls: TLSConfiguration
@@ -61,6 +71,7 @@ extension StreamTLSConfiguration {
             let checksPeer = certificateVerification != .none || !pins.isEmpty
             tls.certificateVerification = checksPeer ? .noHostnameVerification : .none
         }
+        tls.sslContextCallback = certificateRequests
         tls.trustRoots = .certificates([])
         tls.minimumTLSVersion = minimumVersion.nio
         if let maximumVersion {

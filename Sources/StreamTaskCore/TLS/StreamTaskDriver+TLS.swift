@@ -76,7 +76,14 @@ extension StreamTaskDriver {
         record: @escaping (_ chain: [TLSCertificate], _ failure: StreamTaskError?) -> Void
     ) throws -> NIOSSLHandler {
         let configuration = role.configuration
-        let sslContext = try configuration.context(isServer: role.isServer)
+        let sslContext: NIOSSLContext
+        if asksDelegate, let task = owner, task.tlsAsksDelegate {
+            sslContext = try configuration.clientContext { [weak task] _, promise in
+                self.answerCertificateRequest(from: task, promise: promise)
+            }
+        } else {
+            sslContext = try configuration.context(isServer: role.isServer)
+        }
         let verifier = PeerCertificateVerifier(configuration: configuration, expectedHostname: peerName)
         let verify: NIOSSLCustomVerificationCallback = { certificates, promise in
             // The task whose delegate decides, taken on the loop that owns it.
@@ -89,6 +96,40 @@ extension StreamTaskDriver {
         let serverName = peerName.flatMap { PeerCertificateVerifier.isIPAddress($0) ? nil : $0 }
         return try NIOSSLClientHandler(
             context: sslContext, serverHostname: serverName, customVerificationCallback: verify)
+    }
+
+    /// SwiftNIO SSL's context callback, when the server asked for a client certificate: the
+    /// task's delegate decides what to present. A cancelled challenge fails the handshake, and
+    /// the task, with the delegate's reason.
+    private func answerCertificateRequest(
+        from task: StreamTask?, promise: EventLoopPromise<NIOSSLContextConfigurationOverride>
+    ) {
+        Task {
+            let answer = await task?.clientCertificateAnswer() ?? .success(nil)
+            self.onLoop {
+                switch answer {
+                case .success(nil):
+                    promise.succeed(.noChanges)
+                case .success(let identity?):
+                    do {
+                        var override = NIOSSLContextConfigurationOverride()
+                        override.certificateChain = try identity.certificateChain.map {
+                            .certificate(try $0.nioCertificate())
+                        }
+                        override.privateKey = .privateKey(try identity.privateKey.nioKey())
+                        promise.succeed(override)
+                    } catch {
+                        let failure = StreamTaskError(
+                            .tlsConfigurationInvalid, "the client identity cannot be used: \(error)", underlying: error)
+                        self.tls.verificationFailure = failure
+                        promise.fail(failure)
+                    }
+                case .failure(let failure):
+                    self.tls.verificationFailure = failure
+                    promise.fail(failure)
+                }
+            }
+        }
     }
 
     /// SwiftNIO SSL's verification callback (on the event loop): verifies the chain off the

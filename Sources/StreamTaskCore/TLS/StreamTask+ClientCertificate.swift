@@ -1,0 +1,53 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the swift-stream-task-kit open source project
+//
+// Licensed under Apache License v2.0; see LICENSE for license information
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
+import NIOConcurrencyHelpers
+
+extension StreamTask {
+    /// Whether a delegate (the task's or the session's) hears about this task's TLS: only then
+    /// does a handshake ask it anything.
+    var tlsAsksDelegate: Bool {
+        !withShared({ $0.delegateMuted }) && (delegate ?? session.delegate) != nil
+    }
+
+    /// What to present to a server that asked for a client certificate, once the delegate has
+    /// decided: an identity, `nil` for the configuration's own (if any), or the reason to end
+    /// the handshake.
+    func clientCertificateAnswer() async -> Result<StreamClientIdentity?, StreamTaskError> {
+        guard !withShared({ $0.delegateMuted }), let delegate = delegate ?? session.delegate else {
+            return .success(nil)
+        }
+        let request = StreamClientCertificateRequest(host: host, port: port)
+        let session = session
+        let (disposition, identity) = await withCheckedContinuation { continuation in
+            // A delegate that calls the handler twice must not resume the wait twice.
+            let answered = NIOLockedValueBox(false)
+            session.callbackQueue.async {
+                delegate.urlSession(session, task: self, didReceiveClientCertificateRequest: request) {
+                    disposition, identity in
+                    let first = answered.withLockedValue { answered -> Bool in
+                        defer { answered = true }
+                        return !answered
+                    }
+                    if first { continuation.resume(returning: (disposition, identity)) }
+                }
+            }
+        }
+        switch disposition {
+        case .useCredential:
+            return .success(identity)
+        case .cancelAuthenticationChallenge:
+            return .failure(
+                StreamTaskError(
+                    .cancelled, "the delegate cancelled the client certificate challenge", host: host, port: port))
+        case .performDefaultHandling, .rejectProtectionSpace:
+            return .success(nil)
+        }
+    }
+}
