@@ -32,9 +32,10 @@ extension StreamDataTask: StreamTaskAttachment {
             // A transition no operation waits for: the handshake's outcome is recorded in the
             // metrics, and its failure described as TLS's. Not `isActive`: the peer's
             // close_notify ends the stream here, after the bytes the head gate holds.
+            // The server trust and client certificate questions go to this data task's delegate.
             let (ssl, observer) = try driver.prepareTLS(
                 role: .client(tlsConfiguration), peerName: driver.host, transition: carrier.makeOperationID(),
-                isActive: false)
+                isActive: false, reportedAs: self)
             try pipeline.addHandler(observer)
             try pipeline.addHandler(ssl)
         }

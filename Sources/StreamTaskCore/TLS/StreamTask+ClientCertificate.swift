@@ -10,26 +10,20 @@
 import NIOConcurrencyHelpers
 
 extension StreamTask {
-    /// Whether a delegate (the task's or the session's) hears about this task's TLS: only then
-    /// does a handshake ask it anything.
-    var tlsAsksDelegate: Bool {
-        !withShared({ $0.delegateMuted }) && (delegate ?? session.delegate) != nil
-    }
-
     /// What to present to a server that asked for a client certificate, once the delegate has
-    /// decided: an identity, `nil` for the configuration's own (if any), or the reason to end
-    /// the handshake.
-    func clientCertificateAnswer() async -> Result<StreamClientIdentity?, StreamTaskError> {
-        guard !withShared({ $0.delegateMuted }), let delegate = delegate ?? session.delegate else {
-            return .success(nil)
-        }
+    /// decided (``tlsDelegate(reportedAs:)``): an identity, `nil` for the configuration's own
+    /// (if any), or the reason to end the handshake.
+    func clientCertificateAnswer(
+        reportedAs reported: StreamSessionTask? = nil
+    ) async -> Result<StreamClientIdentity?, StreamTaskError> {
+        guard let (delegate, task) = tlsDelegate(reportedAs: reported) else { return .success(nil) }
         let request = StreamClientCertificateRequest(host: host, port: port)
         let session = session
         let (disposition, identity) = await withCheckedContinuation { continuation in
             // A delegate that calls the handler twice must not resume the wait twice.
             let answered = NIOLockedValueBox(false)
             session.callbackQueue.async {
-                delegate.urlSession(session, task: self, didReceiveClientCertificateRequest: request) {
+                delegate.urlSession(session, task: task, didReceiveClientCertificateRequest: request) {
                     disposition, identity in
                     let first = answered.withLockedValue { answered -> Bool in
                         defer { answered = true }

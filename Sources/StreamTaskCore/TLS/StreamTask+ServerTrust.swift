@@ -11,12 +11,13 @@ import NIOConcurrencyHelpers
 
 extension StreamTask {
     /// The verdict on the server's chain once the task's delegate (or the session's) has
-    /// decided: `nil` to trust it, the reason to refuse it. Without a delegate, or while the
-    /// task carries a data task (whose own delegate is not asked yet), the default verdict.
-    func serverTrustVerdict(chain: [TLSCertificate], defaultFailure: StreamTaskError?) async -> StreamTaskError? {
-        guard !withShared({ $0.delegateMuted }),
-            let delegate = delegate ?? session.delegate
-        else { return defaultFailure }
+    /// decided: `nil` to trust it, the reason to refuse it; without a delegate, the default
+    /// verdict. For the TLS of a data task this task carries, `reported` is that data task: its
+    /// delegate is asked, about it.
+    func serverTrustVerdict(
+        chain: [TLSCertificate], defaultFailure: StreamTaskError?, reportedAs reported: StreamSessionTask? = nil
+    ) async -> StreamTaskError? {
+        guard let (delegate, task) = tlsDelegate(reportedAs: reported) else { return defaultFailure }
         let trust = StreamServerTrust(
             host: host, port: port, certificateChain: chain, defaultEvaluationError: defaultFailure)
         let session = session
@@ -24,7 +25,7 @@ extension StreamTask {
             // A delegate that calls the handler twice must not resume the wait twice.
             let answered = NIOLockedValueBox(false)
             session.callbackQueue.async {
-                delegate.urlSession(session, task: self, didReceiveServerTrust: trust) { disposition in
+                delegate.urlSession(session, task: task, didReceiveServerTrust: trust) { disposition in
                     let first = answered.withLockedValue { answered -> Bool in
                         defer { answered = true }
                         return !answered
@@ -43,5 +44,22 @@ extension StreamTask {
         case .performDefaultHandling, .rejectProtectionSpace:
             return defaultFailure
         }
+    }
+}
+
+extension StreamTask {
+    /// The delegate a TLS handshake on this task asks, with the task it names: for a data task
+    /// riding on this one (`reported`), that task's delegate or the session's; otherwise this
+    /// task's or the session's, unless its callbacks are muted (it carries a data task, or its
+    /// streams were captured). `nil` when there is none to ask.
+    package func tlsDelegate(
+        reportedAs reported: StreamSessionTask?
+    ) -> (delegate: any StreamSessionCoreDelegate, task: StreamSessionTask)? {
+        if let reported {
+            let delegate: (any StreamSessionCoreDelegate)? = reported.delegate ?? session.delegate
+            return delegate.map { ($0, reported) }
+        }
+        guard !withShared({ $0.delegateMuted }), let delegate = delegate ?? session.delegate else { return nil }
+        return (delegate, self)
     }
 }

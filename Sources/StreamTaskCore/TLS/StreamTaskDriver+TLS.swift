@@ -51,10 +51,14 @@ extension StreamTaskDriver {
         role: TLSRole,
         peerName: String?,
         transition: OperationID,
-        isActive: Bool
+        isActive: Bool,
+        reportedAs reported: StreamSessionTask? = nil
     ) throws -> (ssl: NIOSSLHandler, observer: any ChannelHandler) {
-        // The task's own TLS as a client asks its delegate about the server's chain.
-        let ssl = try makeTLSHandler(role: role, peerName: peerName, asksDelegate: !role.isServer) { chain, failure in
+        // The task's own TLS as a client asks its delegate about the server's chain (a data
+        // task's TLS, the data task's delegate).
+        let ssl = try makeTLSHandler(
+            role: role, peerName: peerName, asksDelegate: !role.isServer, reportedAs: reported
+        ) { chain, failure in
             self.tls.presentedChain = chain
             self.tls.verificationFailure = failure
         }
@@ -73,13 +77,14 @@ extension StreamTaskDriver {
         role: TLSRole,
         peerName: String?,
         asksDelegate: Bool = false,
+        reportedAs reported: StreamSessionTask? = nil,
         record: @escaping (_ chain: [TLSCertificate], _ failure: StreamTaskError?) -> Void
     ) throws -> NIOSSLHandler {
         let configuration = role.configuration
         let sslContext: NIOSSLContext
-        if asksDelegate, let task = owner, task.tlsAsksDelegate {
-            sslContext = try configuration.clientContext { [weak task] _, promise in
-                self.answerCertificateRequest(from: task, promise: promise)
+        if asksDelegate, let task = owner, task.tlsDelegate(reportedAs: reported) != nil {
+            sslContext = try configuration.clientContext { [weak task, weak reported] _, promise in
+                self.answerCertificateRequest(from: task, reportedAs: reported, promise: promise)
             }
         } else {
             sslContext = try configuration.context(isServer: role.isServer)
@@ -88,7 +93,8 @@ extension StreamTaskDriver {
         let verify: NIOSSLCustomVerificationCallback = { certificates, promise in
             // The task whose delegate decides, taken on the loop that owns it.
             let asking = asksDelegate ? self.owner : nil
-            self.verifyPeer(certificates, with: verifier, asking: asking, record: record, promise: promise)
+            self.verifyPeer(
+                certificates, with: verifier, asking: asking, reportedAs: reported, record: record, promise: promise)
         }
         if role.isServer {
             return NIOSSLServerHandler(context: sslContext, customVerificationCallback: verify)
@@ -102,10 +108,11 @@ extension StreamTaskDriver {
     /// task's delegate decides what to present. A cancelled challenge fails the handshake, and
     /// the task, with the delegate's reason.
     private func answerCertificateRequest(
-        from task: StreamTask?, promise: EventLoopPromise<NIOSSLContextConfigurationOverride>
+        from task: StreamTask?, reportedAs reported: StreamSessionTask?,
+        promise: EventLoopPromise<NIOSSLContextConfigurationOverride>
     ) {
         Task {
-            let answer = await task?.clientCertificateAnswer() ?? .success(nil)
+            let answer = await task?.clientCertificateAnswer(reportedAs: reported) ?? .success(nil)
             self.onLoop {
                 switch answer {
                 case .success(nil):
@@ -139,6 +146,7 @@ extension StreamTaskDriver {
         _ certificates: [NIOSSLCertificate],
         with verifier: PeerCertificateVerifier,
         asking task: StreamTask?,
+        reportedAs reported: StreamSessionTask?,
         record: @escaping ([TLSCertificate], StreamTaskError?) -> Void,
         promise: EventLoopPromise<NIOSSLVerificationResult>
     ) {
@@ -148,7 +156,8 @@ extension StreamTaskDriver {
             let checked = await verifier.verify(presented)
             let failure: StreamTaskError?
             if let task {
-                failure = await task.serverTrustVerdict(chain: presented, defaultFailure: checked)
+                failure = await task.serverTrustVerdict(
+                    chain: presented, defaultFailure: checked, reportedAs: reported)
             } else {
                 failure = checked
             }
