@@ -8,7 +8,6 @@
 //===----------------------------------------------------------------------===//
 
 import Foundation
-import NIOConcurrencyHelpers
 import StreamTaskHTTP
 import Testing
 
@@ -21,32 +20,11 @@ import FoundationNetworking
 /// A data task's `https` handshake asks the data task's delegate about the server's chain, as
 /// Apple's does, against a TLS listener whose test CA the session does not trust.
 @Suite(.timeLimit(.minutes(1))) struct DataTaskTrustChallengeTests {
-    /// Answers server trust challenges with `disposition` and writes down which task asked.
-    final class TrustDelegate: NSObject, StreamSessionDataDelegate, @unchecked Sendable {
-        let disposition: StreamSession.AuthChallengeDisposition
-        let askedBy = NIOLockedValueBox<[Int]>([])
-
-        init(_ disposition: StreamSession.AuthChallengeDisposition) {
-            self.disposition = disposition
-        }
-
-        func urlSession(
-            _ session: StreamSession,
-            task: StreamSessionTask,
-            didReceive challenge: URLAuthenticationChallenge,
-            completionHandler: @escaping @Sendable (StreamSession.AuthChallengeDisposition, URLCredential?) -> Void
-        ) {
-            guard let trust = challenge.protectionSpace.streamServerTrust else {
-                return completionHandler(.performDefaultHandling, nil)
-            }
-            askedBy.withLockedValue { $0.append(task.taskIdentifier) }
-            completionHandler(disposition, disposition == .useCredential ? URLCredential(streamTrust: trust) : nil)
-        }
-    }
-
     /// Runs a GET of `/trust` against a TLS listener with `delegate`; returns the body, or the
     /// error, and the data task's identifier.
-    private func fetch(delegate: TrustDelegate) async throws -> (Result<String, any Error>, Int) {
+    private func fetch(
+        delegate: ServerTrustChallengeTests.ChallengeDelegate
+    ) async throws -> (Result<String, any Error>, Int) {
         let certificates = try await TestCertificates.get()
         let listener = StreamListener(host: "127.0.0.1", port: 0, tls: try certificates.serverConfiguration())
         try await listener.start()
@@ -72,20 +50,23 @@ import FoundationNetworking
     }
 
     @Test func theDataTasksDelegateCanTrustTheServer() async throws {
-        let delegate = TrustDelegate(.useCredential)
+        let delegate = ServerTrustChallengeTests.ChallengeDelegate(.useCredential)
         let (result, identifier) = try await fetch(delegate: delegate)
         #expect((try? result.get()) == "trusted", "\(result)")
-        #expect(delegate.askedBy.withLockedValue { $0 } == [identifier], "asked about the data task itself")
+        let seen = delegate.seen.withLockedValue { $0 }
+        #expect(
+            seen.count == 1 && seen[0].hasSuffix("untrusted task \(identifier)"), "asked about the data task: \(seen)")
     }
 
     @Test func defaultHandlingRefusesAnUntrustedServer() async throws {
-        let delegate = TrustDelegate(.performDefaultHandling)
+        let delegate = ServerTrustChallengeTests.ChallengeDelegate(.performDefaultHandling)
         let (result, identifier) = try await fetch(delegate: delegate)
         guard case .failure(let error) = result else {
             Issue.record("an untrusted server was accepted")
             return
         }
         #expect(error.streamTaskError?.code == .tlsUntrustedCertificate, "\(error)")
-        #expect(delegate.askedBy.withLockedValue { $0 } == [identifier])
+        let seen = delegate.seen.withLockedValue { $0 }
+        #expect(seen.count == 1 && seen[0].hasSuffix("task \(identifier)"), "\(seen)")
     }
 }
