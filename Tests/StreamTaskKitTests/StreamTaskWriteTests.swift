@@ -133,6 +133,17 @@ import Testing
         client.cancel()
     }
 
+    @Test func writesAfterCloseWriteOnAConnectionFailAtOnce() async throws {
+        let (server, client, peer) = try await LoopbackServer.connectedPair()
+        #expect(await eventually { client.metrics.remotePort != nil }, "the client's connection is up")
+        try await client.write("before")
+        client.closeWrite()
+        await expectStreamError(.writeClosed) { try await client.write("too late") }
+        #expect(try await peer.readToEnd() == "before")
+        client.cancel()
+        await server.stop()
+    }
+
     @Test func aWriteToAPeerThatDoesNotReadTimesOutAndMemoryStaysBounded() async throws {
         let (server, client, peer) = try await LoopbackServer.connectedPair()
         _ = peer  // never reads

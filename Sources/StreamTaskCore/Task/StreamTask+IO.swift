@@ -183,6 +183,8 @@ extension StreamTask {
     /// may have issued its read first and the peer may answer only after the end of stream.
     /// Writes issued after this fail at once with ``StreamTaskError/Code/writeClosed``.
     public func closeWrite() {
+        // From here every write waits for its outcome, so one issued after this fails at once.
+        withShared { $0.writeBehind.connected = false }
         submit(.closeWrite, timeout: 0) { _ in }
     }
 
