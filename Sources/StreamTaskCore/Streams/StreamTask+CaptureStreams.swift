@@ -23,6 +23,8 @@ extension StreamTask {
     /// stream. The streams read and write the same connection, blocking the calling thread:
     /// see <doc:StreamHandover> for which threads may use them.
     public func captureStreams() {
+        // Writes issued after this fail at once rather than returning early.
+        withShared { $0.writeBehind.connected = false }
         submit(.captureStreams, timeout: 0) { result in
             guard case .success = result,
                 let delegate = self.taskDelegate(in: self.session) as? any StreamSessionCoreStreamDelegate
