@@ -60,7 +60,11 @@ public final class StreamSession: Sendable {
         var delegate: (any StreamSessionCoreDelegate)?
         var tasks: [Int: StreamTask] = [:]
         var nextTaskIdentifier = 1
+        /// Stream tasks' connections per host (``StreamSessionConfiguration/maximumConnectionsPerHost``).
         var limiter: HostConnectionLimiter
+        /// Data tasks' connections per host: the lower of that and Apple's
+        /// ``StreamSessionConfiguration/httpMaximumConnectionsPerHost``.
+        var httpLimiter: HostConnectionLimiter
         var invalidated = false
         var invalidationReported = false
         var sessionDescription: String?
@@ -119,7 +123,11 @@ public final class StreamSession: Sendable {
         self.isShared = isShared
         self.eventLoopGroup = eventLoopGroup
         self.state = NIOLockedValueBox(
-            State(delegate: delegate, limiter: HostConnectionLimiter(limit: settings.maximumConnectionsPerHost))
+            State(
+                delegate: delegate,
+                limiter: HostConnectionLimiter(limit: settings.maximumConnectionsPerHost),
+                httpLimiter: HostConnectionLimiter(
+                    limit: min(settings.maximumConnectionsPerHost, settings.httpMaximumConnectionsPerHost)))
         )
     }
 
@@ -256,6 +264,9 @@ public final class StreamSession: Sendable {
             // A task that completed meanwhile has left `tasks` under this same lock: it must
             // not take a slot it would never give back.
             guard state.tasks[task.taskIdentifier] != nil else { return false }
+            if task.origin == .dataTask {
+                return state.httpLimiter.acquire(host: task.host, task: task.taskIdentifier)
+            }
             return state.limiter.acquire(host: task.host, task: task.taskIdentifier)
         }
         if granted {
@@ -273,10 +284,17 @@ public final class StreamSession: Sendable {
         let next: StreamTask? = state.withLockedValue { state in
             state.tasks.removeValue(forKey: task.taskIdentifier)
             var freed = task.taskIdentifier
-            // The slot passes to the next waiting task that still exists.
-            while let id = state.limiter.finished(task: freed) {
-                if let next = state.tasks[id] { return next }
-                freed = id
+            // The slot passes to the next waiting task (of the same kind) that still exists.
+            if task.origin == .dataTask {
+                while let id = state.httpLimiter.finished(task: freed) {
+                    if let next = state.tasks[id] { return next }
+                    freed = id
+                }
+            } else {
+                while let id = state.limiter.finished(task: freed) {
+                    if let next = state.tasks[id] { return next }
+                    freed = id
+                }
             }
             return nil
         }

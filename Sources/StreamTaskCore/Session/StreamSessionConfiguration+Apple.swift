@@ -36,9 +36,10 @@ extension StreamSessionConfiguration {
         set { self[\.timeoutIntervalForResource] = newValue }
     }
 
-    /// The most connections that data tasks open to one host at once on Darwin; 6 by default,
-    /// as on macOS. Kept; the library limits stream and data tasks alike with
-    /// ``maximumConnectionsPerHost`` instead.
+    /// The most connections that data tasks open to one host at once; 6 by default, as on
+    /// macOS. A data task over the limit waits, unconnected, until one of that host's data
+    /// tasks completes. Stream tasks are not counted (``maximumConnectionsPerHost`` limits
+    /// them, and data tasks too when it is lower).
     public var httpMaximumConnectionsPerHost: Int {
         get { self[\.httpMaximumConnectionsPerHost] }
         set { self[\.httpMaximumConnectionsPerHost] = newValue }

@@ -1,0 +1,53 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the swift-stream-task-kit open source project
+//
+// Licensed under Apache License v2.0; see LICENSE for license information
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
+import Foundation
+import Testing
+
+@testable import StreamTaskCore
+@testable import StreamTaskHTTP
+
+/// `httpMaximumConnectionsPerHost` limits data tasks' connections to a host, as Apple's does;
+/// stream tasks to the same host are not counted.
+@Suite(.timeLimit(.minutes(1))) struct DataTaskConnectionLimitTests {
+    @Test func aDataTaskOverTheLimitWaitsForTheHostsNextFreeSlot() async throws {
+        let server = try await LoopbackServer.start()
+        var accepted = server.listener.connections.makeAsyncIterator()
+        let configuration = StreamSessionConfiguration.default
+        configuration.httpMaximumConnectionsPerHost = 1
+        configuration.connectionProxyDictionary = [:]
+        let session = StreamSession(configuration: configuration)
+        let url = "http://127.0.0.1:\(server.port)/"
+        let first = session.dataTask(with: try DataTaskTesting.request(url + "first"))
+        let second = session.dataTask(with: try DataTaskTesting.request(url + "second"))
+        first.resume()
+        let firstPeer = try await server.accept(&accepted)
+        #expect(try await firstPeer.readLine() == "GET /first HTTP/1.1\r\n")
+        second.resume()
+        // A stream task to the same host is not held back by the data tasks' limit.
+        let stream = session.streamTask(withHostName: "127.0.0.1", port: server.port)
+        stream.resume()
+        let streamPeer = try await server.accept(&accepted)
+        try await stream.write("stream\r\n")
+        #expect(try await streamPeer.readLine() == "stream\r\n")
+        #expect(second.carrier.metrics.domainLookupStartDate == nil, "the second data task did not wait")
+
+        // The first completes: the second connects.
+        while try await firstPeer.readLine() != "\r\n" {}
+        try await firstPeer.write("HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok")
+        firstPeer.closeWrite()
+        #expect(String(decoding: try await first.bodyData(), as: UTF8.self) == "ok")
+        let secondPeer = try await server.accept(&accepted)
+        #expect(try await secondPeer.readLine() == "GET /second HTTP/1.1\r\n")
+
+        for task in [firstPeer, streamPeer, secondPeer, stream] { task.cancel() }
+        second.cancel()
+        await server.stop()
+    }
+}
