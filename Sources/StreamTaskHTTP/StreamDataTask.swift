@@ -191,7 +191,26 @@ public final class StreamDataTask: StreamSessionTask, @unchecked Sendable, Custo
             finish(error: carrier.streamTaskError ?? StreamTaskError(.connectionClosed, "the task could not start"))
             return
         }
+        if !carrier.withShared({ $0.started }) { startResourceTimer() }
         carrier.resume()
+    }
+
+    /// Bounds the whole task by the session's `timeoutIntervalForResource`, as Apple's: if it
+    /// has neither completed nor become a stream by then, it fails with `timedOut`.
+    private func startResourceTimer() {
+        let seconds = session.settings.timeoutIntervalForResource
+        guard seconds > 0 else { return }
+        let timer = eventLoop.scheduleTask(in: .nanoseconds(Int64(min(seconds, 1e9) * 1e9))) { [weak self] in
+            guard let self, self.phaseIsNot(.becomingStream, .completed) else { return }
+            self.finish(
+                error: StreamTaskError(
+                    .timedOut, "the data task took longer than its resource timeout (\(seconds) s)",
+                    host: self.carrier.host, port: self.carrier.port))
+            self.carrier.cancel()
+        }
+        // Done one way or the other, the timer has nothing left to do.
+        completionPromise.futureResult.whenComplete { _ in timer.cancel() }
+        streamPromise.futureResult.whenComplete { _ in timer.cancel() }
     }
 
     /// Resumes a task nobody resumed yet, and only such a task: the async forms start the task

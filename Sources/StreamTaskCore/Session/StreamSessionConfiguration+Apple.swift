@@ -28,9 +28,9 @@ extension StreamSessionConfiguration {
         set { self[\.timeoutIntervalForRequest] = newValue }
     }
 
-    /// The longest a data task may take as a whole on Darwin, in seconds; seven days by
-    /// default, as Apple's. Kept; the library's data tasks do not apply it yet, and a stream
-    /// task's connection lives as long as you keep it.
+    /// The longest a data task may take as a whole, in seconds, from its first `resume()`;
+    /// seven days by default, as Apple's. One that has neither completed nor become a stream
+    /// by then fails with `timedOut`. A stream task's connection lives as long as you keep it.
     public var timeoutIntervalForResource: TimeInterval {
         get { self[\.timeoutIntervalForResource] }
         set { self[\.timeoutIntervalForResource] = newValue }

@@ -13,9 +13,32 @@ import Testing
 @testable import StreamTaskCore
 @testable import StreamTaskHTTP
 
-/// `httpMaximumConnectionsPerHost` limits data tasks' connections to a host, as Apple's does;
-/// stream tasks to the same host are not counted.
-@Suite(.timeLimit(.minutes(1))) struct DataTaskConnectionLimitTests {
+/// Apple's data-task limits: `httpMaximumConnectionsPerHost` limits data tasks' connections to a
+/// host (stream tasks to the same host are not counted), and `timeoutIntervalForResource`
+/// bounds a data task as a whole.
+@Suite(.timeLimit(.minutes(1))) struct DataTaskLimitsTests {
+    @Test func aResponseThatNeverEndsRunsIntoTheResourceTimeout() async throws {
+        let server = try await LoopbackServer.start()
+        var accepted = server.listener.connections.makeAsyncIterator()
+        let configuration = StreamSessionConfiguration.default
+        configuration.timeoutIntervalForResource = 1
+        configuration.connectionProxyDictionary = [:]
+        let dataTask = StreamSession(configuration: configuration)
+            .dataTask(with: try DataTaskTesting.request("http://127.0.0.1:\(server.port)/slow"))
+        dataTask.resume()
+        let peer = try await server.accept(&accepted)
+        while try await peer.readLine() != "\r\n" {}
+        // The head, and then a body that never comes.
+        try await peer.write("HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\nstart")
+        let error = await dataTask.waitUntilCompleted()
+        #expect(error?.code == .timedOut, "\(String(describing: error))")
+        #expect(error?.message.contains("resource timeout") == true)
+        #expect((dataTask.error as? URLError)?.code == .timedOut)
+        #expect(await eventually { dataTask.carrier.state == .completed }, "the connection was closed")
+        peer.cancel()
+        await server.stop()
+    }
+
     @Test func aDataTaskOverTheLimitWaitsForTheHostsNextFreeSlot() async throws {
         let server = try await LoopbackServer.start()
         var accepted = server.listener.connections.makeAsyncIterator()
