@@ -84,8 +84,8 @@ import Testing
             #expect(outbound.pendingBytes > 0)
 
             // A second wait starts afresh after the first timed out, and ends when the client
-            // has read everything.
-            async let idle = outbound.waitUntilIdle(timeout: .seconds(10))
+            // has read everything (16 MiB: under the thread sanitizer that has taken over 10 s).
+            async let idle = outbound.waitUntilIdle(timeout: .seconds(45))
             var received = 0
             while received < chunks * chunk.count {
                 let (data, atEOF) = try await client.readData(ofMinLength: 1, maxLength: 1 << 20, timeout: 10)
