@@ -163,8 +163,18 @@ struct ChatEndToEndTests {
             $0.floodBurst = nil
             $0.sendQueueLimit = 16 * 1024
         }) { server, port in
-            let clients = try await members(of: "#c", port: port, "watcher", "greedy")
-            let (watcher, greedy) = (clients[0], clients[1])
+            let watcher = try await members(of: "#c", port: port, "watcher")[0]
+            // `greedy` buffers little of what it does not read (16 KiB, not the default 256 KiB),
+            // so the kernel's receive buffer for it does not grow either: the server keeps up
+            // with what it asks for until those buffers are full, and only then drops it.
+            let greedy = IRCTestClient(
+                port: port,
+                session: StreamSession(configuration: .init(inboundBufferLimit: 16 * 1024, proxy: .direct)))
+            try await greedy.register("greedy")
+            try await greedy.join("#c")
+            _ = try await watcher.waitFor("greedy joining") {
+                $0.command == "JOIN" && $0.source?.hasPrefix("greedy!") == true
+            }
             // From here `greedy` reads nothing. Each WHOIS brings a few hundred bytes back: 10,000
             // of them are several times what the kernel's buffers and the client's own hold.
             for _ in 0..<10_000 {
