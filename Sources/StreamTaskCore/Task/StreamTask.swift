@@ -241,8 +241,12 @@ public final class StreamTask: StreamSessionTask, @unchecked Sendable, CustomStr
             return true
         }
         guard lingers else { return driver.cancel() }
-        // An empty write completes once every earlier write has.
-        submit(.write(ByteBuffer()), timeout: Self.cancelLinger) { _ in self.driver.cancel() }
+        // An empty write completes once every earlier write has. The cancel then waits its own
+        // turn on the loop: run inside that write's completion, it would close the channel in
+        // the middle of the TLS handler's flush, which then sends no close_notify.
+        submit(.write(ByteBuffer()), timeout: Self.cancelLinger) { _ in
+            self.eventLoop.execute { self.driver.cancel() }
+        }
     }
 
     /// How long ``cancel()`` waits for writes that returned before their bytes left.
