@@ -7,8 +7,6 @@
 //
 //===----------------------------------------------------------------------===//
 
-import NIOConcurrencyHelpers
-
 extension StreamTask {
     /// What to present to a server that asked for a client certificate, once the delegate has
     /// decided (``tlsDelegate(reportedAs:)``): an identity, `nil` for the configuration's own
@@ -19,18 +17,9 @@ extension StreamTask {
         guard let (delegate, task) = tlsDelegate(reportedAs: reported) else { return .success(nil) }
         let request = StreamClientCertificateRequest(host: host, port: port)
         let session = session
-        let (disposition, identity) = await withCheckedContinuation { continuation in
-            // A delegate that calls the handler twice must not resume the wait twice.
-            let answered = NIOLockedValueBox(false)
-            session.callbackQueue.async {
-                delegate.urlSession(session, task: task, didReceiveClientCertificateRequest: request) {
-                    disposition, identity in
-                    let first = answered.withLockedValue { answered -> Bool in
-                        defer { answered = true }
-                        return !answered
-                    }
-                    if first { continuation.resume(returning: (disposition, identity)) }
-                }
+        let (disposition, identity) = await askDelegate { answer in
+            delegate.urlSession(session, task: task, didReceiveClientCertificateRequest: request) {
+                answer(($0, $1))
             }
         }
         switch disposition {

@@ -21,18 +21,8 @@ extension StreamTask {
         let trust = StreamServerTrust(
             host: host, port: port, certificateChain: chain, defaultEvaluationError: defaultFailure)
         let session = session
-        let disposition = await withCheckedContinuation { continuation in
-            // A delegate that calls the handler twice must not resume the wait twice.
-            let answered = NIOLockedValueBox(false)
-            session.callbackQueue.async {
-                delegate.urlSession(session, task: task, didReceiveServerTrust: trust) { disposition in
-                    let first = answered.withLockedValue { answered -> Bool in
-                        defer { answered = true }
-                        return !answered
-                    }
-                    if first { continuation.resume(returning: disposition) }
-                }
-            }
+        let disposition = await askDelegate { answer in
+            delegate.urlSession(session, task: task, didReceiveServerTrust: trust, completionHandler: answer)
         }
         switch disposition {
         case .useCredential:
@@ -61,5 +51,27 @@ extension StreamTask {
         }
         guard !withShared({ $0.delegateMuted }), let delegate = delegate ?? session.delegate else { return nil }
         return (delegate, self)
+    }
+}
+
+extension StreamTask {
+    /// Runs `ask` on the session's delegate queue and waits for the answer it passes to its
+    /// handler: the first one only, since a delegate that calls the handler twice must not
+    /// resume the wait twice.
+    func askDelegate<Answer: Sendable>(
+        _ ask: @escaping @Sendable (_ answer: @escaping @Sendable (Answer) -> Void) -> Void
+    ) async -> Answer {
+        await withCheckedContinuation { continuation in
+            let answered = NIOLockedValueBox(false)
+            session.callbackQueue.async {
+                ask { answer in
+                    let first = answered.withLockedValue { answered -> Bool in
+                        defer { answered = true }
+                        return !answered
+                    }
+                    if first { continuation.resume(returning: answer) }
+                }
+            }
+        }
     }
 }
