@@ -82,7 +82,12 @@ final class ChatOutbound: Sendable {
 
     /// Bytes queued and not yet handed to the kernel. (The task counts what it sent on its
     /// event loop, so this is exact however busy the rest of the process is.)
-    var pendingBytes: Int { Int(state.withLockedValue { $0.submitted } - task.countOfBytesSent) }
+    var pendingBytes: Int { state.withLockedValue { queuedBytes($0) } }
+
+    /// Bytes given to the task that it has not sent yet, with `state` locked.
+    private func queuedBytes(_ state: State) -> Int {
+        Int(state.submitted - task.countOfBytesSent)
+    }
 
     /// What ``enqueue(_:)`` did.
     enum Enqueued {
@@ -262,7 +267,7 @@ final class ChatOutbound: Sendable {
     func waitForRoom(stallTimeout: Duration) async {
         let loop = task.eventLoop
         let waiter = state.withLockedValue { state -> EventLoopPromise<Void>? in
-            guard !state.closed, !state.stalled, Int(state.submitted - task.countOfBytesSent) > lowWater else {
+            guard !state.closed, !state.stalled, queuedBytes(state) > lowWater else {
                 return nil
             }
             let waiter = loop.makePromise(of: Void.self)
@@ -293,7 +298,10 @@ final class ChatOutbound: Sendable {
     /// The waiting senders, when the queue is down to ``lowWater`` (or closed): they are taken
     /// out of the state, with the stall check, and a stalled client that drained counts again.
     private func takeRoomWaitersIfDrained(_ state: inout State) -> [EventLoopPromise<Void>] {
-        guard state.closed || Int(state.submitted - task.countOfBytesSent) <= lowWater else { return [] }
+        // Every write passes here: with no one waiting and no stall to lift, there is nothing
+        // to do, and the task's count is not worth asking for.
+        if state.roomWaiters.isEmpty && !state.stalled { return [] }
+        guard state.closed || queuedBytes(state) <= lowWater else { return [] }
         state.stalled = false
         state.stallCheck?.cancel()
         state.stallCheck = nil
