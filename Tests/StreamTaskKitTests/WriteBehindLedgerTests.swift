@@ -60,4 +60,14 @@ import Testing
         #expect(second == nil, "reported once")
         #expect(ledger.outstanding == 0)
     }
+
+    @Test func onceStoppedAConnectionComingUpDoesNotLetWritesReturnEarly() {
+        var ledger = WriteBehindLedger()
+        ledger.stopEarlyReturns()  // closeWrite() before the connection is up
+        ledger.connected = true
+        #expect(!reserving(&ledger, 1, limit: 100))
+        var closedAfterConnecting = connected()
+        closedAfterConnecting.stopEarlyReturns()
+        #expect(!reserving(&closedAfterConnecting, 1, limit: 100))
+    }
 }

@@ -24,7 +24,7 @@ extension StreamTask {
     /// see <doc:StreamHandover> for which threads may use them.
     public func captureStreams() {
         // Writes issued after this fail at once rather than returning early.
-        withShared { $0.writeBehind.connected = false }
+        withShared { $0.writeBehind.stopEarlyReturns() }
         submit(.captureStreams, timeout: 0) { result in
             guard case .success = result,
                 let delegate = self.taskDelegate(in: self.session) as? any StreamSessionCoreStreamDelegate

@@ -184,7 +184,7 @@ extension StreamTask {
     /// Writes issued after this fail at once with ``StreamTaskError/Code/writeClosed``.
     public func closeWrite() {
         // From here every write waits for its outcome, so one issued after this fails at once.
-        withShared { $0.writeBehind.connected = false }
+        withShared { $0.writeBehind.stopEarlyReturns() }
         submit(.closeWrite, timeout: 0) { _ in }
     }
 

@@ -236,9 +236,8 @@ public final class StreamTask: StreamSessionTask, @unchecked Sendable, CustomStr
     /// sends what a closed socket holds: the cancel waits for them, for at most 2 seconds.
     public override func cancel() {
         let lingers = withShared { shared -> Bool in
-            guard shared.state == .running, shared.writeBehind.outstanding > 0 else { return false }
-            shared.writeBehind.connected = false  // no write returns early from here on
-            return true
+            shared.writeBehind.stopEarlyReturns()
+            return shared.state == .running && shared.writeBehind.outstanding > 0
         }
         guard lingers else { return driver.cancel() }
         // An empty write completes once every earlier write has. The cancel then waits its own

@@ -16,6 +16,10 @@ struct WriteBehindLedger: Sendable {
     /// Set once the connection is up: before it, a write waits, so that a refused or failed
     /// connection fails the write that was waiting for it.
     var connected = false
+    /// Set by `closeWrite()`, `captureStreams()` and `cancel()`, and never cleared (a connection
+    /// that comes up afterwards does not undo it): from then on every write waits for its
+    /// outcome, so that one the task can no longer send fails at once.
+    private(set) var stopped = false
     /// The channel's writability, as the driver last saw it change: a full channel (its own
     /// buffer past SwiftNIO's high-water mark) makes writes wait, as `NIOAsyncChannel`'s do.
     var channelWritable = true
@@ -26,9 +30,16 @@ struct WriteBehindLedger: Sendable {
 
     /// Whether a write of `count` bytes may return at once (and counts it if so).
     mutating func reserve(_ count: Int, limit: Int) -> Bool {
-        guard connected, channelWritable, failure == nil, outstanding + count <= limit else { return false }
+        guard connected, !stopped, channelWritable, failure == nil, outstanding + count <= limit else {
+            return false
+        }
         outstanding += count
         return true
+    }
+
+    /// No write returns early from here on.
+    mutating func stopEarlyReturns() {
+        stopped = true
     }
 
     /// A write that had returned completed, with `error` if it failed.
