@@ -21,6 +21,18 @@ struct AsyncChannelEnd: Sendable {
     let eventLoop: any EventLoop
 }
 
+extension AsyncChannelEnd {
+    /// Reads what the inbound stream yields until `count` bytes have come.
+    func receive(_ count: Int) async throws {
+        var received = 0
+        for try await buffer in inbound {
+            received += buffer.readableBytes
+            if received >= count { return }
+        }
+        throw BenchError("end of stream after \(received) of \(count) bytes")
+    }
+}
+
 /// Where the code that drives an `NIOAsyncChannel` runs: Swift's cooperative pool, or the
 /// channel's event loop through ``LoopExecutor`` (what the library's `StreamTask.executor` is).
 enum AsyncChannelPlacement: String, CaseIterable {

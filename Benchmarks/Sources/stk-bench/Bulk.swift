@@ -30,12 +30,7 @@ enum Bulk {
         let start = now()
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask(executorPreference: placement.executor(for: pair.server)) {
-                var received = 0
-                while received < total {
-                    let (data, atEOF) = try await pair.server.readData(ofMinLength: 1, maxLength: 65536, timeout: 0)
-                    received += data?.count ?? 0
-                    if atEOF { throw BenchError("end of stream after \(received) of \(total) bytes") }
-                }
+                try await pair.server.receive(total)
             }
             group.addTask(executorPreference: placement.executor(for: pair.client)) {
                 let buffer = ByteBuffer(bytes: chunk)
@@ -135,12 +130,7 @@ extension Bulk {
             let start = now()
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask(executorPreference: placement.executor(for: server)) {
-                    var received = 0
-                    for try await buffer in server.inbound {
-                        received += buffer.readableBytes
-                        if received >= total { return }
-                    }
-                    throw BenchError("end of stream after \(received) of \(total) bytes")
+                    try await server.receive(total)
                 }
                 group.addTask(executorPreference: placement.executor(for: client)) {
                     let chunk = ByteBuffer(repeating: 0x61, count: chunkSize)

@@ -49,13 +49,7 @@ enum FanOut {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for pair in pairs {
                     group.addTask(executorPreference: placement.executor(for: pair.server)) {
-                        var received = 0
-                        while received < expected {
-                            let (data, atEOF) = try await pair.server.readData(
-                                ofMinLength: 1, maxLength: 65536, timeout: 0)
-                            received += data?.count ?? 0
-                            if atEOF { throw BenchError("end of stream after \(received) of \(expected) bytes") }
-                        }
+                        try await pair.server.receive(expected)
                     }
                 }
                 group.addTask(executorPreference: placement.executor(for: pairs[0].client)) {
@@ -77,12 +71,7 @@ enum FanOut {
                 try await withThrowingTaskGroup(of: Void.self) { group in
                     for (_, server) in pairs {
                         group.addTask(executorPreference: placement.executor(for: server)) {
-                            var received = 0
-                            for try await buffer in server.inbound {
-                                received += buffer.readableBytes
-                                if received >= expected { return }
-                            }
-                            throw BenchError("end of stream after \(received) of \(expected) bytes")
+                            try await server.receive(expected)
                         }
                     }
                     group.addTask(executorPreference: placement.executor(for: pairs[0].client)) {

@@ -119,6 +119,18 @@ enum Placement: String, CaseIterable {
     var ratioSuffix: String { self == .eventLoop ? "" : "_\(rawValue)" }
 }
 
+extension StreamTask {
+    /// Reads, up to 64 KiB at a time, until `count` bytes have come.
+    func receive(_ count: Int) async throws {
+        var received = 0
+        while received < count {
+            let (data, atEOF) = try await readData(ofMinLength: 1, maxLength: 65536, timeout: 0)
+            received += data?.count ?? 0
+            if atEOF { throw BenchError("end of stream after \(received) of \(count) bytes") }
+        }
+    }
+}
+
 /// A connected pair of library tasks on loopback: `client` connected to `server`, accepted by a
 /// listener of the same session.
 struct LibraryPair {
