@@ -69,6 +69,11 @@ public final class StreamSession: Sendable {
         var invalidationReported = false
         var sessionDescription: String?
 
+        /// The limiter that counts `task`'s connection: data tasks have their own.
+        static func limiter(for task: StreamTask) -> WritableKeyPath<State, HostConnectionLimiter> {
+            task.origin == .dataTask ? \.httpLimiter : \.limiter
+        }
+
         /// The next task identifier: unique within the session, whether the task runs or not.
         mutating func takeTaskIdentifier() -> Int {
             defer { nextTaskIdentifier += 1 }
@@ -264,10 +269,7 @@ public final class StreamSession: Sendable {
             // A task that completed meanwhile has left `tasks` under this same lock: it must
             // not take a slot it would never give back.
             guard state.tasks[task.taskIdentifier] != nil else { return false }
-            if task.origin == .dataTask {
-                return state.httpLimiter.acquire(host: task.host, task: task.taskIdentifier)
-            }
-            return state.limiter.acquire(host: task.host, task: task.taskIdentifier)
+            return state[keyPath: State.limiter(for: task)].acquire(host: task.host, task: task.taskIdentifier)
         }
         if granted {
             task.driver.connectionSlotGranted()
@@ -285,16 +287,10 @@ public final class StreamSession: Sendable {
             state.tasks.removeValue(forKey: task.taskIdentifier)
             var freed = task.taskIdentifier
             // The slot passes to the next waiting task (of the same kind) that still exists.
-            if task.origin == .dataTask {
-                while let id = state.httpLimiter.finished(task: freed) {
-                    if let next = state.tasks[id] { return next }
-                    freed = id
-                }
-            } else {
-                while let id = state.limiter.finished(task: freed) {
-                    if let next = state.tasks[id] { return next }
-                    freed = id
-                }
+            let limiter = State.limiter(for: task)
+            while let id = state[keyPath: limiter].finished(task: freed) {
+                if let next = state.tasks[id] { return next }
+                freed = id
             }
             return nil
         }
