@@ -89,7 +89,7 @@ count_run() {
     local name="$1" log="$2" status="$3" run_passed run_failed run_skipped completeness
     read -r run_passed run_failed run_skipped completeness < <(python3 scripts/count-tests.py "$log")
     echo "test.sh: $name: $run_passed passed, $run_failed failed, $run_skipped skipped ($completeness)"
-    # Each failed test with the issues it recorded (and their next lines), for the end of the log.
+    # Each failed test with the issues it recorded and their details, for the end of the log.
     # (Swift Testing puts an issue's details on the lines after it that begin with ↳.)
     awk '/^[^ ]+ Test .*(failed after|recorded an issue)/ { print; detail = 1; next }
          detail && /^↳/ { print; next }
