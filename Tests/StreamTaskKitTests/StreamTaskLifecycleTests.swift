@@ -26,11 +26,12 @@ import Testing
         let read = Recorder<StreamTaskError.Code>()
         let apple = Recorder<String>()
         task.readData(ofMinLength: 1, maxLength: 10, timeout: 0) { _, _, error in
-            read.append(error?.streamTaskError?.code ?? .invalidArgument)
             // What Darwin code checks: a URLError, in NSURLErrorDomain, with Apple's code.
             let nsError = error.map { $0 as NSError }
             apple.append(
                 "\((error as? URLError)?.code == .cannotConnectToHost) \(nsError?.domain ?? "") \(nsError?.code ?? 0)")
+            // Last, because the test waits for this one and then reads `apple` at once.
+            read.append(error?.streamTaskError?.code ?? .invalidArgument)
         }
         task.resume()
         let error = await expectStreamError(.connectionRefused) { try await task.write("hello") }
