@@ -51,8 +51,12 @@ extension StreamListener {
             throw StreamTaskError(.listenerClosed, "the listener is shutting down")
         }
         channel.closeFuture.whenComplete { _ in
-            self.state.withLockedValue { _ = $0.open.removeValue(forKey: task.taskIdentifier) }
-            self.release(group)
+            // One critical section: whoever sees the connection gone from `openConnections`
+            // also finds its address's slot free, so a new connection from it is not refused.
+            self.state.withLockedValue { state in
+                state.open.removeValue(forKey: task.taskIdentifier)
+                state.release(group)
+            }
         }
         try task.attach(channel)
         if let tls {
@@ -81,13 +85,18 @@ extension StreamListener {
         return !refused
     }
 
-    /// A connection from `group` has closed (or was never handed out).
+    /// A connection from `group` was never handed out.
     private func release(_ group: PeerAddressGroup?) {
+        state.withLockedValue { $0.release(group) }
+    }
+}
+
+extension StreamListener.State {
+    /// A connection from `group` has closed (or was never handed out): its slot is free.
+    mutating func release(_ group: PeerAddressGroup?) {
         guard let group else { return }
-        state.withLockedValue { state in
-            let open = state.perAddress[group, default: 1] - 1
-            state.perAddress[group] = open > 0 ? open : nil
-        }
+        let open = perAddress[group, default: 1] - 1
+        perAddress[group] = open > 0 ? open : nil
     }
 }
 
