@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 import Foundation
+import NIOConcurrencyHelpers
 import NIOPosix
 import Testing
 
@@ -153,6 +154,29 @@ import FoundationNetworking
         await server.stop()
     }
 
+    /// Tasks complete on different loops: one that has left the session but not yet queued its
+    /// didComplete (held there by an attachment) keeps "invalid" back, so the delegate hears
+    /// every task's completion first and "invalid" last, as Apple's contract has it.
+    @Test func invalidComesAfterEveryTasksCompletionWhenTasksFinishOnOtherLoops() async throws {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 2)
+        let delegate = RecordingDelegate()
+        let session = StreamSession(delegate: delegate, eventLoopGroup: group)
+        let held = session.streamTask(withHostName: "127.0.0.1", port: 9)
+        let other = session.streamTask(withHostName: "127.0.0.1", port: 9)
+        try #require(held.eventLoop !== other.eventLoop)
+        let hold = CompletionHold { delegate.calls.contains("invalid") }
+        try await held.onLoop { $0.attach(hold) }
+
+        session.finishTasksAndInvalidate()
+        held.cancel()
+        #expect(await eventually { hold.reached })
+        other.cancel()
+        #expect(await eventually { delegate.calls.last == "invalid" })
+        #expect(delegate.calls.filter { $0.hasPrefix("complete") }.count == 2, "calls: \(delegate.calls)")
+        #expect(delegate.calls.filter { $0 == "invalid" }.count == 1, "calls: \(delegate.calls)")
+        try await group.shutdownGracefully()
+    }
+
     @Test func connectionsShareTheSessionsEventLoops() async throws {
         let server = try await LoopbackServer.start()
         var accepted = server.listener.connections.makeAsyncIterator()
@@ -198,5 +222,26 @@ import FoundationNetworking
         try await task.converseWithGreetingServer(halfClose: false)
         task.cancel()
         await target.stop()
+    }
+}
+
+/// Holds its task's completion between leaving the session and queueing didComplete: blocks the
+/// task's loop until `release` says so, or for a second at most.
+private final class CompletionHold: StreamTaskAttachment {
+    private let release: @Sendable () -> Bool
+    private let box = NIOLockedValueBox(false)
+    /// Whether the task's completion has reached the hold.
+    var reached: Bool { box.withLockedValue { $0 } }
+
+    init(release: @escaping @Sendable () -> Bool) {
+        self.release = release
+    }
+
+    func taskCompleted(_ error: StreamTaskError?) {
+        box.withLockedValue { $0 = true }
+        let deadline = Date().addingTimeInterval(1)
+        while !release(), Date() < deadline {
+            usleep(10_000)
+        }
     }
 }

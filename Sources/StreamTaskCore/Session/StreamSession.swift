@@ -65,6 +65,9 @@ public final class StreamSession: Sendable {
         /// Data tasks' connections per host: the lower of that and Apple's
         /// ``StreamSessionConfiguration/httpMaximumConnectionsPerHost``.
         var httpLimiter: HostConnectionLimiter
+        /// Tasks that have left `tasks` but not yet queued their completion callbacks: the
+        /// session is not done until they have, or "invalid" could be queued before them.
+        var completing: Set<Int> = []
         var invalidated = false
         var invalidationReported = false
         var sessionDescription: String?
@@ -282,9 +285,12 @@ public final class StreamSession: Sendable {
     }
 
     /// A task completed: forget it, and hand any connection slot it held to the next waiting task.
+    /// Until ``completionReported(for:)`` the session still waits for it before invalidating.
     func taskCompleted(_ task: StreamTask) {
         let next: StreamTask? = state.withLockedValue { state in
-            state.tasks.removeValue(forKey: task.taskIdentifier)
+            if state.tasks.removeValue(forKey: task.taskIdentifier) != nil {
+                state.completing.insert(task.taskIdentifier)
+            }
             var freed = task.taskIdentifier
             // The slot passes to the next waiting task (of the same kind) that still exists.
             let limiter = State.limiter(for: task)
@@ -297,10 +303,19 @@ public final class StreamSession: Sendable {
         next?.driver.connectionSlotGranted()
     }
 
-    /// Tells the delegate the session is invalid, once it is invalidated and has no tasks.
-    func reportInvalidationIfDone() {
+    /// A task that left the session (``taskCompleted(_:)``) has queued its completion callbacks:
+    /// the session may now report invalidation, after them.
+    func completionReported(for task: StreamTask) {
+        reportInvalidationIfDone(reported: task.taskIdentifier)
+    }
+
+    /// Tells the delegate the session is invalid, once it is invalidated and has no tasks, none
+    /// of them still to queue its completion callbacks (the delegate's last message is "invalid").
+    func reportInvalidationIfDone(reported: Int? = nil) {
         let delegate: (any StreamSessionCoreDelegate)?? = state.withLockedValue { state in
-            guard state.invalidated, state.tasks.isEmpty, !state.invalidationReported else { return .none }
+            if let reported { state.completing.remove(reported) }
+            guard state.invalidated, state.tasks.isEmpty, state.completing.isEmpty, !state.invalidationReported
+            else { return .none }
             state.invalidationReported = true
             let delegate = state.delegate
             state.delegate = nil

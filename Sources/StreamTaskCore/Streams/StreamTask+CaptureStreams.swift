@@ -77,7 +77,7 @@ extension StreamTaskDriver {
                 shared.delegateMuted = true
             }
             task.session.taskCompleted(task)
-            task.session.reportInvalidationIfDone()
+            task.session.completionReported(for: task)
         }
         carryOut([.succeed(id)])
     }

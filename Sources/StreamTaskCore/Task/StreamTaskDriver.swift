@@ -306,7 +306,7 @@ package final class StreamTaskDriver: @unchecked Sendable {
         task.session.taskCompleted(task)
         releaseAttachments(after: error)
         task.publish(.completed(error))
-        task.session.reportInvalidationIfDone()
+        task.session.completionReported(for: task)
     }
 
     // MARK: Channel events (from StreamTaskChannelHandler, on the event loop)
