@@ -135,8 +135,10 @@ private final class SlowBodyDelegate: StreamSessionDataDelegate, Sendable {
 
     func urlSession(_ session: StreamSession, dataTask: StreamSessionDataTask, didReceive data: Data) {
         if received.withLockedValue({ $0 }) == 0 { gate.wait() }
-        received.withLockedValue { $0 += data.count }
+        // Noted before `received` grows: a test that waits for the whole body then finds
+        // `largestWaiting` counting this chunk's wait too.
         let waiting = dataTask.shared.withLockedValue { $0.bodyBytesUnconsumed }
         largestWaiting.withLockedValue { $0 = max($0, waiting) }
+        received.withLockedValue { $0 += data.count }
     }
 }
