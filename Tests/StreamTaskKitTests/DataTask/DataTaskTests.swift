@@ -185,6 +185,9 @@ import FoundationNetworking
             let error = await dataTask.waitUntilCompleted()
             #expect(error?.code == .cancelled, "\(String(describing: error))")
             #expect(await eventually { session.allTasks.isEmpty })
+            // The delegate's callbacks come on its queue: only once the last has come is the
+            // absence of data callbacks a finding.
+            #expect(await eventually { delegate.events.values.contains { $0.hasPrefix("completed") } })
             #expect(!delegate.events.values.contains { $0.hasPrefix("data") }, "no body after a cancel")
         }
     }
