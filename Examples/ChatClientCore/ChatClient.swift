@@ -56,6 +56,7 @@ public actor ChatClient {
         let configuration = StreamSessionConfiguration.default
         configuration.proxy = options.proxy
         configuration.tls = options.tlsConfiguration
+        configuration.transportSecurity = options.transportSecurity
         configuration.timeoutIntervalForRequest = 15
         session = StreamSession(configuration: configuration)
     }

@@ -40,6 +40,10 @@ public struct ChatClientOptions: Sendable {
     public var pinnedCertificateSHA256: [UInt8]?
     /// Check nothing about the server's certificate (no pin, no chain): for tests only.
     public var acceptsAnyCertificate = false
+    /// App Transport Security for the connection, as an app's `NSAppTransportSecurity`: by
+    /// default what a LAN chat app declares, `NSAllowsLocalNetworking` (servers found through
+    /// DNS-SD are reached by IP address), with ATS's rules for every named host.
+    public var transportSecurity = StreamTransportSecurity(allowsLocalNetworking: true)
     /// The nickname to register with.
     public var nick: String
     /// The real name sent with `USER`.

@@ -56,6 +56,15 @@ struct ChatClientCommand: AsyncParsableCommand {
     )
     var proxy: String?
 
+    @Option(
+        help: ArgumentHelp(
+            "Take App Transport Security's settings from this file: an Info.plist, or its NSAppTransportSecurity dictionary as a property list or JSON.",
+            discussion:
+                "Without it, the client allows local networking (NSAllowsLocalNetworking) and applies ATS's rules to named hosts.",
+            valueName: "file")
+    )
+    var transportSecurity: String?
+
     @Option(help: "Your nickname (default: your user name).")
     var nick: String?
 
@@ -105,6 +114,15 @@ struct ChatClientCommand: AsyncParsableCommand {
         guard var options = try await makeOptions(ui: ui) else {
             ui.restore()
             throw ExitCode.failure
+        }
+        if let transportSecurity {
+            do {
+                options.transportSecurity = try StreamTransportSecurity(
+                    contentsOf: URL(fileURLWithPath: transportSecurity))
+            } catch {
+                ui.restore()
+                throw ValidationError("--transport-security: \(error.streamTaskError?.message ?? "\(error)")")
+            }
         }
         options.password = (password ?? ProcessInfo.processInfo.environment["CHAT_PASSWORD"]).flatMap {
             $0.isEmpty ? nil : $0

@@ -22,11 +22,23 @@ extension StreamSession {
     /// The request's URL must be `http`, `https`, `ws` or `wss` with a host; otherwise, or after
     /// the session is invalidated, the task fails as soon as it is resumed
     /// (`StreamTaskError/Code/invalidArgument`, `StreamTaskError/Code/sessionInvalidated`).
+    /// So does an `http` or `ws` URL that the session's App Transport Security refuses
+    /// (`StreamTaskError/Code/transportSecurityRequiresSecureConnection`, which Apple's API
+    /// reports as `URLError.appTransportSecurityRequiresSecureConnection`), without connecting.
     public func dataTask(with request: URLRequest) -> StreamDataTask {
         let carrier: StreamTask
         do {
             let endpoint = try HTTPRequestBuilder.endpoint(of: request)
-            carrier = streamTask(withHostName: endpoint.host, port: endpoint.port, proxy: nil, origin: .dataTask)
+            if !endpoint.usesTLS, let rules = settings.transportSecurity.requirements(forHost: endpoint.host),
+                !rules.allowsInsecureHTTPLoads
+            {
+                let refusal = rules.insecureHTTPRefusal(url: request.url?.absoluteString ?? endpoint.host)
+                carrier = refusedTask(
+                    host: endpoint.host, port: endpoint.port, origin: .dataTask,
+                    failure: refusal.at(host: endpoint.host, port: endpoint.port))
+            } else {
+                carrier = streamTask(withHostName: endpoint.host, port: endpoint.port, proxy: nil, origin: .dataTask)
+            }
         } catch {
             let failure = error as? StreamTaskError ?? StreamTaskError.invalidArgument("\(error)")
             carrier = refusedTask(host: "", port: 0, origin: .dataTask, failure: failure)

@@ -48,10 +48,12 @@ struct ChatServerFixture {
     /// client does with a fingerprint from DNS-SD.
     static func pinnedSession(for tls: StreamTLSConfiguration) throws -> StreamSession {
         let fingerprint = try #require(tls.certificateChain.first?.sha256Fingerprint)
-        return StreamSession(
-            configuration: .init(
-                tls: StreamTLSConfiguration(certificateVerification: .none, pins: [.certificateSHA256(fingerprint)]),
-                proxy: .direct))
+        let configuration = StreamSessionConfiguration(
+            tls: StreamTLSConfiguration(certificateVerification: .none, pins: [.certificateSHA256(fingerprint)]),
+            proxy: .direct)
+        // As the chat client: local networking allowed, so a pin alone may trust 127.0.0.1.
+        configuration.transportSecurity = StreamTransportSecurity(allowsLocalNetworking: true)
+        return StreamSession(configuration: configuration)
     }
 
     /// A fresh self-signed certificate made the way the chat server makes its own.

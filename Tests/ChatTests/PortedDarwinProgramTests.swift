@@ -114,6 +114,30 @@ import Testing
         await listener.close()
     }
 
+    /// Without its Info.plist, the upgrade client meets App Transport Security's defaults, as it
+    /// would on Darwin: plaintext HTTP to an IP address is refused before anything is sent.
+    @Test func withoutItsInfoPlistTheUpgradeClientIsRefusedPlaintextHTTP() async throws {
+        // Nothing listens on port 9 here: a connection attempt would end in -1004, not -1022.
+        let client = try ObservedProcess(
+            try BuiltProducts.path("ported-upgrade-client"), ["http://127.0.0.1:9/chat", "x-test", "unused"])
+        #expect(await client.waitForExit(), "\(client.output)")
+        #expect(client.child.exitCode != 0)
+        #expect(client.output.contains("NSURLErrorDomain -1022"), "\(client.output)")
+    }
+
+    /// A copy of the built `executable` in a directory of its own with `plist` (from
+    /// Tests/DarwinPrograms) beside it as `Info.plist`, where Foundation's `Bundle.main` reads it.
+    static func withInfoPlist(_ plist: String, executable: String) throws -> URL {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("bundle-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let copy = directory.appendingPathComponent(executable)
+        try FileManager.default.copyItem(at: URL(fileURLWithPath: try BuiltProducts.path(executable)), to: copy)
+        try FileManager.default.copyItem(
+            at: root.appendingPathComponent("Tests/DarwinPrograms/\(plist)"),
+            to: directory.appendingPathComponent("Info.plist"))
+        return copy
+    }
+
     /// The upgrade client's data task gets a 101 from a Python HTTP server and becomes a stream
     /// task; the server's first bytes, sent with its response, wait while the task is suspended;
     /// then the connection is handed over as Foundation streams, which reach the server's echo.
@@ -127,9 +151,12 @@ import Testing
         defer { Task { await peer.stop() } }
         #expect(await peer.waitForOutput(containing: "\n"), "\(peer.output)")
         let port = try #require(peer.output.split(separator: "\n").first.flatMap { Int($0) }, "\(peer.output)")
+        // As a Darwin app ships its Info.plist, whose App Transport Security settings allow
+        // plaintext HTTP to a local address, the port sits beside its own.
+        let bundle = try Self.withInfoPlist("UpgradeClient-Info.plist", executable: "ported-upgrade-client")
+        defer { try? FileManager.default.removeItem(at: bundle.deletingLastPathComponent()) }
         let client = try ObservedProcess(
-            try BuiltProducts.path("ported-upgrade-client"),
-            ["http://127.0.0.1:\(port)/chat", "x-test", "through the streams"])
+            bundle.path, ["http://127.0.0.1:\(port)/chat", "x-test", "through the streams"])
         #expect(await client.waitForExit(), "\(client.output)")
         let output = client.output
         #expect(client.child.exitCode == 0, "\(output)")

@@ -26,8 +26,11 @@ import Testing
         #expect(configuration.waitsForConnectivity == false)
         #expect(configuration.allowsCellularAccess)
         #expect(configuration.identifier == nil)
-        // The library's secure default, not Apple's older one: TLS 1.2 at least.
-        #expect(configuration.tlsMinimumSupportedProtocolVersion == .TLSv12)
+        // Apple's: the session's own floor is TLS 1.0, and App Transport Security, on by
+        // default (the test process has no Info.plist), raises it to TLS 1.2 where it applies.
+        #expect(configuration.tlsMinimumSupportedProtocolVersion == .TLSv10)
+        #expect(configuration.transportSecurity == StreamTransportSecurity())
+        #expect(configuration.transportSecurity.allowsArbitraryLoads == false)
         #expect(configuration.tlsMaximumSupportedProtocolVersion == .TLSv13)
     }
 

@@ -141,3 +141,18 @@ func httpLandingPage() async throws {
     // end sample
     _ = (response, stream)
 }
+
+func transportSecurityInCode(configuration: StreamSessionConfiguration) {
+    // sample: Sources/StreamTaskCore/Docs.docc/TransportSecurity.md 1
+    var security = StreamTransportSecurity()
+    security.exceptionDomains["legacy.example.com"] = .init(minimumTLSVersion: .tls1_0)
+    security.exceptionDomains["10.0.0.0/8"] = .init(allowsInsecureHTTPLoads: true)
+    configuration.transportSecurity = security
+    // end sample
+}
+
+func transportSecurityFromAFile(configuration: StreamSessionConfiguration, url: URL) throws {
+    // sample: Sources/StreamTaskCore/Docs.docc/TransportSecurity.md 2
+    configuration.transportSecurity = try StreamTransportSecurity(contentsOf: url)
+    // end sample
+}

@@ -39,7 +39,10 @@ extension StreamSessionConfiguration {
         package var maximumConnectionsPerHost: Int = .max
         package var inboundBufferLimit = 256 * 1024
         package var outboundBufferLimit = 64 * 1024
-        package var tls = StreamTLSConfiguration()
+        // TLS 1.0 as the session's own floor, as Apple's: App Transport Security, on by
+        // default, raises it to TLS 1.2 wherever it applies, and its exceptions can lower it.
+        package var tls = StreamTLSConfiguration(minimumVersion: .tls1_0)
+        package var transportSecurity = StreamTransportSecurity.mainBundle
         package var logger = Logger(label: "StreamTaskKit", factory: { _ in SwiftLogNoOpLogHandler() })
         package var proxy: ProxyConfiguration = .environment
         package var monitorsRoutes = true

@@ -52,7 +52,7 @@ public final class StreamSessionConfiguration: @unchecked Sendable, NSCopying, C
         timeoutIntervalForRequest: TimeInterval = 60,
         maximumConnectionsPerHost: Int = .max,
         inboundBufferLimit: Int = 256 * 1024,
-        tls: StreamTLSConfiguration = StreamTLSConfiguration(),
+        tls: StreamTLSConfiguration? = nil,
         logger: Logger = Logger(label: "StreamTaskKit", factory: { _ in SwiftLogNoOpLogHandler() }),
         proxy: ProxyConfiguration = .environment
     ) {
@@ -62,7 +62,7 @@ public final class StreamSessionConfiguration: @unchecked Sendable, NSCopying, C
         values.timeoutIntervalForRequest = timeoutIntervalForRequest
         values.maximumConnectionsPerHost = maximumConnectionsPerHost
         values.inboundBufferLimit = inboundBufferLimit
-        values.tls = tls
+        if let tls { values.tls = tls }
         values.logger = logger
         values.proxy = proxy
         self.init(values: values)
@@ -164,13 +164,25 @@ public final class StreamSessionConfiguration: @unchecked Sendable, NSCopying, C
         set { self[\.outboundBufferLimit] = newValue }
     }
 
-    /// How client tasks speak TLS after ``StreamTask/startSecureConnection()``: secure
-    /// defaults (TLS 1.2 or newer, the system's trust store, host name checked).
+    /// How client tasks speak TLS after ``StreamTask/startSecureConnection()``: the system's
+    /// trust store and the host name checked, and, as Apple's session, TLS 1.0 or newer, which
+    /// ``transportSecurity`` raises to TLS 1.2 wherever it applies.
     /// ``tlsMinimumSupportedProtocolVersion`` and ``tlsMaximumSupportedProtocolVersion`` are
     /// views of its versions.
     public var tls: StreamTLSConfiguration {
         get { self[\.tls] }
         set { self[\.tls] = newValue }
+    }
+
+    /// App Transport Security for the session's TLS connections and data tasks, on by default:
+    /// TLS 1.2 or newer, forward secrecy, strong certificates and no `http://`, except where
+    /// its exceptions say otherwise. It starts as ``StreamTransportSecurity/mainBundle``, the
+    /// `NSAppTransportSecurity` entry of an `Info.plist` beside the executable, as a Darwin app
+    /// keeps it; ``StreamTransportSecurity/init(contentsOf:)`` loads one from elsewhere.
+    /// See <doc:TransportSecurity>.
+    public var transportSecurity: StreamTransportSecurity {
+        get { self[\.transportSecurity] }
+        set { self[\.transportSecurity] = newValue }
     }
 
     /// Where the session and its tasks log. Silent by default; the library logs nothing at

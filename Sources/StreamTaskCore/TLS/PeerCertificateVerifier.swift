@@ -35,8 +35,22 @@ struct PeerCertificateVerifier: Sendable {
         guard let leaf = presented.first else {
             return StreamTaskError(.tlsUntrustedCertificate, "the peer presented no certificate")
         }
+        if let rules = configuration.transportSecurity {
+            if let refusal = rules.certificateRefusal(chain: presented.map(\.derBytes)) {
+                return refusal
+            }
+            // ATS does not let the configuration loosen default evaluation without an exception.
+            if configuration.certificateVerification != .full, !rules.allowsInsecureHTTPLoads,
+                let refusal = await verifyChain(presented, checksHostname: true)
+            {
+                let how = "the configuration's certificate verification (.\(configuration.certificateVerification))"
+                return rules.trustRefusal(loosenedBy: how, refusal: refusal)
+            }
+        }
         if configuration.certificateVerification != .none {
-            if let failure = await verifyChain(presented) {
+            if let failure = await verifyChain(
+                presented, checksHostname: configuration.certificateVerification == .full)
+            {
                 return failure
             }
         }
@@ -49,11 +63,19 @@ struct PeerCertificateVerifier: Sendable {
         return nil
     }
 
-    private func verifyChain(_ presented: [TLSCertificate]) async -> StreamTaskError? {
+    private func verifyChain(_ presented: [TLSCertificate], checksHostname: Bool) async -> StreamTaskError? {
         let parsed: [Certificate]
         do {
             parsed = try presented.map { try Certificate(derEncoded: $0.derBytes) }
         } catch {
+            if let small = presented.lazy.compactMap({ CertificateStrength(der: $0.derBytes) }).first(where: {
+                $0.keyKind == "RSA" && ($0.keyBits ?? 0) < 2048
+            }) {
+                return StreamTaskError(
+                    .tlsUntrustedCertificate,
+                    "the peer's chain has an \(small.keyDescription) key, which chain verification does not accept (RSA keys need 2048 bits or more); only a pin with certificate verification off can accept it"
+                )
+            }
             return StreamTaskError(.tlsUntrustedCertificate, "the peer's certificate could not be parsed: \(error)")
         }
         let leaf = parsed[0]
@@ -67,7 +89,7 @@ struct PeerCertificateVerifier: Sendable {
         roots.append(
             contentsOf: configuration.additionalTrustRoots.compactMap { try? Certificate(derEncoded: $0.derBytes) })
         let validationTime = Date()
-        let hostname = configuration.certificateVerification == .full ? expectedHostname : nil
+        let hostname = checksHostname ? expectedHostname : nil
 
         var complete = Verifier(rootCertificates: roots) {
             RFC5280Policy()

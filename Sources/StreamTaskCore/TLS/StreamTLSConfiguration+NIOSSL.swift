@@ -67,13 +67,18 @@ extension StreamTLSConfiguration {
             tls = .makeClientConfiguration()
             tls.certificateChain = chain
             tls.privateKey = key
-            // The peer is checked at all unless both chain verification and pins are off.
-            let checksPeer = certificateVerification != .none || !pins.isEmpty
+            // The peer is checked at all unless both chain verification and pins are off, and
+            // App Transport Security does not apply.
+            let checksPeer = certificateVerification != .none || !pins.isEmpty || transportSecurity != nil
             tls.certificateVerification = checksPeer ? .noHostnameVerification : .none
         }
         tls.sslContextCallback = certificateRequests
         tls.trustRoots = .certificates([])
         tls.minimumTLSVersion = minimumVersion.nio
+        if let rules = transportSecurity, !isServer {
+            tls.minimumTLSVersion = max(minimumVersion, rules.minimumVersion).nio
+            tls.cipherSuites = rules.cipherSuites
+        }
         if let maximumVersion {
             tls.maximumTLSVersion = maximumVersion.nio
         }

@@ -78,6 +78,9 @@ public struct StreamTLSConfiguration: Sendable, Hashable {
     /// Where ``trustsSystemRoots`` reads `SSL_CERT_FILE` and `SSL_CERT_DIR`: `nil` for the
     /// process's environment. Tests set it, as the real environment is the whole process's.
     var systemTrustEnvironment: [String: String]? = nil
+    /// What App Transport Security requires of this connection, when it applies: set by the
+    /// task for each client handshake from its session's ``StreamSessionConfiguration/transportSecurity``.
+    package var transportSecurity: TransportSecurityRequirements? = nil
 
     /// A client configuration with secure defaults.
     public init(

@@ -54,6 +54,10 @@ extension StreamTaskDriver {
         isActive: Bool,
         reportedAs reported: StreamSessionTask? = nil
     ) throws -> (ssl: NIOSSLHandler, observer: any ChannelHandler) {
+        var role = role
+        if case .client(let configuration) = role, let peerName {
+            role = .client(underTransportSecurity(configuration, host: peerName))
+        }
         // The task's own TLS as a client asks its delegate about the server's chain (a data
         // task's TLS, the data task's delegate).
         let ssl = try makeTLSHandler(
@@ -68,6 +72,14 @@ extension StreamTaskDriver {
         tls = TLSProgress(transition: transition, role: role, isActive: isActive, handler: ssl)
         owner?.withShared { $0.metrics.secureConnectionStartDate = Date() }
         return (ssl, observer)
+    }
+
+    /// `configuration` for a client handshake with `host`, carrying what the session's App
+    /// Transport Security requires of it, if it applies there.
+    func underTransportSecurity(_ configuration: StreamTLSConfiguration, host: String) -> StreamTLSConfiguration {
+        var configuration = configuration
+        configuration.transportSecurity = self.configuration.transportSecurity.requirements(forHost: host)
+        return configuration
     }
 
     /// A TLS handler for `role` whose peer ``PeerCertificateVerifier`` checks against
@@ -154,18 +166,31 @@ extension StreamTaskDriver {
         let recorder = NIOLoopBound(record, eventLoop: eventLoop)
         Task {
             let checked = await verifier.verify(presented)
-            let failure: StreamTaskError?
+            let verdict: StreamTaskError?
             if let task {
-                failure = await task.serverTrustVerdict(
+                verdict = await task.serverTrustVerdict(
                     chain: presented, defaultFailure: checked, reportedAs: reported)
             } else {
-                failure = checked
+                verdict = checked
             }
+            let failure = Self.delegateVerdict(
+                verdict, defaultFailure: checked, rules: verifier.configuration.transportSecurity)
             self.onLoop {
                 recorder.value(presented, failure)
                 promise.succeed(failure == nil ? .certificateVerified : .failed)
             }
         }
+    }
+
+    /// A delegate that accepts what default evaluation refused loosens trust: App Transport
+    /// Security allows that only with an exception, and never against its own rules.
+    private static func delegateVerdict(
+        _ verdict: StreamTaskError?, defaultFailure: StreamTaskError?, rules: TransportSecurityRequirements?
+    ) -> StreamTaskError? {
+        guard verdict == nil, let defaultFailure, let rules else { return verdict }
+        if defaultFailure.code.isTransportSecurity { return defaultFailure }
+        if rules.allowsInsecureHTTPLoads { return nil }
+        return rules.trustRefusal(loosenedBy: "the delegate", refusal: defaultFailure)
     }
 
     func tlsHandshakeCompleted(applicationProtocol: String?) {

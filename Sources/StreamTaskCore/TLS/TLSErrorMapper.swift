@@ -61,6 +61,16 @@ package enum TLSErrorMapper {
             )
         }
         let versionMarkers = ["UNSUPPORTED_PROTOCOL", "PROTOCOL_VERSION", "NO_SUPPORTED_VERSIONS"]
+        if let rules = configuration.transportSecurity {
+            // The floor App Transport Security raised, or the suites it left out, refused the server.
+            if versionMarkers.contains(where: text.contains), rules.minimumVersion > configuration.minimumVersion {
+                return rules.versionRefusal(underlying: error)
+            }
+            let noSharedSuite = ["NO_SHARED_CIPHER", "ALERT_HANDSHAKE_FAILURE", "ALERT_INSUFFICIENT_SECURITY"]
+            if noSharedSuite.contains(where: text.contains), rules.requiresForwardSecrecy {
+                return rules.cipherSuiteRefusal(underlying: error)
+            }
+        }
         if versionMarkers.contains(where: text.contains) {
             return StreamTaskError(
                 .tlsVersionTooOld,

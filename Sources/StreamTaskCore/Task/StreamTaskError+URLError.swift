@@ -48,6 +48,11 @@ extension StreamTaskError: CustomNSError {
         case .tlsCertificateExpired: .serverCertificateHasBadDate
         case .tlsHandshakeFailed, .tlsVersionTooOld, .tlsPlaintextInjection, .tlsNotActive, .tlsConfigurationInvalid:
             .secureConnectionFailed
+        case .transportSecurityRequiresSecureConnection: .appTransportSecurityRequiresSecureConnection
+        case .transportSecurityMinimumVersion, .transportSecurityCipherSuite, .transportSecurityKeySize,
+            .transportSecurityHashAlgorithm:
+            .secureConnectionFailed
+        case .transportSecurityTrust: .serverCertificateUntrusted
         default: .unknown
         }
     }

@@ -51,6 +51,12 @@ public struct StreamTaskError: Error, Sendable, CustomStringConvertible {
             case tlsConfigurationInvalid
             case streamsCaptured
             case httpProtocolError
+            case transportSecurityRequiresSecureConnection
+            case transportSecurityMinimumVersion
+            case transportSecurityCipherSuite
+            case transportSecurityKeySize
+            case transportSecurityHashAlgorithm
+            case transportSecurityTrust
         }
 
         let base: Base
@@ -115,8 +121,31 @@ public struct StreamTaskError: Error, Sendable, CustomStringConvertible {
         /// A data task's peer did not speak HTTP/1.1 as required (a malformed response head,
         /// a response that ended early, …).
         public static let httpProtocolError = Code(base: .httpProtocolError)
+        /// App Transport Security refused a data task's `http://` URL
+        /// (`NSExceptionAllowsInsecureHTTPLoads` allows it). See ``StreamTransportSecurity``.
+        public static let transportSecurityRequiresSecureConnection = Code(
+            base: .transportSecurityRequiresSecureConnection)
+        /// App Transport Security refused the TLS version the server speaks
+        /// (`NSExceptionMinimumTLSVersion` allows older ones).
+        public static let transportSecurityMinimumVersion = Code(base: .transportSecurityMinimumVersion)
+        /// The server accepted none of the forward-secret cipher suites App Transport Security
+        /// requires (`NSExceptionRequiresForwardSecrecy` set to `NO` allows others).
+        public static let transportSecurityCipherSuite = Code(base: .transportSecurityCipherSuite)
+        /// A certificate in the server's chain has a key App Transport Security finds too small:
+        /// RSA under 2048 bits, EC under 256.
+        public static let transportSecurityKeySize = Code(base: .transportSecurityKeySize)
+        /// A certificate in the server's chain is signed with a hash App Transport Security finds
+        /// too weak (SHA-1, MD5: SHA-256 or stronger is required).
+        public static let transportSecurityHashAlgorithm = Code(base: .transportSecurityHashAlgorithm)
+        /// The configuration or a delegate loosened server trust (verification off, a pinned
+        /// certificate that default evaluation refuses, a delegate accepting a refused chain),
+        /// which App Transport Security does not allow without `NSExceptionAllowsInsecureHTTPLoads`.
+        public static let transportSecurityTrust = Code(base: .transportSecurityTrust)
 
         public var description: String { base.rawValue }
+
+        /// Whether App Transport Security refused the connection (the `transportSecurity…` codes).
+        public var isTransportSecurity: Bool { base.rawValue.hasPrefix("transportSecurity") }
     }
 
     /// What kind of failure this is.

@@ -22,6 +22,7 @@ import Testing
         let configuration = StreamSessionConfiguration.default
         configuration.timeoutIntervalForResource = 2
         configuration.connectionProxyDictionary = [:]
+        configuration.transportSecurity = .insecureLoopback
         let dataTask = StreamSession(configuration: configuration)
             .dataTask(with: try DataTaskTesting.request("http://127.0.0.1:\(server.port)/slow"))
         // The server sends the head and then a body that never comes. (On a slow machine the
@@ -49,6 +50,7 @@ import Testing
         let configuration = StreamSessionConfiguration.default
         configuration.httpMaximumConnectionsPerHost = 1
         configuration.connectionProxyDictionary = [:]
+        configuration.transportSecurity = .insecureLoopback
         let session = StreamSession(configuration: configuration)
         let url = "http://127.0.0.1:\(server.port)/"
         let first = session.dataTask(with: try DataTaskTesting.request(url + "first"))

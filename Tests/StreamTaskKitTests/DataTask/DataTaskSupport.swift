@@ -24,10 +24,10 @@ enum DataTaskTesting {
         proxy: ProxyConfiguration = .direct,
         delegate: (any StreamSessionDelegate)? = nil
     ) -> StreamSession {
-        StreamSession(
-            configuration: StreamSession.Configuration(timeoutIntervalForRequest: 20, proxy: proxy),
-            delegate: delegate
-        )
+        let configuration = StreamSession.Configuration(timeoutIntervalForRequest: 20, proxy: proxy)
+        // The test servers speak plaintext HTTP on 127.0.0.1.
+        configuration.transportSecurity = .insecureLoopback
+        return StreamSession(configuration: configuration, delegate: delegate)
     }
 
     static func request(_ url: String, method: String = "GET", body: String? = nil) throws -> URLRequest {

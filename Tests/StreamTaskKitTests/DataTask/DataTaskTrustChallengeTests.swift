@@ -36,9 +36,11 @@ import FoundationNetworking
             try? await peer.write("HTTP/1.1 200 OK\r\nContent-Length: 7\r\n\r\ntrusted")
         }
         defer { answering.cancel() }
-        // The session trusts the system's roots only: not the test CA.
-        let session = StreamSession(
-            configuration: .init(timeoutIntervalForRequest: 20, proxy: .direct), delegate: delegate, delegateQueue: nil)
+        // The session trusts the system's roots only: not the test CA. A delegate may trust
+        // the server only where App Transport Security has an exception for it.
+        let configuration = StreamSessionConfiguration(timeoutIntervalForRequest: 20, proxy: .direct)
+        configuration.transportSecurity = .insecureLoopback
+        let session = StreamSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
         let port = try #require(listener.port)
         let dataTask = session.dataTask(with: try DataTaskTesting.request("https://127.0.0.1:\(port)/trust"))
         dataTask.resume()

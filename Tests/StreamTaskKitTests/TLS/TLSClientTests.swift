@@ -14,15 +14,20 @@ import Testing
 
 /// Our client tasks against `openssl s_server`, with certificates made by `openssl`.
 @Suite(.timeLimit(.minutes(1))) struct TLSClientTests {
-    private func session(_ tls: StreamTLSConfiguration) -> StreamSession {
-        StreamSession(configuration: StreamSession.Configuration(tls: tls))
+    private func session(
+        _ tls: StreamTLSConfiguration, transportSecurity: StreamTransportSecurity = .mainBundle
+    ) -> StreamSession {
+        let configuration = StreamSession.Configuration(tls: tls)
+        configuration.transportSecurity = transportSecurity
+        return StreamSession(configuration: configuration)
     }
 
     /// A task to `host` (default 127.0.0.1) on the server's port that starts TLS at once.
     private func connect(
-        to server: OpenSSLServer, host: String = "127.0.0.1", tls: StreamTLSConfiguration
+        to server: OpenSSLServer, host: String = "127.0.0.1", tls: StreamTLSConfiguration,
+        transportSecurity: StreamTransportSecurity = .mainBundle
     ) -> StreamTask {
-        let task = session(tls).streamTask(withHostName: host, port: server.port)
+        let task = session(tls, transportSecurity: transportSecurity).streamTask(withHostName: host, port: server.port)
         task.resume()
         return task
     }
@@ -69,7 +74,11 @@ import Testing
         let server = try await OpenSSLServer.start(
             certificate: certificates.serverPEM, key: certificates.serverKey,
             "-tls1_2", "-cipher", "CAMELLIA128-SHA")
-        let task = connect(to: server, tls: try certificates.clientConfiguration { $0.maximumVersion = .tls1_2 })
+        // Where App Transport Security applies, it names its own rule instead (see
+        // TransportSecurityTests); here it does not.
+        let task = connect(
+            to: server, tls: try certificates.clientConfiguration { $0.maximumVersion = .tls1_2 },
+            transportSecurity: .localNetworking)
         let error = await expectStreamError(.tlsHandshakeFailed) { try await task.startTLS(timeout: 10) }
         #expect(error?.message.contains("peer refused the TLS handshake") == true, "\(String(describing: error))")
         #expect(
@@ -154,7 +163,11 @@ import Testing
             byPublicKey
             ? TLSPin.publicKeySHA256(try certificate.publicKeySHA256)
             : try #require(TLSPin.certificateSHA256(hex: printed))
-        let task = connect(to: server, tls: StreamTLSConfiguration(certificateVerification: .none, pins: [pin]))
+        // A pin instead of default evaluation loosens trust: App Transport Security asks for
+        // an exception (TransportSecurityTests shows the refusal without it).
+        let task = connect(
+            to: server, tls: StreamTLSConfiguration(certificateVerification: .none, pins: [pin]),
+            transportSecurity: .insecureLoopback)
         try await task.startTLS(timeout: 10)
         try await task.write("pinned\n")
         #expect(
