@@ -486,9 +486,14 @@ public actor ChatClient {
     }
 
     /// Whether `error` is a refusal that will not change by itself: the server's certificate is
-    /// not trusted, not for this name, expired, not the pinned one, or its TLS too old.
+    /// not trusted, not for this name, expired, not the pinned one, its TLS too old, or refused
+    /// by App Transport Security.
     static func isLasting(_ error: StreamTaskError) -> Bool {
-        [.tlsUntrustedCertificate, .tlsHostnameMismatch, .tlsCertificateExpired, .tlsPinMismatch, .tlsVersionTooOld]
+        error.code.isTransportSecurity
+            || [
+                .tlsUntrustedCertificate, .tlsHostnameMismatch, .tlsCertificateExpired, .tlsPinMismatch,
+                .tlsVersionTooOld,
+            ]
             .contains(error.code)
     }
 

@@ -58,6 +58,46 @@ struct ChatClientRefusalTests {
         await listener.shutdown()
     }
 
+    /// A server whose certificate has a 1024-bit RSA key, reached by address under App Transport
+    /// Security's defaults (what `--transport-security` gives with an empty dictionary): the
+    /// rule's name is on screen, and the client does not retry.
+    @Test func aWeakServerIsRefusedWithTheRulesName() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("weak-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let certificate = directory.appendingPathComponent("weak.pem").path
+        let key = directory.appendingPathComponent("weak.key").path
+        let openssl = Process()
+        openssl.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        openssl.arguments = [
+            "openssl", "req", "-x509", "-newkey", "rsa:1024", "-nodes", "-keyout", key, "-out", certificate,
+            "-days", "2", "-subj", "/CN=weak chat", "-addext", "subjectAltName=IP:127.0.0.1",
+        ]
+        openssl.standardError = FileHandle.nullDevice
+        try openssl.run()
+        await offCooperativePool { openssl.waitUntilExit() }
+        #expect(openssl.terminationStatus == 0)
+        let listener = StreamListener(
+            host: "127.0.0.1", port: 0, session: StreamSession(configuration: .init(proxy: .direct)),
+            tls: try .server(certificatePEMFile: certificate, privateKeyPEMFile: key))
+        try await listener.start()
+        let accepting = Task { for await connection in listener.connections { _ = connection } }
+        defer { accepting.cancel() }
+        let ui = RecordingUserInterface()
+        var options = Self.options(port: listener.port!, security: .tls)
+        options.acceptsAnyCertificate = true
+        options.transportSecurity = try StreamTransportSecurity(dictionary: [:])
+        let status = try await Self.runUntilItStops(ChatClient(options: options, ui: ui), ui: ui)
+        #expect(status == 1)
+        #expect(
+            ui.lines.contains {
+                $0.contains("App Transport Security requires RSA keys of 2048 bits or more")
+                    && $0.contains("RSA 1024-bit") && $0.contains("NSExceptionRequiresForwardSecrecy")
+            }, "\(ui.lines)")
+        #expect(!ui.lines.contains { $0.contains("reconnecting in") }, "\(ui.lines)")
+        await listener.shutdown()
+    }
+
     /// Runs `client` until it stops by itself (at most 20 s); then, or if it does not, quits it.
     /// Returns its exit status if it stopped by itself.
     static func runUntilItStops(_ client: ChatClient, ui: RecordingUserInterface) async throws -> Int32? {

@@ -112,7 +112,7 @@ public struct StreamTransportSecurity: Sendable, Hashable {
         }
         guard let dot = target.text.firstIndex(of: ".") else { return nil }
         let parent = String(target.text[target.text.index(after: dot)...])
-        if let entry = entries[parent], entry.includesSubdomains { return (parent, entry) }
+        if AddressRange(parent) == nil, let entry = entries[parent], entry.includesSubdomains { return (parent, entry) }
         return nil
     }
 }

@@ -14,7 +14,7 @@ import Testing
 
 /// Certificates made at run time with the `openssl` command-line tool, once per test process:
 /// a CA, a server certificate for localhost/127.0.0.1/::1, an expired one, one for another name,
-/// a self-signed one, and a client certificate.
+/// a self-signed one, a client certificate, and two that App Transport Security refuses.
 struct TestCertificates: Sendable {
     let directory: String
 
@@ -27,6 +27,11 @@ struct TestCertificates: Sendable {
     var selfSignedKey: String { path("selfsigned.key") }
     var clientPEM: String { path("client.pem") }
     var clientKey: String { path("client.key") }
+    /// Issued by the test CA for localhost/127.0.0.1/::1 with an RSA key of 1024 bits.
+    var weakKeyPEM: String { path("weak.pem") }
+    var weakKey: String { path("weak.key") }
+    /// The server certificate's key, issued again by the test CA with a SHA-1 signature.
+    var sha1SignedPEM: String { path("sha1.pem") }
 
     func path(_ name: String) -> String { directory + "/" + name }
 
@@ -119,6 +124,16 @@ struct TestCertificates: Sendable {
         try openssl(
             "x509", "-req", "-in", "client.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial",
             "-out", "client.pem", "-days", "10", "-extfile", "client.ext", in: directory)
+        // What App Transport Security refuses: a small key, a SHA-1 signature.
+        try openssl(
+            "req", "-newkey", "rsa:1024", "-nodes", "-keyout", "weak.key", "-out", "weak.csr",
+            "-subj", "/CN=localhost", in: directory)
+        try openssl(
+            "x509", "-req", "-in", "weak.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial",
+            "-out", "weak.pem", "-days", "10", "-extfile", "server.ext", in: directory)
+        try openssl(
+            "x509", "-req", "-in", "server.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial",
+            "-out", "sha1.pem", "-days", "10", "-extfile", "server.ext", "-sha1", in: directory)
         return certificates
     }
 
