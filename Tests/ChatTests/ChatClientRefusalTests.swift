@@ -65,18 +65,7 @@ struct ChatClientRefusalTests {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("weak-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
-        let certificate = directory.appendingPathComponent("weak.pem").path
-        let key = directory.appendingPathComponent("weak.key").path
-        let openssl = Process()
-        openssl.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        openssl.arguments = [
-            "openssl", "req", "-x509", "-newkey", "rsa:1024", "-nodes", "-keyout", key, "-out", certificate,
-            "-days", "2", "-subj", "/CN=weak chat", "-addext", "subjectAltName=IP:127.0.0.1",
-        ]
-        openssl.standardError = FileHandle.nullDevice
-        try openssl.run()
-        await offCooperativePool { openssl.waitUntilExit() }
-        #expect(openssl.terminationStatus == 0)
+        let (certificate, key) = try await ChatTransportSecurityTests.weakCertificate(in: directory)
         let listener = StreamListener(
             host: "127.0.0.1", port: 0, session: StreamSession(configuration: .init(proxy: .direct)),
             tls: try .server(certificatePEMFile: certificate, privateKeyPEMFile: key))

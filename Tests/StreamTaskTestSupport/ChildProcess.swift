@@ -154,3 +154,24 @@ public final class ChildProcess: @unchecked Sendable {
         while isRunning() && Date() < last { usleep(10_000) }
     }
 }
+
+extension ChildProcess {
+    /// Runs `path` with `arguments` in `directory` to its end, blocking the calling thread (call
+    /// it off the cooperative pool), and returns its exit code (nil if a signal ended it) and
+    /// what it wrote. For short tools such as `openssl`: Foundation's `Process.run()` on Linux
+    /// sometimes crashes reading `/proc/self/fd` (swift-corelibs-foundation PR 5472), more often
+    /// the more processes a run spawns.
+    public static func runToEnd(
+        _ path: String, _ arguments: [String], in directory: String, timeout: TimeInterval = 60
+    ) throws -> (exitCode: Int32?, output: String) {
+        let output = directory + "/.child-output-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: output) }
+        // The shell moves to the directory, then becomes the program.
+        let child = try ChildProcess(
+            "/bin/sh", ["-c", "cd \"$0\" && exec \"$@\"", directory, path] + arguments, output: output)
+        let deadline = Date().addingTimeInterval(timeout)
+        while child.isRunning() && Date() < deadline { usleep(5_000) }
+        child.stop(grace: 0)
+        return (child.exitCode, (try? String(contentsOfFile: output, encoding: .utf8)) ?? "")
+    }
+}

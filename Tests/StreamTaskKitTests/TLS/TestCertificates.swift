@@ -142,21 +142,15 @@ struct TestCertificates: Sendable {
     }
 
     private static func openssl(_ arguments: String..., in directory: String) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["openssl"] + arguments
-        process.currentDirectoryURL = URL(fileURLWithPath: directory)
-        let errors = Pipe()
-        process.standardError = errors
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        let message = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
+        try openssl(arguments, in: directory)
+    }
+
+    /// Runs the `openssl` command-line tool in `directory`; its error output is the error's message.
+    static func openssl(_ arguments: [String], in directory: String) throws {
+        let (status, output) = try ChildProcess.runToEnd("/usr/bin/openssl", arguments, in: directory)
+        guard status == 0 else {
             throw StreamTaskError(
-                .tlsConfigurationInvalid,
-                "openssl \(arguments.joined(separator: " ")) failed: \(String(decoding: message, as: UTF8.self))"
-            )
+                .tlsConfigurationInvalid, "openssl \(arguments.joined(separator: " ")) failed: \(output)")
         }
     }
 }

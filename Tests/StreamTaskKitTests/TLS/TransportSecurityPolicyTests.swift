@@ -861,7 +861,7 @@ private struct GeneratedCertificates: Sendable {
             .appendingPathComponent("streamtaskkit-ats-\(getpid())-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
-        let run = { (arguments: [String]) in try openssl(arguments, in: directory) }
+        let run = { (arguments: [String]) in try TestCertificates.openssl(arguments, in: directory.path) }
         try "subjectAltName=DNS:example.com\n".write(
             to: directory.appendingPathComponent("leaf.ext"), atomically: true, encoding: .utf8)
 
@@ -896,24 +896,5 @@ private struct GeneratedCertificates: Sendable {
         certificates.ecP384 = try leaf("p384", ["ec", "-pkeyopt", "ec_paramgen_curve:secp384r1"], ["-sha256"])
         certificates.sha1Signed = try leaf("sha1", ["rsa:2048"], ["-sha1"])
         return certificates
-    }
-
-    private static func openssl(_ arguments: [String], in directory: URL) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["openssl"] + arguments
-        process.currentDirectoryURL = directory
-        let errors = Pipe()
-        process.standardError = errors
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        let message = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw StreamTaskError(
-                .tlsConfigurationInvalid,
-                "openssl \(arguments.joined(separator: " ")) failed: \(String(decoding: message, as: UTF8.self))"
-            )
-        }
     }
 }
