@@ -70,6 +70,42 @@ import Testing
     }
 }
 
+extension HTTPSProxyTests {
+    /// TLS to the proxy is a connection of the session like any other: App Transport Security's
+    /// rules apply to the proxy's host (here an address), and the refusal names the proxy.
+    @Test func anHTTPSProxyWithoutForwardSecrecyIsRefusedByTransportSecurity() async throws {
+        let certificates = try await TestCertificates.get()
+        try await ProxyProcess.with({ try await ProxyProcess.tinyproxy() }) { tinyproxy in
+            let stunnel = try await Stunnel.start(
+                certificate: certificates.serverPEM, key: certificates.serverKey, forwardingTo: tinyproxy.port,
+                extra: ["sslVersionMax = TLSv1.2", "ciphers = AES128-GCM-SHA256"])
+            let proxy = ProxyConfiguration.httpConnect(
+                host: "127.0.0.1", port: stunnel.port, tls: try certificates.clientConfiguration())
+            let refused = StreamSession(configuration: .init(proxy: proxy)).loopbackTask(port: 9)
+            let error = await expectStreamError(.transportSecurityCipherSuite) { try await refused.write("x") }
+            #expect(
+                error?.message.contains("HTTPS proxy 127.0.0.1:\(stunnel.port)") == true, "\(String(describing: error))"
+            )
+            #expect(error?.message.contains("NSExceptionRequiresForwardSecrecy") == true)
+            // The exception for the proxy's address lets the same proxy through.
+            let configuration = StreamSessionConfiguration(proxy: proxy)
+            configuration.transportSecurity = StreamTransportSecurity(exceptionDomains: [
+                "127.0.0.1": .init(requiresForwardSecrecy: false)
+            ])
+            let server = try await LoopbackServer.start(session: StreamSession(configuration: .init(proxy: .direct)))
+            var accepted = server.listener.connections.makeAsyncIterator()
+            let client = StreamSession(configuration: configuration).loopbackTask(port: server.port)
+            let peer = try await server.accept(&accepted)
+            try await peer.write("through\r\n")
+            #expect(try await client.readLine() == "through\r\n")
+            #expect(client.metrics.proxyKind == .httpConnect)
+            client.cancel()
+            await server.stop()
+            await stunnel.stop()
+        }
+    }
+}
+
 /// stunnel in server mode: TLS on a free port of 127.0.0.1, forwarding plaintext to `port`.
 final class Stunnel: Sendable {
     let port: Int
@@ -80,7 +116,10 @@ final class Stunnel: Sendable {
         self.child = child
     }
 
-    static func start(certificate: String, key: String, forwardingTo target: Int) async throws -> Stunnel {
+    /// `extra` lines go into the service's section (`ciphers = …`, `sslVersionMax = …`).
+    static func start(
+        certificate: String, key: String, forwardingTo target: Int, extra: [String] = []
+    ) async throws -> Stunnel {
         let binary = ["/usr/bin/stunnel4", "/usr/bin/stunnel"].first {
             FileManager.default.isExecutableFile(atPath: $0)
         }
@@ -102,6 +141,7 @@ final class Stunnel: Sendable {
             connect = 127.0.0.1:\(target)
             cert = \(certificate)
             key = \(key)
+            \(extra.joined(separator: "\n"))
             """
         try config.write(toFile: directory + "/stunnel.conf", atomically: true, encoding: .utf8)
         let child = try ChildProcess(binary, [directory + "/stunnel.conf"], output: directory + "/stdout.log")
