@@ -66,9 +66,10 @@ extension StreamTaskDriver {
         let limit: TimeAmount? = seconds > 0 ? .seconds(seconds) : nil
         // For an HTTPS proxy: why its certificate was refused, if it was.
         let proxyTLSRefusal = NIOLoopBoundBox<StreamTaskError?>(nil, eventLoop: eventLoop)
+        let proxyTLS = route.proxy.tls.map { underTransportSecurity($0, host: route.proxy.host) }
         do {
             let handlers = channel.pipeline.syncOperations
-            if let tls = route.proxy.tls.map({ underTransportSecurity($0, host: route.proxy.host) }) {
+            if let tls = proxyTLS {
                 // TLS to the proxy itself, under the CONNECT handshake and everything after it.
                 let ssl = try makeTLSHandler(role: .client(tls), peerName: route.proxy.host) { _, failure in
                     proxyTLSRefusal.value = failure
@@ -99,9 +100,7 @@ extension StreamTaskDriver {
                 self.connectionEstablished(channel, timeout: timeout)
             case .failure(let error):
                 channel.close(promise: nil)
-                if let tls = route.proxy.tls.map({ self.underTransportSecurity($0, host: route.proxy.host) }),
-                    proxyTLSRefusal.value != nil || TLSErrorMapper.isTLSError(error)
-                {
+                if let tls = proxyTLS, proxyTLSRefusal.value != nil || TLSErrorMapper.isTLSError(error) {
                     let failure = TLSErrorMapper.map(error, verification: proxyTLSRefusal.value, configuration: tls)
                     let message = "TLS to the \(route.proxy) failed: \(failure.message)"
                     self.connectFailed(

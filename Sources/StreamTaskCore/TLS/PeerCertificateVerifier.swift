@@ -35,19 +35,22 @@ struct PeerCertificateVerifier: Sendable {
         guard let leaf = presented.first else {
             return StreamTaskError(.tlsUntrustedCertificate, "the peer presented no certificate")
         }
+        // ATS does not let the configuration loosen default evaluation without an exception: it
+        // checks the whole chain and the name instead, which covers the looser check configured.
+        var checkedInFull = false
         if let rules = configuration.transportSecurity {
             if let refusal = rules.certificateRefusal(chain: presented.map(\.derBytes)) {
                 return refusal
             }
-            // ATS does not let the configuration loosen default evaluation without an exception.
-            if configuration.certificateVerification != .full, !rules.allowsInsecureHTTPLoads,
-                let refusal = await verifyChain(presented, checksHostname: true)
-            {
-                let how = "the configuration's certificate verification (.\(configuration.certificateVerification))"
-                return rules.trustRefusal(loosenedBy: how, refusal: refusal)
+            if configuration.certificateVerification != .full, !rules.allowsInsecureHTTPLoads {
+                if let refusal = await verifyChain(presented, checksHostname: true) {
+                    let how = "the configuration's certificate verification (.\(configuration.certificateVerification))"
+                    return rules.trustRefusal(loosenedBy: how, refusal: refusal)
+                }
+                checkedInFull = true
             }
         }
-        if configuration.certificateVerification != .none {
+        if configuration.certificateVerification != .none, !checkedInFull {
             if let failure = await verifyChain(
                 presented, checksHostname: configuration.certificateVerification == .full)
             {

@@ -20,14 +20,25 @@ private let contextCache = NIOLockedValueBox<[TLSContextKey: NIOSSLContext]>([:]
 private let contextCacheLimit = 32
 
 private struct TLSContextKey: Hashable {
+    /// The configuration without its transport-security requirements, which name the host.
     let configuration: StreamTLSConfiguration
     let isServer: Bool
+    /// What those requirements change in the context: the same for every host they allow alike.
+    let transportSecurity: TransportSecurityRequirements.Handshake?
+
+    init(_ configuration: StreamTLSConfiguration, isServer: Bool) {
+        var shared = configuration
+        shared.transportSecurity = nil
+        self.configuration = shared
+        self.isServer = isServer
+        self.transportSecurity = configuration.transportSecurity?.handshake
+    }
 }
 
 extension StreamTLSConfiguration {
     /// SwiftNIO SSL's context for this configuration in one role, built once and then shared.
     func context(isServer: Bool) throws -> NIOSSLContext {
-        let key = TLSContextKey(configuration: self, isServer: isServer)
+        let key = TLSContextKey(self, isServer: isServer)
         if let cached = contextCache.withLockedValue({ $0[key] }) {
             return cached
         }
@@ -75,7 +86,7 @@ extension StreamTLSConfiguration {
         tls.sslContextCallback = certificateRequests
         tls.trustRoots = .certificates([])
         tls.minimumTLSVersion = minimumVersion.nio
-        if let rules = transportSecurity, !isServer {
+        if let rules = transportSecurity?.handshake, !isServer {
             tls.minimumTLSVersion = max(minimumVersion, rules.minimumVersion).nio
             tls.cipherSuites = rules.cipherSuites
         }

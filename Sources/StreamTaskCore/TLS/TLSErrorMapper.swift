@@ -61,9 +61,10 @@ package enum TLSErrorMapper {
             )
         }
         let versionMarkers = ["UNSUPPORTED_PROTOCOL", "PROTOCOL_VERSION", "NO_SUPPORTED_VERSIONS"]
+        let noSharedVersion = versionMarkers.contains(where: text.contains)
         if let rules = configuration.transportSecurity {
             // The floor App Transport Security raised, or the suites it left out, refused the server.
-            if versionMarkers.contains(where: text.contains), rules.minimumVersion > configuration.minimumVersion {
+            if noSharedVersion, rules.minimumVersion > configuration.minimumVersion {
                 return rules.versionRefusal(underlying: error)
             }
             let noSharedSuite = ["NO_SHARED_CIPHER", "ALERT_HANDSHAKE_FAILURE", "ALERT_INSUFFICIENT_SECURITY"]
@@ -71,7 +72,7 @@ package enum TLSErrorMapper {
                 return rules.cipherSuiteRefusal(underlying: error)
             }
         }
-        if versionMarkers.contains(where: text.contains) {
+        if noSharedVersion {
             return StreamTaskError(
                 .tlsVersionTooOld,
                 "the peer and this side share no TLS version (this side accepts \(versionBounds(configuration)))",

@@ -29,13 +29,24 @@ package struct TransportSecurityRequirements: Sendable, Hashable {
         self.allowsInsecureHTTPLoads = exception.allowsInsecureHTTPLoads
     }
 
-    /// BoringSSL's cipher list for TLS 1.2 and older: ECDHE with AES only, as ATS requires, or
-    /// also the RSA key-exchange AES suites when forward secrecy is not required. (TLS 1.3's
-    /// suites are all forward-secret.)
-    var cipherSuites: String {
-        requiresForwardSecrecy
-            ? "ECDHE+AESGCM:ECDHE+AES:!aNULL:!eNULL:!MD5"
-            : "ECDHE+AESGCM:ECDHE+AES:RSA+AESGCM:RSA+AES:!aNULL:!eNULL:!MD5"
+    /// What the rules change in a TLS context: the same for every host they treat alike, so
+    /// contexts are shared between hosts (the rest is for the messages).
+    struct Handshake: Hashable {
+        let minimumVersion: StreamTLSConfiguration.Version
+        let requiresForwardSecrecy: Bool
+
+        /// BoringSSL's cipher list for TLS 1.2 and older: ECDHE with AES only, as ATS requires,
+        /// or also the RSA key-exchange AES suites when forward secrecy is not required. (TLS
+        /// 1.3's suites are all forward-secret.)
+        var cipherSuites: String {
+            requiresForwardSecrecy
+                ? "ECDHE+AESGCM:ECDHE+AES:!aNULL:!eNULL:!MD5"
+                : "ECDHE+AESGCM:ECDHE+AES:RSA+AESGCM:RSA+AES:!aNULL:!eNULL:!MD5"
+        }
+    }
+
+    var handshake: Handshake {
+        Handshake(minimumVersion: minimumVersion, requiresForwardSecrecy: requiresForwardSecrecy)
     }
 
     // MARK: Refusals

@@ -33,7 +33,7 @@ import Testing
         #expect(rules.minimumVersion == .tls1_2)
         #expect(rules.requiresForwardSecrecy)
         #expect(!rules.allowsInsecureHTTPLoads)
-        #expect(!rules.cipherSuites.contains("RSA+"))
+        #expect(!rules.handshake.cipherSuites.contains("RSA+"))
     }
 
     @Test(arguments: [
@@ -257,8 +257,23 @@ import Testing
         #expect(rules.minimumVersion == .tls1_1)
         #expect(!rules.requiresForwardSecrecy)
         #expect(rules.allowsInsecureHTTPLoads)
-        #expect(rules.cipherSuites.contains("RSA+AESGCM"))
-        #expect(rules.cipherSuites.hasPrefix("ECDHE+AESGCM"))
+        #expect(rules.handshake.cipherSuites.contains("RSA+AESGCM"))
+        #expect(rules.handshake.cipherSuites.hasPrefix("ECDHE+AESGCM"))
+    }
+
+    /// Hosts the rules treat alike share one TLS context; different rules get their own.
+    @Test func hostsTheRulesTreatAlikeShareATLSContext() throws {
+        let policy = StreamTransportSecurity(exceptionDomains: [
+            "legacy.example.com": Exception(minimumTLSVersion: .tls1_0)
+        ])
+        func context(for host: String) throws -> AnyObject {
+            var tls = StreamTLSConfiguration()
+            tls.transportSecurity = policy.requirements(forHost: host)
+            return try tls.context(isServer: false)
+        }
+        #expect(try context(for: "a.example.org") === context(for: "b.example.org"))
+        #expect(try context(for: "a.example.org") !== context(for: "legacy.example.com"))
+        #expect(try context(for: "a.example.org") !== context(for: "printer"))
     }
 
     // MARK: Loading the dictionary
