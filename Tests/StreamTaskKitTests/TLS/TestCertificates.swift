@@ -100,40 +100,36 @@ struct TestCertificates: Sendable {
         try openssl(
             "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "ca.key", "-out", "ca.pem",
             "-days", "30", "-subj", "/CN=StreamTaskKit Test CA", in: directory)
-        try openssl(
-            "req", "-newkey", "rsa:2048", "-nodes", "-keyout", "server.key", "-out", "server.csr",
-            "-subj", "/CN=localhost", in: directory)
-        try openssl(
-            "x509", "-req", "-in", "server.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial",
-            "-out", "server.pem", "-days", "10", "-extfile", "server.ext", in: directory)
+        // A key and a signing request for it, and a certificate the test CA issues for 10 days.
+        func request(_ name: String, bits: Int = 2048, subject: String) throws {
+            try openssl(
+                "req", "-newkey", "rsa:\(bits)", "-nodes", "-keyout", "\(name).key", "-out", "\(name).csr",
+                "-subj", subject, in: directory)
+        }
+        func issue(_ request: String, as name: String, extensions: String, _ extra: String...) throws {
+            try openssl(
+                ["x509", "-req", "-in", "\(request).csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial"]
+                    + ["-out", "\(name).pem", "-days", "10", "-extfile", extensions] + extra,
+                in: directory)
+        }
+        try request("server", subject: "/CN=localhost")
+        try issue("server", as: "server", extensions: "server.ext")
         // Valid for one day, two years ago.
         try openssl(
             "ca", "-batch", "-config", "ca.cnf", "-cert", "ca.pem", "-keyfile", "ca.key", "-in", "server.csr",
             "-out", "expired.pem", "-startdate", "20200101000000Z", "-enddate", "20200102000000Z",
             "-extfile", "server.ext", "-notext", in: directory)
-        try openssl(
-            "x509", "-req", "-in", "server.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial",
-            "-out", "other.pem", "-days", "10", "-extfile", "other.ext", in: directory)
+        try issue("server", as: "other", extensions: "other.ext")
         try openssl(
             "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "selfsigned.key", "-out", "selfsigned.pem",
             "-days", "10", "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1",
             in: directory)
-        try openssl(
-            "req", "-newkey", "rsa:2048", "-nodes", "-keyout", "client.key", "-out", "client.csr",
-            "-subj", "/CN=test client", in: directory)
-        try openssl(
-            "x509", "-req", "-in", "client.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial",
-            "-out", "client.pem", "-days", "10", "-extfile", "client.ext", in: directory)
+        try request("client", subject: "/CN=test client")
+        try issue("client", as: "client", extensions: "client.ext")
         // What App Transport Security refuses: a small key, a SHA-1 signature.
-        try openssl(
-            "req", "-newkey", "rsa:1024", "-nodes", "-keyout", "weak.key", "-out", "weak.csr",
-            "-subj", "/CN=localhost", in: directory)
-        try openssl(
-            "x509", "-req", "-in", "weak.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial",
-            "-out", "weak.pem", "-days", "10", "-extfile", "server.ext", in: directory)
-        try openssl(
-            "x509", "-req", "-in", "server.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial",
-            "-out", "sha1.pem", "-days", "10", "-extfile", "server.ext", "-sha1", in: directory)
+        try request("weak", bits: 1024, subject: "/CN=localhost")
+        try issue("weak", as: "weak", extensions: "server.ext")
+        try issue("server", as: "sha1", extensions: "server.ext", "-sha1")
         return certificates
     }
 
