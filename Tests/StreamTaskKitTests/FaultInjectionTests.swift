@@ -108,6 +108,9 @@ struct FaultInjectionTests {
         try await withBystander { session in
             let peer = try await PythonPeer.start("hold")
             let victim = session.loopbackTask(port: peer.port)
+            // Connected first: a write that times out while the task is still connecting never
+            // reached the channel, so it closes nothing, and that is not the case under test.
+            #expect(try await victim.readText(count: 5) == "ready")
             await expectStreamError(.timedOut) {
                 try await victim.write(Data(count: 64 << 20), timeout: 1)
             }

@@ -107,7 +107,9 @@ def main():
                 pass
         tls.close()
     elif mode == "hold":
-        # Accept and never read: the client's writes fill the buffers. Ends when stdin closes.
+        # Say "ready", then never read: the client's writes fill the buffers. Ends when stdin
+        # closes.
+        conn.sendall(b"ready")
         sys.stdin.read()
         conn.close()
     else:
