@@ -42,8 +42,22 @@ public struct IRCNumeric: Sendable, Hashable, CustomStringConvertible {
     public static let myInfo = IRCNumeric("004", "RPL_MYINFO")
     /// `005` `RPL_ISUPPORT`.
     public static let isupport = IRCNumeric("005", "RPL_ISUPPORT", "are supported by this server")
+    /// `006` `RPL_MAP`: one server of the network, indented under the one it links through.
+    public static let map = IRCNumeric("006", "RPL_MAP")
+    /// `007` `RPL_MAPEND`.
+    public static let mapEnd = IRCNumeric("007", "RPL_MAPEND", "End of /MAP")
     /// `221` `RPL_UMODEIS`.
     public static let userModeIs = IRCNumeric("221", "RPL_UMODEIS")
+    /// `251` `RPL_LUSERCLIENT`.
+    public static let luserClient = IRCNumeric("251", "RPL_LUSERCLIENT")
+    /// `254` `RPL_LUSERCHANNELS`.
+    public static let luserChannels = IRCNumeric("254", "RPL_LUSERCHANNELS", "channels formed")
+    /// `255` `RPL_LUSERME`.
+    public static let luserMe = IRCNumeric("255", "RPL_LUSERME")
+    /// `265` `RPL_LOCALUSERS`.
+    public static let localUsers = IRCNumeric("265", "RPL_LOCALUSERS")
+    /// `266` `RPL_GLOBALUSERS`.
+    public static let globalUsers = IRCNumeric("266", "RPL_GLOBALUSERS")
     /// `301` `RPL_AWAY`.
     public static let away = IRCNumeric("301", "RPL_AWAY")
     /// `302` `RPL_USERHOST`.
@@ -88,6 +102,10 @@ public struct IRCNumeric: Sendable, Hashable, CustomStringConvertible {
     public static let whoReply = IRCNumeric("352", "RPL_WHOREPLY")
     /// `353` `RPL_NAMREPLY`.
     public static let namReply = IRCNumeric("353", "RPL_NAMREPLY")
+    /// `364` `RPL_LINKS`.
+    public static let links = IRCNumeric("364", "RPL_LINKS")
+    /// `365` `RPL_ENDOFLINKS`.
+    public static let endOfLinks = IRCNumeric("365", "RPL_ENDOFLINKS", "End of /LINKS list")
     /// `366` `RPL_ENDOFNAMES`.
     public static let endOfNames = IRCNumeric("366", "RPL_ENDOFNAMES", "End of /NAMES list")
     /// `368` `RPL_ENDOFBANLIST`.
@@ -157,7 +175,14 @@ public struct IRCNumeric: Sendable, Hashable, CustomStringConvertible {
         created,
         myInfo,
         isupport,
+        map,
+        mapEnd,
         userModeIs,
+        luserClient,
+        luserChannels,
+        luserMe,
+        localUsers,
+        globalUsers,
         away,
         userHost,
         isOn,
@@ -180,6 +205,8 @@ public struct IRCNumeric: Sendable, Hashable, CustomStringConvertible {
         version,
         whoReply,
         namReply,
+        links,
+        endOfLinks,
         endOfNames,
         endOfBanList,
         motd,

@@ -50,8 +50,10 @@ struct ChatConnection: Sendable {
     let server: ChatServer
     let configuration: ChatServerConfiguration
 
-    /// Reads and handles lines until the connection ends.
-    func run() async {
+    /// Reads and handles lines until the connection ends; returns whether it registered (as
+    /// a client, or as a server link).
+    @discardableResult
+    func run() async -> Bool {
         let clock = ContinuousClock()
         let connectedAt = clock.now
         var framer = IRCLineFramer()
@@ -60,6 +62,7 @@ struct ChatConnection: Sendable {
             FloodBucket(burst: $0, linesPerSecond: configuration.floodLinesPerSecond, now: connectedAt)
         }
         var registered = false
+        var everRegistered = false
         var lastLine = connectedAt
         var pingSent = false
         var atEOF = false
@@ -85,6 +88,9 @@ struct ChatConnection: Sendable {
                 switch received.directive {
                 case .proceed(let isRegistered):
                     registered = isRegistered
+                    everRegistered = everRegistered || isRegistered
+                    // A server link carries a whole network's lines: no flood limit.
+                    if received.isLink { bucket = nil }
                     // Someone it sent to is behind: read no more of this client until they
                     // catch up (or are found to have stopped reading).
                     for outbound in received.congested {
@@ -93,7 +99,8 @@ struct ChatConnection: Sendable {
                 case .startTLS:
                     // Protocol.md, section 7: nothing may follow STARTTLS before the handshake.
                     if framer.bufferedByteCount > 0 || !pending.isEmpty || !admitted.isEmpty {
-                        return await finish(server.disconnect(id, reason: "Plaintext after STARTTLS"))
+                        await finish(server.disconnect(id, reason: "Plaintext after STARTTLS"))
+                        return everRegistered
                     }
                     // The handshake runs into the registration deadline like any other step
                     // of registering: a client that stalls in it is dropped in time.
@@ -104,30 +111,37 @@ struct ChatConnection: Sendable {
                     guard await outbound.waitUntilIdle(timeout: min(.seconds(10), registrationDeadline - clock.now))
                     else {
                         let reason = clock.now >= registrationDeadline ? timedOut : "SendQ not draining"
-                        return await finish(server.disconnect(id, reason: reason), abort: true)
+                        await finish(server.disconnect(id, reason: reason), abort: true)
+                        return everRegistered
                     }
                     let left = min(30, (registrationDeadline - clock.now).inSeconds)
                     guard left > 0 else {
-                        return await finish(server.disconnect(id, reason: timedOut), abort: true)
+                        await finish(server.disconnect(id, reason: timedOut), abort: true)
+                        return everRegistered
                     }
                     do {
                         try await task.startTLS(asServerWith: configuration.tls!, timeout: left)
                         await server.tlsEstablished(id)
                     } catch {
                         let reason = clock.now >= registrationDeadline ? timedOut : "TLS handshake failed"
-                        return await finish(server.disconnect(id, reason: reason), abort: true)
+                        await finish(server.disconnect(id, reason: reason), abort: true)
+                        return everRegistered
                     }
                 case .closed(let line):
-                    return await Self.close(task, lastLine: line)
+                    await Self.close(task, lastLine: line)
+                    return everRegistered
                 case .shuttingDown:
-                    return await drainUntilClosed()
+                    await drainUntilClosed()
+                    return everRegistered
                 }
             }
             if atEOF {
-                return await finish(server.disconnect(id, reason: "Remote host closed the connection"), abort: true)
+                await finish(server.disconnect(id, reason: "Remote host closed the connection"), abort: true);
+                return everRegistered
             }
             if bucket != nil, pending.count > configuration.floodQueuedLines {
-                return await finish(server.disconnect(id, reason: "Excess Flood"))
+                await finish(server.disconnect(id, reason: "Excess Flood"))
+                return everRegistered
             }
 
             // Decide how long to wait for the next bytes.
@@ -146,7 +160,10 @@ struct ChatConnection: Sendable {
                 expiry = nil
             }
             if deadline <= now {
-                if let expiry { return await finish(server.disconnect(id, reason: expiry)) }
+                if let expiry {
+                    await finish(server.disconnect(id, reason: expiry))
+                    return everRegistered
+                }
                 pingSent = true
                 if let ping = try? IRCReplyBuilder(server: configuration.identity.serverName, client: nil).ping()
                     .wireBytes()
@@ -164,7 +181,8 @@ struct ChatConnection: Sendable {
             } catch let error as StreamTaskError where error.code == .timedOut {
                 continue
             } catch {
-                return await finish(server.disconnect(id, reason: Self.reason(for: error)), abort: true)
+                await finish(server.disconnect(id, reason: Self.reason(for: error)), abort: true)
+                return everRegistered
             }
             guard let data, !data.isEmpty else { continue }
             framer.append(data)

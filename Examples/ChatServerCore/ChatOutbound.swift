@@ -17,7 +17,7 @@ import StreamTaskKit
 /// instead of slowing whoever writes to it.
 ///
 /// Between the two, a client that reads, only slower than it is sent to, slows the senders
-/// instead of being dropped: past half the limit (``highWater``) the queue is *congested*, and
+/// instead of being dropped: past half the limit (``State/highWater``) the queue is *congested*, and
 /// the connection whose line made it so waits in ``waitForRoom(stallTimeout:)`` before it reads
 /// more, until the queue is down to a quarter of the limit. A client whose queue does not get
 /// there within the stall timeout reads too slowly (or not at all): it is marked stalled and
@@ -31,8 +31,13 @@ import StreamTaskKit
 /// delegate queue (see Benchmarks/FINDINGS.md).
 final class ChatOutbound: Sendable {
     let task: StreamTask
-    let limit: Int
     private struct State {
+        /// The most bytes queued before the client is dropped.
+        var limit: Int
+        /// The queue length past which the outbound is congested: half the limit.
+        var highWater: Int { limit / 2 }
+        /// The queue length a congested outbound must drain to before its senders go on.
+        var lowWater: Int { limit / 4 }
         /// Bytes given to the task; what the task has not yet sent of them is the queue.
         var submitted: Int64 = 0
         /// What the task had sent when last asked. The queue is at most `submitted` minus
@@ -53,7 +58,7 @@ final class ChatOutbound: Sendable {
         var roomWaiters: [EventLoopPromise<Void>] = []
         /// While senders wait: the stall check.
         var stallCheck: Scheduled<Void>?
-        /// Did not drain to ``lowWater`` within a stall timeout: slows no one until it does.
+        /// Did not drain to ``State/lowWater`` within a stall timeout: slows no one until it does.
         var stalled = false
 
         /// Whether a write is with the task, or lines wait for one.
@@ -73,11 +78,19 @@ final class ChatOutbound: Sendable {
             return gathered
         }
     }
-    private let state = NIOLockedValueBox(State())
+    private let state: NIOLockedValueBox<State>
 
     init(task: StreamTask, limit: Int) {
         self.task = task
-        self.limit = limit
+        self.state = NIOLockedValueBox(State(limit: limit))
+    }
+
+    /// The most bytes queued before the client is dropped.
+    var limit: Int { state.withLockedValue { $0.limit } }
+
+    /// Lets the queue grow to `limit`: a server link carries a whole network's burst.
+    func raiseLimit(to limit: Int) {
+        state.withLockedValue { $0.limit = max($0.limit, limit) }
     }
 
     /// Bytes queued and not yet handed to the kernel. (The task counts what it sent on its
@@ -97,15 +110,10 @@ final class ChatOutbound: Sendable {
         case queued
         /// Queued, and nothing takes it until ``flush()`` is called.
         case needsFlush
-        /// Queued behind the write under way, and the queue is past ``highWater``: the sender
+        /// Queued behind the write under way, and the queue is past ``State/highWater``: the sender
         /// should ``waitForRoom(stallTimeout:)`` before it sends more.
         case congested
     }
-
-    /// The queue length past which the outbound is congested: half the limit.
-    var highWater: Int { limit / 2 }
-    /// The queue length a congested outbound must drain to before its senders go on.
-    var lowWater: Int { limit / 4 }
 
     /// Queues `bytes` without writing them, so that several lines can go out in one write; see
     /// ``Enqueued`` for what to do next. Writes to a closed outbound are ignored.
@@ -120,17 +128,17 @@ final class ChatOutbound: Sendable {
         return state.withLockedValue { state -> Enqueued in
             if state.closed || state.sealed { return .queued }
             if sealing { state.sealed = true }
-            if Int(state.submitted - state.sentSeen) + count > limit {
+            if Int(state.submitted - state.sentSeen) + count > state.limit {
                 state.sentSeen = task.countOfBytesSent
-                if Int(state.submitted - state.sentSeen) + count > limit { return .overLimit }
+                if Int(state.submitted - state.sentSeen) + count > state.limit { return .overLimit }
             }
             state.submitted += Int64(count)
             let first = state.gathered.readableBytes == 0
             state.gathered.writeBytes(bytes)
             if first && !state.writing { return .needsFlush }
-            if !state.stalled, Int(state.submitted - state.sentSeen) > highWater {
+            if !state.stalled, Int(state.submitted - state.sentSeen) > state.highWater {
                 state.sentSeen = task.countOfBytesSent
-                if Int(state.submitted - state.sentSeen) > highWater { return .congested }
+                if Int(state.submitted - state.sentSeen) > state.highWater { return .congested }
             }
             return .queued
         }
@@ -255,11 +263,11 @@ final class ChatOutbound: Sendable {
         return (try? await waiter.futureResult.get()) ?? false
     }
 
-    /// Waits until the queue is down to ``lowWater`` (or the outbound closes), so that a sender
+    /// Waits until the queue is down to ``State/lowWater`` (or the outbound closes), so that a sender
     /// whose line found it ``Enqueued/congested`` sends no more until the client catches up.
     ///
     /// No client is waited for longer than `stallTimeout` from the first wait: one whose queue
-    /// is not down to ``lowWater`` by then reads too slowly to hold the others back (or not at
+    /// is not down to ``State/lowWater`` by then reads too slowly to hold the others back (or not at
     /// all). It is marked stalled, every sender waiting goes on, and from then on its queue is
     /// never congested (it is dropped at the limit) until it drains. So a client that reads a
     /// trickle cannot slow a channel to its pace. Wake-ups come from write completions and the
@@ -267,7 +275,7 @@ final class ChatOutbound: Sendable {
     func waitForRoom(stallTimeout: Duration) async {
         let loop = task.eventLoop
         let waiter = state.withLockedValue { state -> EventLoopPromise<Void>? in
-            guard !state.closed, !state.stalled, queuedBytes(state) > lowWater else {
+            guard !state.closed, !state.stalled, queuedBytes(state) > state.lowWater else {
                 return nil
             }
             let waiter = loop.makePromise(of: Void.self)
@@ -280,7 +288,7 @@ final class ChatOutbound: Sendable {
         try? await waiter?.futureResult.get()
     }
 
-    /// Schedules the stall check: a queue that is not down to ``lowWater`` when it fires
+    /// Schedules the stall check: a queue that is not down to ``State/lowWater`` when it fires
     /// (which cancels it) belongs to a client that is stalled, and the waiting senders go on.
     private func armStallCheck(after stallTimeout: Duration) -> Scheduled<Void> {
         task.eventLoop.scheduleTask(in: TimeAmount(stallTimeout)) {
@@ -295,13 +303,13 @@ final class ChatOutbound: Sendable {
         }
     }
 
-    /// The waiting senders, when the queue is down to ``lowWater`` (or closed): they are taken
+    /// The waiting senders, when the queue is down to ``State/lowWater`` (or closed): they are taken
     /// out of the state, with the stall check, and a stalled client that drained counts again.
     private func takeRoomWaitersIfDrained(_ state: inout State) -> [EventLoopPromise<Void>] {
         // Every write passes here: with no one waiting and no stall to lift, there is nothing
         // to do, and the task's count is not worth asking for.
         if state.roomWaiters.isEmpty && !state.stalled { return [] }
-        guard state.closed || queuedBytes(state) <= lowWater else { return [] }
+        guard state.closed || queuedBytes(state) <= state.lowWater else { return [] }
         state.stalled = false
         state.stallCheck?.cancel()
         state.stallCheck = nil

@@ -44,6 +44,8 @@ public actor ChatServer: Service {
     /// Outbounds that the lines being handled found congested: the sender waits for them.
     private var congested: [ChatOutbound] = []
     private var nextID = 1
+    /// The loops that keep this server's outgoing links up, cancelled at shutdown.
+    var linkKeepers: [Task<Void, Never>] = []
     /// Set by ``shutdown(gracePeriod:)``: nothing more is sent or handled.
     private var shuttingDown = false
     private var logger: Logger { configuration.logger }
@@ -57,6 +59,7 @@ public actor ChatServer: Service {
             identity: identity,
             maximumClients: configuration.maximumClients,
             maximumClientsPerAddress: configuration.maximumClientsPerAddress)
+        state.linkPeers = configuration.links
         // No per-address limit in the listener: it could only close a connection, where the
         // chat server tells the client which limit it hit (ChatServerState.connect).
         listener = StreamListener(
@@ -79,6 +82,7 @@ public actor ChatServer: Service {
     /// down gracefully (on `SIGTERM`, say), or cancels it. Returns once every connection ended.
     public nonisolated func run() async {
         let stopping = NIOLockedValueBox<Task<Void, Never>?>(nil)
+        await keepLinksUp()
         await withTaskCancellationOrGracefulShutdownHandler {
             await withDiscardingTaskGroup { group in
                 for await task in listener.connections {
@@ -102,6 +106,7 @@ public actor ChatServer: Service {
         let deadline = ContinuousClock.now + gracePeriod
         if !shuttingDown {
             shuttingDown = true
+            for keeper in linkKeepers { keeper.cancel() }
             let closing = Array(outbounds.values)
             for outbound in closing {
                 guard let bytes = Self.closingLine(host: outbound.task.host, reason: Self.shutdownReason) else {
@@ -137,7 +142,7 @@ public actor ChatServer: Service {
     }
 
     /// Clients connected now (registered or not).
-    public var clientCount: Int { state.clients.count }
+    public var clientCount: Int { state.localClientCount }
 
     private nonisolated func serve(_ task: StreamTask) async {
         guard let connection = await admit(task) else { return }
@@ -145,16 +150,13 @@ public actor ChatServer: Service {
     }
 
     /// Registers a new connection with the state, or refuses it when the server is full.
-    private func admit(_ task: StreamTask) async -> ChatConnection? {
+    func admit(_ task: StreamTask) async -> ChatConnection? {
         if shuttingDown {
             await ChatConnection.close(
                 task, lastLine: Self.closingLine(host: task.host, reason: Self.shutdownReason).map { Data($0) })
             return nil
         }
-        let id = nextID
-        nextID += 1
-        let outbound = ChatOutbound(task: task, limit: configuration.sendQueueLimit)
-        outbounds[id] = outbound
+        let (id, outbound) = newConnection(task)
         let directive = perform(state.connect(id, host: task.host), for: id)
         flush()
         if case .closed(let lastLine) = directive {
@@ -163,6 +165,26 @@ public actor ChatServer: Service {
             return nil
         }
         logger.debug("client connected", metadata: ["id": "\(id)", "host": "\(task.host)"])
+        return ChatConnection(id: id, task: task, outbound: outbound, server: self, configuration: configuration)
+    }
+
+    /// A number and an outbound for a new connection.
+    private func newConnection(_ task: StreamTask) -> (ChatClientID, ChatOutbound) {
+        let id = nextID
+        nextID += 1
+        let outbound = ChatOutbound(task: task, limit: configuration.sendQueueLimit)
+        outbounds[id] = outbound
+        return (id, outbound)
+    }
+
+    /// A link this server opened to `peer` on `task`: it sends its `PASS` and `SERVER` at once.
+    func admitLink(_ task: StreamTask, to peer: ChatLinkPeer) -> ChatConnection? {
+        guard !shuttingDown else { return nil }
+        let (id, outbound) = newConnection(task)
+        outbound.raiseLimit(to: configuration.linkSendQueueLimit)
+        _ = perform(state.linkOpened(id, to: peer), for: id)
+        flush()
+        logger.info("linking", metadata: ["peer": "\(peer.name)", "id": "\(id)"])
         return ChatConnection(id: id, task: task, outbound: outbound, server: self, configuration: configuration)
     }
 
@@ -175,6 +197,8 @@ public actor ChatServer: Service {
         /// Outbounds the lines found congested: the connection waits for room in each before
         /// it hands over more (``ChatOutbound/waitForRoom(stallTimeout:)``).
         var congested: [ChatOutbound] = []
+        /// Whether the connection is a link to another server: no flood limit applies to it.
+        var isLink = false
     }
 
     /// Lines from client `id`, handled in order until one makes the connection do something
@@ -202,7 +226,11 @@ public actor ChatServer: Service {
             guard case .proceed = directive else { return Received(directive: directive, handled: handled) }
             if !congested.isEmpty { break }
         }
-        return Received(directive: .proceed(registered: state.isRegistered(id)), handled: handled, congested: congested)
+        let isLink = state.isLink(id)
+        if isLink { outbounds[id]?.raiseLimit(to: configuration.linkSendQueueLimit) }
+        return Received(
+            directive: .proceed(registered: state.isRegistered(id)), handled: handled, congested: congested,
+            isLink: isLink)
     }
 
     /// Client `id` is to be dropped for `reason`, or is gone.

@@ -43,6 +43,16 @@ public struct ChatServerClient: Sendable, Hashable {
     public var lastMessageTime = 0
     /// The folded names of the channels the client is a member of, in the order joined.
     public var channels: [String] = []
+    /// For a user on another server of the network: that server's name; `nil` for a client
+    /// connected here.
+    public internal(set) var server: String?
+    /// For a user on another server: the direct link it is reached through.
+    public internal(set) var link: ChatClientID?
+    /// Links between this server and the user's: 0 for a client connected here.
+    public internal(set) var hopCount = 0
+    /// The parameters of the connection's `PASS`, kept until it registers: a server's carry
+    /// the link password and protocol flags.
+    var pass: [String] = []
 
     /// A client that has just connected from `host`.
     public init(id: ChatClientID, host: String, isSecure: Bool) {
@@ -51,6 +61,30 @@ public struct ChatServerClient: Sendable, Hashable {
         self.addressGroup = PeerAddressGroup(ipAddress: host)
         self.isSecure = isSecure
     }
+
+    /// A user on another server, introduced by a link's `NICK` line. Its id is the state's
+    /// own (negative, so it never meets a connection's).
+    init(
+        remote id: ChatClientID, nickname: String, userName: String, host: String, realName: String,
+        server: String, link: ChatClientID, hopCount: Int, now: Int
+    ) {
+        self.id = id
+        self.host = host
+        self.addressGroup = nil
+        self.isSecure = false
+        self.nickname = nickname
+        self.userName = userName
+        self.realName = realName
+        self.isRegistered = true
+        self.server = server
+        self.link = link
+        self.hopCount = hopCount
+        self.signOnTime = now
+        self.lastMessageTime = now
+    }
+
+    /// Whether the user is on another server of the network.
+    public var isRemote: Bool { server != nil }
 
     /// `nick!user@host`, the source of what the client sends to others.
     public var prefix: String {

@@ -56,6 +56,21 @@ public struct ChatServerConfiguration: Sendable {
     /// stops reading costs (kernel buffer plus send queue) stays small, and such a client is
     /// noticed after kilobytes rather than megabytes; `nil` leaves the system's sizing.
     public var socketSendBuffer: Int? = 64 * 1024
+    /// The servers this one links with, as ngIRCd's `[Server]` blocks: it connects out to
+    /// those with an address and accepts the others' links on its own listener; each must
+    /// give its password (Protocol.md, "Server links").
+    public var links: [ChatLinkPeer] = []
+    /// The session outgoing links are made with: its proxy, TLS and transport-security
+    /// settings apply to them as to any stream task. `nil` uses ``StreamSession/shared``.
+    public var linkSession: StreamSession?
+    /// The send queue of a server link: a burst carries the whole network.
+    public var linkSendQueueLimit = 16 * 1024 * 1024
+    /// The first wait before this server connects out again after a link failed or ended; it
+    /// doubles after each failure, up to ``linkRetryMaximum``, and starts over once a link
+    /// has registered.
+    public var linkRetryInterval: Duration = .seconds(1)
+    /// The longest wait between attempts to link out.
+    public var linkRetryMaximum: Duration = .seconds(60)
     /// Where the server logs connections and drops; nothing by default (the command line sets
     /// a real one).
     public var logger = Logger(label: "chat-server", factory: { _ in SwiftLogNoOpLogHandler() })

@@ -44,7 +44,7 @@ extension ChatServerState {
         }
         var actions: [ChatServerAction] = []
         let registering = clients.values.lazy.filter { !$0.isRegistered }
-        if registering.count >= maximumUnregisteredClients || clients.count >= maximumClients {
+        if registering.count >= maximumUnregisteredClients || localClientCount >= maximumClients {
             guard let oldest = registering.map(\.id).min() else {
                 return [.close(id, reason: Self.fullReason)]
             }

@@ -42,7 +42,8 @@ extension ChatServerState {
         channel.add(context.id)
         channels[key] = channel
         clients[context.id]?.channels.append(key)
-        context.broadcast(channel.members, IRCMessage(source: client.prefix, "JOIN", name))
+        context.broadcast(localMembers(of: channel), IRCMessage(source: client.prefix, "JOIN", name))
+        context.relay(IRCMessage(source: client.nickname, "JOIN", name), to: establishedLinks())
         if let topic = channel.topic {
             context.send(context.replies.reply(.topic, name, topic))
             context.send(context.replies.reply(.topicWhoTime, name, channel.topicSetter, String(channel.topicTime)))
@@ -75,7 +76,9 @@ extension ChatServerState {
         guard let client = clients[context.id], let channel = channels[key] else { return }
         var part = IRCMessage(source: client.prefix, "PART", name)
         if let reason { part.parameters.append(reason) }
-        context.broadcast(channel.members, part.fitted())
+        context.broadcast(localMembers(of: channel), part.fitted())
+        part.source = client.nickname
+        context.relay(part.fitted(), to: establishedLinks())
         channels[key]?.remove(context.id)
         if channels[key]?.members.isEmpty == true { channels[key] = nil }
         clients[context.id]?.channels.removeAll { $0 == key }
@@ -108,7 +111,8 @@ extension ChatServerState {
         channels[key]?.topic = text.isEmpty ? nil : text
         channels[key]?.topicSetter = client.nickname ?? "*"
         channels[key]?.topicTime = context.now
-        context.broadcast(channel.members, IRCMessage(source: client.prefix, "TOPIC", name, text).fitted())
+        context.broadcast(localMembers(of: channel), IRCMessage(source: client.prefix, "TOPIC", name, text).fitted())
+        context.relay(IRCMessage(source: client.nickname, "TOPIC", name, text).fitted(), to: establishedLinks())
     }
 
     mutating func names(_ context: inout CommandContext) {

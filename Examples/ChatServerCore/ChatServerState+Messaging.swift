@@ -41,9 +41,14 @@ extension ChatServerState {
                     if !isNotice { context.send(context.replies.reply(.cannotSendToChannel, target)) }
                     continue
                 }
-                context.broadcast(channel.members.filter { $0 != context.id }, relayed)
+                context.broadcast(localMembers(of: channel).filter { $0 != context.id }, relayed)
+                context.relay(serverForm(of: relayed, from: client), to: links(toMembersOf: channel))
             } else if let recipient = registeredClient(named: target) {
-                context.actions.append(.send(recipient.id, relayed))
+                if let link = recipient.link {
+                    context.actions.append(.send(link, serverForm(of: relayed, from: client)))
+                } else {
+                    context.actions.append(.send(recipient.id, relayed))
+                }
                 if !isNotice, let awayMessage = recipient.awayMessage {
                     context.send(context.replies.away(nickname: recipient.nickname ?? target, text: awayMessage))
                 }
@@ -51,5 +56,12 @@ extension ChatServerState {
                 context.send(context.replies.reply(.noSuchNick, target))
             }
         }
+    }
+
+    /// `message` as a link carries it: from the sender's nickname alone.
+    func serverForm(of message: IRCMessage, from client: ChatServerClient) -> IRCMessage {
+        var message = message
+        message.source = client.nickname
+        return message
     }
 }

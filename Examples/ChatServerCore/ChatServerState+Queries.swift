@@ -102,6 +102,9 @@ extension ChatServerState {
             }
         }
         if unknown { context.send(context.replies.reply(.userModeUnknownFlag)) }
-        if !applied.isEmpty { context.send(IRCMessage(source: nickname, "MODE", nickname, applied)) }
+        if !applied.isEmpty {
+            context.send(IRCMessage(source: nickname, "MODE", nickname, applied))
+            context.relay(IRCMessage(source: nickname, "MODE", nickname, applied), to: establishedLinks())
+        }
     }
 }

@@ -74,9 +74,13 @@ extension ChatServerState {
         context.actions.append(.startTLS(context.id))
     }
 
+    /// Before registration, keeps the parameters: a server's `PASS` carries the link password
+    /// and its protocol flags, and the `SERVER` line after it is checked against them.
     mutating func pass(_ context: inout CommandContext) {
         if clients[context.id]?.isRegistered == true {
             context.send(context.replies.reply(.alreadyRegistered))
+        } else {
+            clients[context.id]?.pass = context.parameters
         }
     }
 
@@ -103,6 +107,7 @@ extension ChatServerState {
             let change = IRCMessage(source: client.prefix, "NICK", nickname)
             context.send(change)
             context.broadcast(peers(of: context.id), change)
+            context.relay(IRCMessage(source: client.nickname, "NICK", nickname), to: establishedLinks())
         } else {
             context.replies.client = nickname
             completeRegistrationIfReady(&context)
@@ -144,6 +149,8 @@ extension ChatServerState {
             replies.isupport(IRCISupport.tokens(network: identity.networkName)),
         ])
         context.send(motd(replies))
+        countUsers()
+        context.relay(introduction(of: client), to: establishedLinks())
     }
 
     /// `351` and the `005` of registration, the answer to `VERSION`.

@@ -17,10 +17,13 @@ extension ChatServerState {
         guard let text = context.parameters.first, !text.isEmpty else {
             clients[context.id]?.awayMessage = nil
             context.send(context.replies.reply(.unaway))
+            context.relay(IRCMessage(source: context.replies.client, "AWAY"), to: establishedLinks())
             return
         }
-        clients[context.id]?.awayMessage = IRCLimits.truncated(text, toBytes: IRCLimits.awayLength)
+        let message = IRCLimits.truncated(text, toBytes: IRCLimits.awayLength)
+        clients[context.id]?.awayMessage = message
         context.send(context.replies.reply(.nowAway))
+        context.relay(IRCMessage(source: context.replies.client, "AWAY", message), to: establishedLinks())
     }
 
     /// `302` for the first five nicks, each that is here as `nick=+user@host` (`-` when away),

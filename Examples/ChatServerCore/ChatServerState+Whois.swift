@@ -13,10 +13,20 @@ import ChatProtocol
 extension ChatServerState {
     /// `WHOIS [<server>] <nick>{,<nick>}`: for each of the first four nicks, what
     /// ``whoisReplies(about:to:now:_:)`` says, or `401`; then one `318` naming the list as sent.
-    /// `431` without a nick. There is one server, so a `<server>` is answered here whatever it
-    /// names. A nick is looked up as written: a mask (`al*`) matches no one.
+    /// `431` without a nick. A nick is looked up as written: a mask (`al*`) matches no one.
+    ///
+    /// This server knows the whole network, so it answers for users of other servers too, as
+    /// ngIRCd does. Only the two-parameter form that names another server (or a remote user,
+    /// as `/whois nick nick` does) goes to that server, which answers itself, idle time
+    /// included.
     func whois(_ context: inout CommandContext) {
         let list = context.parameters.count > 1 ? context.parameters[1] : context.parameters.first ?? ""
+        if context.parameters.count > 1, let link = whoisLink(for: context.parameters[0]),
+            let asker = clients[context.id]?.nickname
+        {
+            context.actions.append(.send(link.id, IRCMessage(source: asker, "WHOIS", link.server, list)))
+            return
+        }
         let nicknames = IRCName.items(of: list)
         guard !nicknames.isEmpty else {
             context.send(context.replies.reply(.noNicknameGiven))
@@ -43,10 +53,18 @@ extension ChatServerState {
                 nickname: nickname, user: target.userName ?? "*", host: target.host, realName: target.realName)
         ]
         lines += replies.whoisChannels(nickname: nickname, channels: channelNames(of: target, shownTo: viewer))
-        lines.append(replies.whoisServer(nickname: nickname, info: identity.networkName))
+        if let server = target.server {
+            let info = servers[Self.folded(server: server)]?.info ?? ""
+            lines.append(replies.reply(.whoisServer, nickname, server, info).fitted())
+        } else {
+            lines.append(replies.whoisServer(nickname: nickname, info: identity.networkName))
+        }
         if let awayMessage = target.awayMessage {
             lines.append(replies.away(nickname: nickname, text: awayMessage))
         }
+        // Whether a remote user's connection is secure, and how long it has been idle, only
+        // its own server knows (`WHOIS <server> <nick>` asks it).
+        if target.isRemote { return lines }
         if target.isSecure {
             lines.append(replies.reply(.whoisSecure, nickname))
         }
@@ -54,6 +72,17 @@ extension ChatServerState {
             replies.whoisIdle(
                 nickname: nickname, seconds: max(0, now - target.lastMessageTime), signOnTime: target.signOnTime))
         return lines
+    }
+
+    /// The link toward the server that the first parameter of a two-parameter `WHOIS` names,
+    /// by its name or as one of its users (`/whois nick nick`), with that server's name;
+    /// `nil` when that is this server.
+    func whoisLink(for target: String) -> (id: ChatClientID, server: String)? {
+        if let server = servers[Self.folded(server: target)] { return (server.link, server.name) }
+        if let user = registeredClient(named: target), let link = user.link, let server = user.server {
+            return (link, server)
+        }
+        return nil
     }
 
     /// The names of `target`'s channels, in the order it joined them, that client `viewer` may

@@ -35,6 +35,21 @@ public struct ChatServerState: Sendable {
     public internal(set) var channels: [String: ChatChannel] = [:]
     /// Client ids by folded nickname.
     var nicknames: [String: ChatClientID] = [:]
+    /// The servers this one may link with, as ngIRCd's `[Server]` blocks list them.
+    public var linkPeers: [ChatLinkPeer] = []
+    /// Connections to directly linked servers, registered or still registering.
+    public internal(set) var links: [ChatClientID: ChatServerLink] = [:]
+    /// The other servers of the network by folded name, linked directly or not.
+    public internal(set) var servers: [String: ChatNetworkServer] = [:]
+    /// The id the next user on another server gets: remote users count down from -1, so
+    /// their ids never meet a connection's.
+    var nextRemoteID = -1
+    /// The token the next server this one learns of gets (this server's own is 1).
+    var nextServerToken = 2
+    /// The most registered clients this server has had at once (`265`).
+    var mostLocalUsers = 0
+    /// The most registered users the network has had at once, as this server saw it (`266`).
+    var mostNetworkUsers = 0
 
     let caseMapping = IRCCaseMapping.ascii
 
@@ -54,9 +69,21 @@ public struct ChatServerState: Sendable {
         clients[id]?.isSecure = true
     }
 
-    /// Whether the client has completed registration.
+    /// Whether the connection has completed registration, as a client or as a server link.
     public func isRegistered(_ id: ChatClientID) -> Bool {
-        clients[id]?.isRegistered ?? false
+        if let link = links[id] { return link.phase == .established }
+        return clients[id]?.isRegistered ?? false
+    }
+
+    /// Whether the connection is a link to another server (registered or not yet).
+    public func isLink(_ id: ChatClientID) -> Bool {
+        links[id] != nil
+    }
+
+    /// Clients connected to this server, registered or not: the users of other servers do not
+    /// count.
+    public var localClientCount: Int {
+        clients.values.lazy.filter { !$0.isRemote }.count
     }
 
     /// The client with `nickname`, under the server's case mapping.
@@ -74,13 +101,15 @@ public struct ChatServerState: Sendable {
     /// seconds`, `SendQ exceeded`, …). The members of its channels see it quit; the client is
     /// sent the closing `ERROR` line. Does nothing for a client already gone.
     public mutating func disconnect(_ id: ChatClientID, reason: String) -> [ChatServerAction] {
-        guard let client = clients[id] else { return [] }
+        if links[id] != nil { return linkLost(id, reason: reason) }
+        guard let client = clients[id], !client.isRemote else { return [] }
         var actions: [ChatServerAction] = []
         if client.isRegistered {
             let peers = peers(of: id)
             if !peers.isEmpty {
                 actions.append(.broadcast(peers, IRCMessage(source: client.prefix, "QUIT", reason).fitted()))
             }
+            actions += relayToLinks(IRCMessage(source: client.nickname, "QUIT", reason).fitted())
         }
         remove(id)
         actions.append(.close(id, reason: reason))
@@ -90,7 +119,8 @@ public struct ChatServerState: Sendable {
     /// One message from a client; see Protocol.md, section 8, for what each command does.
     /// `now` is the Unix time, for topics and channel creation.
     public mutating func receive(_ message: IRCMessage, from id: ChatClientID, now: Int) -> [ChatServerAction] {
-        guard let client = clients[id] else { return [] }
+        if links[id] != nil { return receive(message, fromLink: id, now: now) }
+        guard let client = clients[id], !client.isRemote else { return [] }
         var context = CommandContext(id: id, now: now, message: message, replies: replies(for: client))
         let command = message.command
         if !client.isRegistered && !Self.commandsBeforeRegistration.contains(command) {
@@ -100,6 +130,7 @@ public struct ChatServerState: Sendable {
         case "CAP": capability(&context)
         case "STARTTLS": startTLS(&context)
         case "PASS": pass(&context)
+        case "SERVER": serverRegistration(&context)
         case "NICK": nick(&context)
         case "USER": user(&context)
         case "PING": ping(&context)
@@ -119,13 +150,16 @@ public struct ChatServerState: Sendable {
         case "AWAY": away(&context)
         case "USERHOST": userHost(&context)
         case "ISON": isOn(&context)
+        case "LUSERS": context.send(luserReplies(context.replies))
+        case "LINKS": context.send(linksReplies(context.replies))
+        case "MAP": context.send(mapReplies(context.replies))
         default: context.send(context.replies.reply(.unknownCommand, command))
         }
         return context.actions
     }
 
     static let commandsBeforeRegistration: Set<String> = [
-        "CAP", "NICK", "USER", "PASS", "PING", "PONG", "QUIT", "STARTTLS",
+        "CAP", "NICK", "USER", "PASS", "PING", "PONG", "QUIT", "STARTTLS", "SERVER",
     ]
 
     /// The replies builder for `client`: the server's name, and the client's nick or `*`.
@@ -133,17 +167,28 @@ public struct ChatServerState: Sendable {
         IRCReplyBuilder(server: identity.serverName, client: client.nickname)
     }
 
-    /// Every other member of every channel `id` is in, each once, in channel then join order.
+    /// Every other member of every channel `id` is in who is connected here, each once, in
+    /// channel then join order.
     func peers(of id: ChatClientID) -> [ChatClientID] {
         guard let client = clients[id] else { return [] }
         var seen: Set<ChatClientID> = [id]
         var peers: [ChatClientID] = []
         for key in client.channels {
-            for member in channels[key]?.members ?? [] where seen.insert(member).inserted {
+            for member in channels[key]?.members ?? [] where seen.insert(member).inserted && isLocal(member) {
                 peers.append(member)
             }
         }
         return peers
+    }
+
+    /// Whether `id` is a client connected here (not a user of another server).
+    func isLocal(_ id: ChatClientID) -> Bool {
+        clients[id].map { !$0.isRemote } ?? false
+    }
+
+    /// The members of `channel` connected here, in join order.
+    func localMembers(of channel: ChatChannel) -> [ChatClientID] {
+        channel.members.filter(isLocal)
     }
 
     /// Removes the client from its channels (dropping channels left empty) and the registry.

@@ -79,6 +79,16 @@ struct ChatServerCommand: AsyncParsableCommand {
     @Option(help: .hidden)
     var pingTimeout: Double?
 
+    @Option(
+        name: .customLong("link"),
+        help: ArgumentHelp(
+            "A server to link with (repeatable): NAME=HOST:PORT connects out to it, NAME alone accepts its link.",
+            valueName: "name[=host:port]"))
+    var links: [String] = []
+
+    @Option(help: "The password both sides of every --link give (ngIRCd's MyPassword and PeerPassword).")
+    var linkPassword: String?
+
     @Flag(name: .shortAndLong, help: "Log every connection and drop.")
     var verbose = false
 
@@ -97,6 +107,14 @@ struct ChatServerCommand: AsyncParsableCommand {
         }
         if noTLS && cert != nil {
             throw ValidationError("--no-tls and --cert contradict each other")
+        }
+        if !links.isEmpty && linkPassword == nil {
+            throw ValidationError("--link needs --link-password")
+        }
+        for link in links {
+            guard ChatLinkPeer(argument: link, password: "") != nil else {
+                throw ValidationError("--link takes NAME or NAME=HOST:PORT (got '\(link)')")
+            }
         }
     }
 
@@ -170,6 +188,7 @@ struct ChatServerCommand: AsyncParsableCommand {
         if let registrationTimeout { configuration.registrationTimeout = .seconds(registrationTimeout) }
         if let idleTimeout { configuration.idleTimeout = .seconds(idleTimeout) }
         if let pingTimeout { configuration.pingTimeout = .seconds(pingTimeout) }
+        configuration.links = links.compactMap { ChatLinkPeer(argument: $0, password: linkPassword ?? "") }
         configuration.logger = Logger(label: "chat-server")
         return configuration
     }

@@ -1,0 +1,45 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the swift-stream-task-kit open source project
+//
+// Licensed under Apache License v2.0; see LICENSE for license information
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
+import StreamTaskKit
+
+/// Outgoing links: one loop per peer with an address connects, serves the link until it
+/// ends, waits, and connects again, until the server shuts down.
+extension ChatServer {
+    /// Starts a keeper for each configured peer this server connects out to.
+    func keepLinksUp() {
+        guard linkKeepers.isEmpty else { return }
+        for peer in configuration.links where peer.connectsOut {
+            linkKeepers.append(Task { await self.keepLinkUp(to: peer) })
+        }
+    }
+
+    /// Connects to `peer` again and again, waiting longer after each attempt that did not
+    /// register (``ChatServerConfiguration/linkRetryInterval``, doubled up to
+    /// ``ChatServerConfiguration/linkRetryMaximum``), until cancelled.
+    private nonisolated func keepLinkUp(to peer: ChatLinkPeer) async {
+        guard let host = peer.host, let port = peer.port else { return }
+        let session = configuration.linkSession ?? StreamSession.shared
+        var delay = configuration.linkRetryInterval
+        while !Task.isCancelled {
+            let task = session.streamTask(withHostName: host, port: port)
+            task.resume()
+            guard let connection = await admitLink(task, to: peer) else {
+                task.cancel()
+                return
+            }
+            let registered = await connection.run()
+            if Task.isCancelled { break }
+            delay = registered ? configuration.linkRetryInterval : min(delay * 2, configuration.linkRetryMaximum)
+            configuration.logger.notice(
+                "link ended; connecting again", metadata: ["peer": "\(peer.name)", "in": "\(delay)"])
+            try? await Task.sleep(for: delay)
+        }
+    }
+}
