@@ -37,7 +37,7 @@ public actor ChatServer: Service {
     public nonisolated let configuration: ChatServerConfiguration
     /// The listener clients connect to.
     public nonisolated let listener: StreamListener
-    private var state: ChatServerState
+    var state: ChatServerState
     private var outbounds: [ChatClientID: ChatOutbound] = [:]
     /// Outbounds given lines by the event being handled, written when it is done.
     private var unflushed: [ChatOutbound] = []

@@ -46,6 +46,11 @@ public struct ChatServerState: Sendable {
     var nextRemoteID = -1
     /// The token the next server this one learns of gets (this server's own is 1).
     var nextServerToken = 2
+    /// Topics a link's `CHANINFO` gave for channels its `NJOIN` has not made yet (ngIRCd sends
+    /// `CHANINFO` first), by folded name; at most ``pendingTopicLimit``.
+    var pendingTopics: [String: (text: String, setter: String)] = [:]
+    /// The most topics kept for channels not made yet.
+    static let pendingTopicLimit = 1_000
     /// The most registered clients this server has had at once (`265`).
     var mostLocalUsers = 0
     /// The most registered users the network has had at once, as this server saw it (`266`).

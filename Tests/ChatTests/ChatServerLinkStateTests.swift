@@ -179,6 +179,20 @@ import Testing
         #expect(state.client(named: "rudi") == nil, "the nick is free again")
     }
 
+    @Test mutating func aBurstsChannelInfoComesBeforeItsMembers() throws {
+        try register(1, "alice")
+        _ = try linkHub()
+        _ = try say(":hub.test NICK rudi 1 ~rudi remote.host 1 + :Rudi", from: hub)
+        _ = try say(":hub.test CHANINFO #remote +ntkl key 5 :remote topic", from: hub)
+        #expect(state.channels["#remote"] == nil, "no channel without members")
+        _ = try say(":hub.test NJOIN #remote :@rudi", from: hub)
+        #expect(state.channels["#remote"]?.topic == "remote topic")
+        #expect(state.channels["#remote"]?.members.count == 1)
+        // A channel that has a topic keeps it.
+        _ = try say(":hub.test CHANINFO #remote +nt :another", from: hub)
+        #expect(state.channels["#remote"]?.topic == "remote topic")
+    }
+
     @Test mutating func aNickCollisionKillsBothAndDropsNoOneInSilence() throws {
         try register(1, "alice")
         _ = try linkHub()

@@ -48,7 +48,12 @@ struct NgircdServer {
 
     /// Starts ngIRCd in the foreground with a configuration of its own; retries another port if
     /// the one picked was taken.
-    static func start(certificateFile: String? = nil, keyFile: String? = nil) async throws -> NgircdServer {
+    ///
+    /// `name` is its server name; `extra` is added to its configuration as it is (`[Server]`
+    /// blocks for links).
+    static func start(
+        certificateFile: String? = nil, keyFile: String? = nil, name: String = "ngircd.test", extra: String = ""
+    ) async throws -> NgircdServer {
         let binary = try BuiltProducts.installed("ngircd", package: "ngircd")
         var lastOutput = ""
         for _ in 0..<5 {
@@ -60,7 +65,7 @@ struct NgircdServer {
             let isRoot = geteuid() == 0
             try """
             [Global]
-            Name = ngircd.test
+            Name = \(name)
             Info = ngIRCd for the chat tests
             Listen = 127.0.0.1
             Ports = \(port)
@@ -73,6 +78,7 @@ struct NgircdServer {
             Ident = no
             DNS = no
             \(certificateFile.map { "[SSL]\nCertFile = \($0)\nKeyFile = \(keyFile ?? "")\nPorts = \(port + 1)" } ?? "")
+            \(extra)
             """.write(to: config, atomically: true, encoding: .utf8)
             let process = try ObservedProcess(binary, ["-n", "-f", config.path])
             let last = certificateFile == nil ? port : port + 1

@@ -43,3 +43,15 @@ extension ChatServer {
         }
     }
 }
+
+extension ChatServer {
+    /// The servers linked to this one directly whose links have registered, by name.
+    public var linkedServers: [String] {
+        state.establishedLinks().compactMap { state.links[$0]?.name }
+    }
+
+    /// Every other server of the network, by name.
+    public var networkServers: [String] {
+        state.servers.values.map(\.name).sorted()
+    }
+}

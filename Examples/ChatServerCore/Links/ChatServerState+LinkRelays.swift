@@ -42,6 +42,11 @@ extension ChatServerState {
         let key = caseMapping.folded(name)
         guard clients[user.id]?.channels.contains(key) == false else { return [] }
         var channel = channels[key] ?? ChatChannel(name: name, creationTime: now)
+        if channels[key] == nil, let pending = pendingTopics.removeValue(forKey: key) {
+            channel.topic = pending.text
+            channel.topicSetter = pending.setter
+            channel.topicTime = now
+        }
         channel.add(user.id)
         channels[key] = channel
         clients[user.id]?.channels.append(key)
@@ -133,10 +138,14 @@ extension ChatServerState {
     ) -> [ChatServerAction] {
         guard message.parameters.count >= 2 else { return needMoreParameters("CHANINFO", on: id) }
         let key = caseMapping.folded(message.parameters[0])
-        if message.parameters.count == 3 || message.parameters.count == 5, channels[key]?.topic == nil,
-            let topic = message.parameters.last, !topic.isEmpty
+        if message.parameters.count == 3 || message.parameters.count == 5, let topic = message.parameters.last,
+            !topic.isEmpty
         {
-            setTopic(key, topic, by: source.name, now: now)
+            if channels[key] == nil {
+                if pendingTopics.count < Self.pendingTopicLimit { pendingTopics[key] = (topic, source.name) }
+            } else if channels[key]?.topic == nil {
+                setTopic(key, topic, by: source.name, now: now)
+            }
         }
         return relayToLinks(message, except: id)
     }

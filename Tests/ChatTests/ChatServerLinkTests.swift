@@ -1,0 +1,199 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the swift-stream-task-kit open source project
+//
+// Licensed under Apache License v2.0; see LICENSE for license information
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
+import ChatProtocol
+import Foundation
+import StreamTaskKit
+import StreamTaskTestSupport
+import Testing
+
+@testable import ChatServerCore
+
+/// Linked servers over real sockets on loopback: chat-server with chat-server, and with
+/// ngIRCd in both directions (Protocol.md, "Server links").
+@Suite(.timeLimit(.minutes(2))) struct ChatServerLinkTests {
+    static let password = "link-secret"
+
+    /// A started chat-server named `name` with `links`, and the task that runs it.
+    private static func startServer(
+        _ name: String, links: [ChatLinkPeer]
+    ) async throws -> (server: ChatServer, running: Task<Void, Never>) {
+        var configuration = ChatServerConfiguration(
+            identity: ChatServerIdentity(
+                serverName: name, networkName: "Linked Chat", createdText: "today", offersSTARTTLS: false))
+        configuration.host = "127.0.0.1"
+        configuration.port = 0
+        configuration.links = links
+        configuration.linkRetryInterval = .milliseconds(200)
+        let server = ChatServer(configuration: configuration)
+        try await server.start()
+        return (server, Task { await server.run() })
+    }
+
+    private static func stop(_ server: (server: ChatServer, running: Task<Void, Never>)) async {
+        await server.server.shutdown()
+        await server.running.value
+    }
+
+    /// Waits until `condition` holds on the server (polling; the link registers on its own).
+    private static func until(
+        _ seconds: Double = 20, _ condition: @Sendable () async -> Bool
+    ) async -> Bool {
+        let deadline = ContinuousClock.now + .seconds(seconds)
+        while ContinuousClock.now < deadline {
+            if await condition() { return true }
+            try? await Task.sleep(for: .milliseconds(50))
+        }
+        return await condition()
+    }
+
+    /// `client` waits for a `command` from `nick` and returns it.
+    private static func heard(
+        _ client: IRCTestClient, _ command: String, from nick: String
+    ) async throws -> IRCMessage {
+        try await client.waitFor("\(command) from \(nick)") { $0.command == command && $0.sourceNickname == nick }
+    }
+
+    @Test func twoChatServersShareAChannelAndSplitCleanly() async throws {
+        let first = try await Self.startServer(
+            "one.test", links: [ChatLinkPeer(name: "two.test", myPassword: Self.password, peerPassword: Self.password)])
+        let firstPort = try #require(first.server.port)
+        let second = try await Self.startServer(
+            "two.test",
+            links: [
+                ChatLinkPeer(
+                    name: "one.test", host: "127.0.0.1", port: firstPort, myPassword: Self.password,
+                    peerPassword: Self.password)
+            ])
+        var secondStopped = false
+        defer { if !secondStopped { Task { [second] in await Self.stop(second) } } }
+        #expect(await Self.until { await first.server.linkedServers == ["two.test"] }, "the link registered")
+
+        let alice = IRCTestClient(port: firstPort)
+        try await alice.register("alice")
+        try await alice.join("#net")
+        let bob = IRCTestClient(port: try #require(second.server.port))
+        try await bob.register("bob")
+        try await bob.send("JOIN #net")
+        let names = try await bob.waitFor(command: "353")
+        #expect(Set(names.parameters.last?.split(separator: " ") ?? []) == ["alice", "bob"])
+        #expect(try await Self.heard(alice, "JOIN", from: "bob").parameters == ["#net"])
+
+        // Every message reaches the other side once, in order.
+        for index in 1...20 {
+            try await bob.send("PRIVMSG #net :from bob \(index)")
+        }
+        for index in 1...20 {
+            let message = try await Self.heard(alice, "PRIVMSG", from: "bob")
+            #expect(message.parameters == ["#net", "from bob \(index)"])
+        }
+        try await alice.send("PRIVMSG bob :private hello")
+        #expect(try await Self.heard(bob, "PRIVMSG", from: "alice").parameters == ["bob", "private hello"])
+
+        // WHOIS names the server bob is on; LINKS lists both.
+        try await alice.send("WHOIS bob")
+        #expect(try await alice.waitFor(command: "312").parameters.dropFirst(2).first == "two.test")
+        try await alice.send("LINKS")
+        let link = try await alice.waitFor("LINKS of two.test") {
+            $0.command == "364" && $0.parameters[1] == "two.test"
+        }
+        #expect(link.parameters[2] == "one.test")
+
+        // two.test goes away: alice sees bob quit with the two servers' names.
+        await Self.stop(second)
+        secondStopped = true
+        #expect(try await Self.heard(alice, "QUIT", from: "bob").parameters == ["one.test two.test"])
+        #expect(await first.server.networkServers.isEmpty)
+        try await alice.send("NAMES #net")
+        #expect(try await alice.waitFor(command: "353").parameters.last == "alice")
+        await alice.close()
+        await bob.close()
+        await Self.stop(first)
+    }
+
+    @Test func chatServerLinksOutToNgircdAndUsersOfBothTalk() async throws {
+        let ngircd = try await NgircdServer.start(
+            extra: """
+                [Server]
+                Name = chat.test
+                MyPassword = \(Self.password)
+                PeerPassword = \(Self.password)
+                """)
+        let chat = try await Self.startServer(
+            "chat.test",
+            links: [
+                ChatLinkPeer(
+                    name: "ngircd.test", host: "127.0.0.1", port: ngircd.port, myPassword: Self.password,
+                    peerPassword: Self.password)
+            ])
+        #expect(await Self.until { await chat.server.linkedServers == ["ngircd.test"] }, "\(ngircd.process.output)")
+        try await Self.talk(
+            chatPort: try #require(chat.server.port), ngircdPort: ngircd.port, ngircdName: "ngircd.test")
+        await Self.stop(chat)
+        await ngircd.stop()
+    }
+
+    @Test func ngircdLinksInToChatServer() async throws {
+        let chat = try await Self.startServer(
+            "chat.test",
+            links: [ChatLinkPeer(name: "ngircd.test", myPassword: Self.password, peerPassword: Self.password)])
+        let chatPort = try #require(chat.server.port)
+        let ngircd = try await NgircdServer.start(
+            extra: """
+                [Server]
+                Name = chat.test
+                Host = 127.0.0.1
+                Port = \(chatPort)
+                MyPassword = \(Self.password)
+                PeerPassword = \(Self.password)
+                """)
+        #expect(await Self.until(30) { await chat.server.linkedServers == ["ngircd.test"] }, "\(ngircd.process.output)")
+        try await Self.talk(chatPort: chatPort, ngircdPort: ngircd.port, ngircdName: "ngircd.test")
+        await Self.stop(chat)
+        await ngircd.stop()
+    }
+
+    /// alice on chat-server and bob on ngIRCd share a channel, message each other, see each
+    /// other's nick change and quit.
+    private static func talk(chatPort: Int, ngircdPort: Int, ngircdName: String) async throws {
+        let alice = IRCTestClient(port: chatPort)
+        try await alice.register("alice")
+        try await alice.join("#net")
+        let bob = IRCTestClient(port: ngircdPort)
+        try await bob.register("bob")
+        try await bob.send("JOIN #net")
+        let names = try await bob.waitFor(command: "353")
+        #expect(
+            Set((names.parameters.last ?? "").split(separator: " ").map { $0.trimmingCharacters(in: ["@", "+"]) }) == [
+                "alice", "bob",
+            ])
+        #expect(try await heard(alice, "JOIN", from: "bob").parameters.first == "#net")
+
+        try await bob.send("PRIVMSG #net :hello from ngIRCd")
+        #expect(try await heard(alice, "PRIVMSG", from: "bob").parameters == ["#net", "hello from ngIRCd"])
+        try await alice.send("PRIVMSG #net :hello from chat-server")
+        #expect(try await heard(bob, "PRIVMSG", from: "alice").parameters == ["#net", "hello from chat-server"])
+        try await alice.send("PRIVMSG bob :just for you")
+        #expect(try await heard(bob, "PRIVMSG", from: "alice").parameters == ["bob", "just for you"])
+
+        try await bob.send("TOPIC #net :set on ngIRCd")
+        #expect(try await heard(alice, "TOPIC", from: "bob").parameters == ["#net", "set on ngIRCd"])
+        try await alice.send("WHOIS bob")
+        #expect(try await alice.waitFor(command: "312").parameters.dropFirst(2).first == ngircdName)
+        try await bob.send("WHOIS alice")
+        #expect(try await bob.waitFor(command: "312").parameters.dropFirst(2).first == "chat.test")
+
+        try await bob.send("NICK robert")
+        #expect(try await heard(alice, "NICK", from: "bob").parameters == ["robert"])
+        try await bob.send("QUIT :bye now")
+        #expect(try await heard(alice, "QUIT", from: "robert").parameters.first?.contains("bye now") == true)
+        await alice.close()
+        await bob.close()
+    }
+}
