@@ -158,6 +158,7 @@ public actor ChatClient {
                     else { continue }
                     try await unlessClosedByServer { try await apply(state.handle(message)) }
                 }
+                try await unlessClosedByServer { try await apply(state.flushNetsplits()) }
             }
             if atEOF {
                 if !quitting && !movingToBetterRoute { show(.error, "the server closed the connection") }

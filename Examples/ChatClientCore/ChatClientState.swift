@@ -67,6 +67,8 @@ public struct ChatClientState: Sendable {
     /// then reported, not answered with retries of our own.
     private var nickChosenByUser = false
     private let wantedNick: String
+    /// Netsplit quits and returns, gathered into one line each.
+    var netsplits = ChatNetsplitTracker()
 
     /// A session that will register as `nick` and join `autojoin`.
     public init(nick: String, autojoin: [String] = []) {
@@ -114,8 +116,8 @@ public struct ChatClientState: Sendable {
         if let current = currentChannel, caseMapping.equals(current, channel) { currentChannel = channels.last }
     }
 
-    /// What `message` from the server means.
-    public mutating func handle(_ message: IRCMessage) -> [Effect] {
+    /// What `message` means, netsplits aside (see ``handle(_:)``).
+    mutating func interpret(_ message: IRCMessage) -> [Effect] {
         let parameters = message.parameters
         let last = parameters.last ?? ""
         let sender = message.sourceNickname ?? ""

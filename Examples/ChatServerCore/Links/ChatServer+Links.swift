@@ -36,10 +36,11 @@ extension ChatServer {
             }
             let registered = await connection.run()
             if Task.isCancelled { break }
-            delay = registered ? configuration.linkRetryInterval : min(delay * 2, configuration.linkRetryMaximum)
+            if registered { delay = configuration.linkRetryInterval }
             configuration.logger.notice(
                 "link ended; connecting again", metadata: ["peer": "\(peer.name)", "in": "\(delay)"])
             try? await Task.sleep(for: delay)
+            if !registered { delay = min(delay * 2, configuration.linkRetryMaximum) }
         }
     }
 }
