@@ -261,6 +261,7 @@ let package = Package(
                 "ported-bonjour-chat",
                 "ported-smtp-mailer",
                 "ported-upgrade-client",
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ]
         ),

@@ -37,6 +37,9 @@ public actor ChatServer: Service {
     public nonisolated let configuration: ChatServerConfiguration
     /// The listener clients connect to.
     public nonisolated let listener: StreamListener
+    /// The listener that speaks TLS from the first byte, when
+    /// ``ChatServerConfiguration/tlsPort`` is set.
+    public nonisolated let tlsListener: StreamListener?
     var state: ChatServerState
     private var outbounds: [ChatClientID: ChatOutbound] = [:]
     /// Outbounds given lines by the event being handled, written when it is done.
@@ -62,19 +65,28 @@ public actor ChatServer: Service {
         state.linkPeers = configuration.links
         // No per-address limit in the listener: it could only close a connection, where the
         // chat server tells the client which limit it hit (ChatServerState.connect).
-        listener = StreamListener(
-            host: configuration.host,
-            port: configuration.port,
-            configuration: StreamListener.Configuration(sendBufferSize: configuration.socketSendBuffer))
+        let listening = StreamListener.Configuration(sendBufferSize: configuration.socketSendBuffer)
+        listener = StreamListener(host: configuration.host, port: configuration.port, configuration: listening)
+        tlsListener = configuration.tlsPort.map {
+            StreamListener(host: configuration.host, port: $0, configuration: listening)
+        }
     }
 
     /// The port the server listens on, once started.
     public nonisolated var port: Int? { listener.port }
 
-    /// Binds the listening socket.
+    /// The port that speaks TLS from the first byte, once started.
+    public nonisolated var tlsPort: Int? { tlsListener?.port }
+
+    /// Binds the listening sockets.
     public func start() async throws {
         try await listener.start()
         logger.info("listening", metadata: ["address": "\(listener.localAddress.map { "\($0)" } ?? "?")"])
+        if let tlsListener {
+            try await tlsListener.start()
+            logger.info(
+                "listening with TLS", metadata: ["address": "\(tlsListener.localAddress.map { "\($0)" } ?? "?")"])
+        }
     }
 
     /// Serves connections until ``shutdown(gracePeriod:)``: called directly, or by a
@@ -85,6 +97,15 @@ public actor ChatServer: Service {
         await keepLinksUp()
         await withTaskCancellationOrGracefulShutdownHandler {
             await withDiscardingTaskGroup { group in
+                if let tlsListener {
+                    group.addTask {
+                        await withDiscardingTaskGroup { secure in
+                            for await task in tlsListener.connections {
+                                secure.addTask { await self.serve(task, handshake: true) }
+                            }
+                        }
+                    }
+                }
                 for await task in listener.connections {
                     group.addTask { await self.serve(task) }
                 }
@@ -130,7 +151,9 @@ public actor ChatServer: Service {
             }
         }
         let left = max(0, (deadline - ContinuousClock.now).inSeconds)
+        async let secure: Void? = tlsListener?.shutdown(gracePeriod: left)
         await listener.shutdown(gracePeriod: left)
+        _ = await secure
     }
 
     /// The reason in the last line that ``shutdown(gracePeriod:)`` sends.
@@ -144,20 +167,32 @@ public actor ChatServer: Service {
     /// Clients connected now (registered or not).
     public var clientCount: Int { state.localClientCount }
 
-    private nonisolated func serve(_ task: StreamTask) async {
-        guard let connection = await admit(task) else { return }
+    /// Serves one accepted connection; on the TLS port, after the handshake, which must be
+    /// done within the registration timeout.
+    private nonisolated func serve(_ task: StreamTask, handshake: Bool = false) async {
+        if handshake {
+            guard let tls = configuration.tls else { return task.cancel() }
+            do {
+                try await task.startTLS(asServerWith: tls, timeout: configuration.registrationTimeout.inSeconds)
+            } catch {
+                configuration.logger.notice(
+                    "TLS handshake failed", metadata: ["host": "\(task.host)", "error": "\(error)"])
+                return task.cancel()
+            }
+        }
+        guard let connection = await admit(task, isSecure: handshake) else { return }
         await connection.run()
     }
 
     /// Registers a new connection with the state, or refuses it when the server is full.
-    func admit(_ task: StreamTask) async -> ChatConnection? {
+    func admit(_ task: StreamTask, isSecure: Bool = false) async -> ChatConnection? {
         if shuttingDown {
             await ChatConnection.close(
                 task, lastLine: Self.closingLine(host: task.host, reason: Self.shutdownReason).map { Data($0) })
             return nil
         }
         let (id, outbound) = newConnection(task)
-        let directive = perform(state.connect(id, host: task.host), for: id)
+        let directive = perform(state.connect(id, host: task.host, isSecure: isSecure), for: id)
         flush()
         if case .closed(let lastLine) = directive {
             logger.notice("refused a client", metadata: ["host": "\(task.host)"])

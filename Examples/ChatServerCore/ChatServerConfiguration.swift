@@ -20,8 +20,12 @@ public struct ChatServerConfiguration: Sendable {
     public var port = 6667
     /// How the server presents itself.
     public var identity: ChatServerIdentity
-    /// The certificate and key for STARTTLS; `nil` offers no STARTTLS.
+    /// The certificate and key for STARTTLS (and ``tlsPort``); `nil` offers no STARTTLS.
     public var tls: StreamTLSConfiguration?
+    /// A second port that speaks TLS from the first byte, as ngIRCd's `[SSL] Ports`: for
+    /// clients that connect with TLS at once, and for servers that link with `SSLConnect`;
+    /// 0 picks a free one, `nil` opens none. Needs ``tls``.
+    public var tlsPort: Int?
     /// The most clients at once, registered or not; half of them at most still registering
     /// (``ChatServerState/maximumUnregisteredClients``).
     public var maximumClients = IRCLimits.defaultMaxClients

@@ -89,6 +89,12 @@ struct ChatServerCommand: AsyncParsableCommand {
     @Option(help: "The password both sides of every --link give (ngIRCd's MyPassword and PeerPassword).")
     var linkPassword: String?
 
+    @Option(help: "A file of ngIRCd-style [Server] blocks, one per server to link with (see Protocol.md, section 11).")
+    var linkConfig: String?
+
+    @Option(help: "A second port that speaks TLS from the first byte, for clients and for linking servers.")
+    var tlsPort: Int?
+
     @Flag(name: .shortAndLong, help: "Log every connection and drop.")
     var verbose = false
 
@@ -107,6 +113,12 @@ struct ChatServerCommand: AsyncParsableCommand {
         }
         if noTLS && cert != nil {
             throw ValidationError("--no-tls and --cert contradict each other")
+        }
+        if let tlsPort, !(0...65535).contains(tlsPort) {
+            throw ValidationError("--tls-port must be between 0 and 65535 (got \(tlsPort))")
+        }
+        if tlsPort != nil && noTLS {
+            throw ValidationError("--tls-port needs TLS; it cannot go with --no-tls")
         }
         if !links.isEmpty && linkPassword == nil {
             throw ValidationError("--link needs --link-password")
@@ -189,6 +201,14 @@ struct ChatServerCommand: AsyncParsableCommand {
         if let idleTimeout { configuration.idleTimeout = .seconds(idleTimeout) }
         if let pingTimeout { configuration.pingTimeout = .seconds(pingTimeout) }
         configuration.links = links.compactMap { ChatLinkPeer(argument: $0, password: linkPassword ?? "") }
+        if let linkConfig {
+            do {
+                configuration.links += try ChatLinkConfigurationFile.peers(contentsOf: linkConfig)
+            } catch {
+                throw ValidationError("--link-config \(linkConfig): \(error)")
+            }
+        }
+        configuration.tlsPort = tlsPort
         configuration.logger = Logger(label: "chat-server")
         return configuration
     }

@@ -10,6 +10,20 @@
 /// A server this one may link with, as one of ngIRCd's `[Server]` blocks describes it: its
 /// name, the passwords each side sends, and where to connect when this server links out.
 public struct ChatLinkPeer: Sendable, Hashable {
+    /// How a link this server opens is secured.
+    public enum Security: Sendable, Hashable {
+        /// No TLS.
+        case plaintext
+        /// TLS from the first byte (ngIRCd's `SSLConnect`), the peer's chain checked against the
+        /// system's roots and its name or address against the host connected to.
+        case verified
+        /// TLS from the first byte, the peer's certificate accepted by its SHA-256 alone.
+        case pinned(sha256: [UInt8])
+        /// TLS from the first byte, the peer's chain checked against the certificates in a
+        /// PEM file (a private CA) and its name or address against the host connected to.
+        case certificateAuthority(pemFile: String)
+    }
+
     /// The peer's server name, as its `SERVER` line must give it (`hub.example`).
     public var name: String
     /// Where to connect to; `nil` for a peer that only connects in (ngIRCd's `[Server]`
@@ -21,6 +35,9 @@ public struct ChatLinkPeer: Sendable, Hashable {
     public var myPassword: String
     /// The password the peer must send (ngIRCd's `PeerPassword`).
     public var peerPassword: String
+    /// How a link this server opens to the peer is secured. A link the peer opens is as
+    /// secure as the port it connects to (``ChatServerConfiguration/tlsPort``).
+    public var security = Security.plaintext
 
     /// A peer from its parts. One password for both directions is the usual set-up.
     public init(name: String, host: String? = nil, port: Int? = nil, myPassword: String, peerPassword: String) {

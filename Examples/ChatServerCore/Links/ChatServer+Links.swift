@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+import Logging
 import StreamTaskKit
 
 /// Outgoing links: one loop per peer with an address connects, serves the link until it
@@ -25,10 +26,17 @@ extension ChatServer {
     /// ``ChatServerConfiguration/linkRetryMaximum``), until cancelled.
     private nonisolated func keepLinkUp(to peer: ChatLinkPeer) async {
         guard let host = peer.host, let port = peer.port else { return }
-        let session = configuration.linkSession ?? StreamSession.shared
+        let session: StreamSession
+        do {
+            session = try configuration.session(for: peer)
+        } catch {
+            configuration.logger.error("cannot link", metadata: ["peer": "\(peer.name)", "error": "\(error)"])
+            return
+        }
         var delay = configuration.linkRetryInterval
         while !Task.isCancelled {
             let task = session.streamTask(withHostName: host, port: port)
+            if peer.security != .plaintext { task.startSecureConnection() }
             task.resume()
             guard let connection = await admitLink(task, to: peer) else {
                 task.cancel()
@@ -37,8 +45,10 @@ extension ChatServer {
             let registered = await connection.run()
             if Task.isCancelled { break }
             if registered { delay = configuration.linkRetryInterval }
+            var metadata: Logger.Metadata = ["peer": "\(peer.name)", "in": "\(delay)"]
+            if !registered, let error = task.streamTaskError { metadata["error"] = "\(error.message)" }
             configuration.logger.notice(
-                "link ended; connecting again", metadata: ["peer": "\(peer.name)", "in": "\(delay)"])
+                registered ? "link ended; connecting again" : "link failed; connecting again", metadata: metadata)
             try? await Task.sleep(for: delay)
             if !registered { delay = min(delay * 2, configuration.linkRetryMaximum) }
         }

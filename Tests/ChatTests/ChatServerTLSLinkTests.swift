@@ -1,0 +1,184 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the swift-stream-task-kit open source project
+//
+// Licensed under Apache License v2.0; see LICENSE for license information
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
+import ChatProtocol
+import Foundation
+import Logging
+import NIOConcurrencyHelpers
+import StreamTaskKit
+import StreamTaskTestSupport
+import Testing
+
+@testable import ChatServerCore
+
+/// Links over TLS from the first byte, as ngIRCd's `SSLConnect`: chat-server to ngIRCd's TLS
+/// port with a pinned certificate, ngIRCd to chat-server's `--tls-port`, and a pin that does
+/// not match.
+@Suite(.timeLimit(.minutes(2))) struct ChatServerTLSLinkTests {
+    static let password = "tls-link-secret"
+
+    /// A certificate for `name` in a fresh directory that ngIRCd (running as nobody) can read.
+    private static func certificate(for name: String) throws -> ChatCertificateStore {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("link-tls-\(UUID().uuidString)")
+        let store = ChatCertificateStore(directory: directory)
+        _ = try store.loadOrCreate(commonName: name)
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: store.privateKeyFile.path)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: directory.path)
+        return store
+    }
+
+    private static func startChat(
+        links: [ChatLinkPeer], tls: StreamTLSConfiguration? = nil, logs: LogRecorder? = nil
+    ) async throws -> (server: ChatServer, running: Task<Void, Never>) {
+        var configuration = ChatServerConfiguration(
+            identity: ChatServerIdentity(
+                serverName: "chat.test", networkName: "Linked Chat", createdText: "today", offersSTARTTLS: false),
+            tls: tls)
+        configuration.host = "127.0.0.1"
+        configuration.port = 0
+        configuration.tlsPort = tls == nil ? nil : 0
+        configuration.links = links
+        configuration.linkRetryInterval = .milliseconds(200)
+        if let logs { configuration.logger = Logger(label: "chat-server") { _ in logs.handler() } }
+        let server = ChatServer(configuration: configuration)
+        try await server.start()
+        return (server, Task { await server.run() })
+    }
+
+    private static func until(_ seconds: Double = 20, _ condition: @Sendable () async -> Bool) async -> Bool {
+        let deadline = ContinuousClock.now + .seconds(seconds)
+        while ContinuousClock.now < deadline {
+            if await condition() { return true }
+            try? await Task.sleep(for: .milliseconds(50))
+        }
+        return await condition()
+    }
+
+    /// One user on each side shares a channel over the link.
+    private static func talk(chatPort: Int, ngircdPort: Int) async throws {
+        let alice = IRCTestClient(port: chatPort)
+        try await alice.register("alice")
+        try await alice.join("#tls")
+        let bob = IRCTestClient(port: ngircdPort)
+        try await bob.register("bob")
+        try await bob.join("#tls")
+        try await bob.send("PRIVMSG #tls :over TLS")
+        let heard = try await alice.waitFor("bob's line") { $0.command == "PRIVMSG" && $0.sourceNickname == "bob" }
+        #expect(heard.parameters == ["#tls", "over TLS"])
+        await alice.close()
+        await bob.close()
+    }
+
+    @Test func chatServerLinksToNgircdsTLSPortPinnedToItsCertificate() async throws {
+        let store = try Self.certificate(for: "ngircd.test")
+        defer { try? FileManager.default.removeItem(at: store.directory) }
+        let pin = try #require(
+            try store.loadOrCreate(commonName: "ngircd.test").tls.certificateChain.first?.sha256Fingerprint)
+        let ngircd = try await NgircdServer.start(
+            certificateFile: store.certificateFile.path, keyFile: store.privateKeyFile.path,
+            extra: "[Server]\nName = chat.test\nMyPassword = \(Self.password)\nPeerPassword = \(Self.password)")
+        let ngircdTLSPort = try #require(ngircd.tlsPort as Int?)
+        var peer = ChatLinkPeer(
+            name: "ngircd.test", host: "127.0.0.1", port: ngircdTLSPort, myPassword: Self.password,
+            peerPassword: Self.password)
+        peer.security = .pinned(sha256: pin)
+        let chat = try await Self.startChat(links: [peer])
+        #expect(await Self.until { await chat.server.linkedServers == ["ngircd.test"] }, "\(ngircd.process.output)")
+        try await Self.talk(chatPort: try #require(chat.server.port), ngircdPort: ngircd.port)
+        await chat.server.shutdown()
+        await chat.running.value
+        await ngircd.stop()
+    }
+
+    @Test func aPinThatDoesNotMatchKeepsTheLinkDownAndSaysWhy() async throws {
+        let store = try Self.certificate(for: "ngircd.test")
+        defer { try? FileManager.default.removeItem(at: store.directory) }
+        let ngircd = try await NgircdServer.start(
+            certificateFile: store.certificateFile.path, keyFile: store.privateKeyFile.path,
+            extra: "[Server]\nName = chat.test\nMyPassword = \(Self.password)\nPeerPassword = \(Self.password)")
+        let ngircdTLSPort = try #require(ngircd.tlsPort as Int?)
+        var peer = ChatLinkPeer(
+            name: "ngircd.test", host: "127.0.0.1", port: ngircdTLSPort, myPassword: Self.password,
+            peerPassword: Self.password)
+        peer.security = .pinned(sha256: [UInt8](repeating: 0xAB, count: 32))
+        let logs = LogRecorder()
+        let chat = try await Self.startChat(links: [peer], logs: logs)
+        // Two failed attempts: the keeper goes on trying, and says why each time.
+        #expect(await Self.until { logs.messages(containing: "link failed").count >= 2 }, "\(logs.all)")
+        let failure = try #require(logs.messages(containing: "link failed").first)
+        #expect(failure.lowercased().contains("pin"), "\(failure)")
+        #expect(await chat.server.linkedServers.isEmpty)
+        await chat.server.shutdown()
+        await chat.running.value
+        await ngircd.stop()
+    }
+
+    @Test func ngircdLinksInWithSSLConnectToTheTLSPort() async throws {
+        let store = try Self.certificate(for: "chat.test")
+        defer { try? FileManager.default.removeItem(at: store.directory) }
+        let tls = try store.loadOrCreate(commonName: "chat.test").tls
+        let chat = try await Self.startChat(
+            links: [ChatLinkPeer(name: "ngircd.test", myPassword: Self.password, peerPassword: Self.password)], tls: tls
+        )
+        let tlsPort = try #require(chat.server.tlsPort)
+        // ngIRCd will not start without a key of its own, even to connect out; it checks
+        // nothing of ours here (SSLVerify = no), as the test is of chat-server's TLS port.
+        let own = try Self.certificate(for: "ngircd.test")
+        defer { try? FileManager.default.removeItem(at: own.directory) }
+        let ngircd = try await NgircdServer.start(
+            certificateFile: own.certificateFile.path, keyFile: own.privateKeyFile.path,
+            extra: """
+                [Server]
+                Name = chat.test
+                Host = 127.0.0.1
+                Port = \(tlsPort)
+                SSLConnect = yes
+                SSLVerify = no
+                MyPassword = \(Self.password)
+                PeerPassword = \(Self.password)
+                """)
+        #expect(await Self.until(30) { await chat.server.linkedServers == ["ngircd.test"] }, "\(ngircd.process.output)")
+        try await Self.talk(chatPort: try #require(chat.server.port), ngircdPort: ngircd.port)
+        await chat.server.shutdown()
+        await chat.running.value
+        await ngircd.stop()
+    }
+}
+
+/// Keeps what a logger is told, for tests that wait for a log line.
+final class LogRecorder: Sendable {
+    private let lines = NIOLockedValueBox<[String]>([])
+
+    /// Every line so far: the message and its metadata.
+    var all: [String] { lines.withLockedValue { $0 } }
+
+    /// The lines that contain `text`.
+    func messages(containing text: String) -> [String] {
+        all.filter { $0.contains(text) }
+    }
+
+    /// A handler that records into this recorder.
+    func handler() -> Handler { Handler(recorder: self) }
+
+    struct Handler: LogHandler {
+        let recorder: LogRecorder
+        var metadata: Logger.Metadata = [:]
+        var logLevel: Logger.Level = .trace
+
+        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+            get { metadata[key] }
+            set { metadata[key] = newValue }
+        }
+
+        func log(event: LogEvent) {
+            let details = (event.metadata ?? [:]).sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
+            recorder.lines.withLockedValue { $0.append(([event.message.description] + details).joined(separator: " ")) }
+        }
+    }
+}
