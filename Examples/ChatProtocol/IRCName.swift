@@ -17,6 +17,18 @@ public enum IRCName {
         return bytes.dropFirst().allSatisfy { isLetterOrSpecial($0) || ASCII.isDigit($0) || $0 == UInt8(ascii: "-") }
     }
 
+    /// Whether another server's nickname can be taken as it is: 1 to `maxLength` bytes of
+    /// printable ASCII that cannot be read as a channel, a mask, a prefix or a list. Servers
+    /// differ in length and first characters (ngIRCd passes on `9lives`), so a link is not held
+    /// to this server's own rule.
+    public static func isAcceptableRemoteNickname(_ nickname: String, maxLength: Int = 64) -> Bool {
+        let bytes = nickname.utf8
+        guard let first = bytes.first, bytes.count <= maxLength, first != UInt8(ascii: "#"),
+            first != UInt8(ascii: ":"), first != UInt8(ascii: "&")
+        else { return false }
+        return bytes.allSatisfy { $0 > 0x20 && $0 < 0x7F && !"!@*?,".utf8.contains($0) }
+    }
+
     /// Whether `channel` is a valid channel name: `#` and at least one more byte, at most
     /// `maxLength` bytes, without NUL, BEL, CR, LF, space, comma or `:`.
     public static func isValidChannelName(_ channel: String, maxLength: Int = IRCLimits.channelNameLength) -> Bool {

@@ -197,8 +197,8 @@ import Testing
         try register(1, "alice")
         _ = try linkHub()
         let actions = try say(":hub.test NICK alice 1 ~a elsewhere 1 + :Other Alice", from: hub)
-        #expect(sent(actions, to: hub) == [":chat.test KILL alice :chat.test (Nick collision)"])
-        #expect(closeReason(actions, of: 1) == "Killed (chat.test (Nick collision))")
+        #expect(sent(actions, to: hub) == [":chat.test KILL alice :Nick collision"])
+        #expect(closeReason(actions, of: 1) == "Nick collision")
         #expect(state.client(named: "alice") == nil)
     }
 

@@ -120,12 +120,14 @@ extension ChatServerState {
 
     /// `NICK <nick> <hopcount> <user> <host> <token> <modes> :<real name>`: a user behind the
     /// link. A nickname the network has already is a collision, resolved as ngIRCd does:
-    /// both users are killed, here and on every link, and no one is dropped in silence.
+    /// both users are killed, here and on every link, and no one is dropped in silence. The
+    /// nickname is taken as the peer gives it (other servers allow other lengths and first
+    /// characters), as long as it cannot be read as something else.
     private mutating func introduceUser(_ message: IRCMessage, on id: ChatClientID, now: Int) -> [ChatServerAction] {
         let parameters = message.parameters
         guard let hopCount = Int(parameters[1]), let token = Int(parameters[4]),
             let server = links[id]?.tokens[token] ?? servers[Self.folded(server: message.sourceNickname ?? "")]?.name,
-            IRCName.isValidNickname(parameters[0])
+            IRCName.isAcceptableRemoteNickname(parameters[0])
         else { return needMoreParameters("NICK", on: id) }
         let nickname = parameters[0]
         if let existing = client(named: nickname) {
@@ -146,11 +148,9 @@ extension ChatServerState {
     /// Two users with one nickname: `KILL` goes to every link (the one that introduced the
     /// second removes it, the others the first), and the first leaves here.
     private mutating func collision(_ existing: ChatServerClient, with nickname: String) -> [ChatServerAction] {
-        let me = identity.serverName
         let reason = "Nick collision"
-        var actions = relayToLinks(IRCMessage(source: me, "KILL", nickname, "\(me) (\(reason))"))
-        actions += removeUser(existing.id, reason: "Killed (\(me) (\(reason)))")
-        return actions
+        return relayToLinks(IRCMessage(source: identity.serverName, "KILL", nickname, reason))
+            + removeUser(existing.id, reason: reason)
     }
 
     /// Takes user `id` off the network without telling the links (they hear a `KILL` or a
@@ -174,10 +174,10 @@ extension ChatServerState {
         _ message: IRCMessage, from source: LinkSource, on id: ChatClientID
     ) -> [ChatServerAction] {
         guard case .user(let user) = source, let nickname = message.parameters.first,
-            IRCName.isValidNickname(nickname), let old = user.nickname
+            IRCName.isAcceptableRemoteNickname(nickname), let old = user.nickname
         else { return needMoreParameters("NICK", on: id) }
         if let existing = client(named: nickname), existing.id != user.id {
-            return collision(existing, with: nickname) + removeUser(user.id, reason: "Killed (Nick collision)")
+            return collision(existing, with: nickname) + removeUser(user.id, reason: "Nick collision")
         }
         nicknames[caseMapping.folded(old)] = nil
         nicknames[caseMapping.folded(nickname)] = user.id
