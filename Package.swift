@@ -263,7 +263,8 @@ let package = Package(
                 "ported-upgrade-client",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
-            ]
+            ],
+            exclude: ["Lab"]
         ),
         .testTarget(
             name: "StreamTaskDNSSDTests",

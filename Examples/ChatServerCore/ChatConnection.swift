@@ -63,6 +63,7 @@ struct ChatConnection: Sendable {
         }
         var registered = false
         var everRegistered = false
+        var isLink = false
         var lastLine = connectedAt
         var pingSent = false
         var atEOF = false
@@ -89,8 +90,12 @@ struct ChatConnection: Sendable {
                 case .proceed(let isRegistered):
                     registered = isRegistered
                     everRegistered = everRegistered || isRegistered
-                    // A server link carries a whole network's lines: no flood limit.
-                    if received.isLink { bucket = nil }
+                    // A server link carries a whole network's lines: no flood limit, and
+                    // timeouts of its own.
+                    if received.isLink {
+                        bucket = nil
+                        isLink = true
+                    }
                     // Someone it sent to is behind: read no more of this client until they
                     // catch up (or are found to have stopped reading).
                     for outbound in received.congested {
@@ -146,17 +151,18 @@ struct ChatConnection: Sendable {
 
             // Decide how long to wait for the next bytes.
             let now = clock.now
+            let idleTimeout = isLink ? configuration.linkIdleTimeout : configuration.idleTimeout
+            let pingTimeout = isLink ? configuration.linkPingTimeout : configuration.pingTimeout
             var deadline: ContinuousClock.Instant
             var expiry: String?
             if !registered {
                 deadline = connectedAt + configuration.registrationTimeout
                 expiry = "Registration timed out"
             } else if pingSent {
-                deadline = lastLine + configuration.idleTimeout + configuration.pingTimeout
-                let seconds = (configuration.idleTimeout + configuration.pingTimeout).components.seconds
-                expiry = "Ping timeout: \(seconds) seconds"
+                deadline = lastLine + idleTimeout + pingTimeout
+                expiry = "Ping timeout: \((idleTimeout + pingTimeout).components.seconds) seconds"
             } else {
-                deadline = lastLine + configuration.idleTimeout
+                deadline = lastLine + idleTimeout
                 expiry = nil
             }
             if deadline <= now {

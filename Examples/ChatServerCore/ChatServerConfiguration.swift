@@ -73,6 +73,10 @@ public struct ChatServerConfiguration: Sendable {
     /// doubles after each failure, up to ``linkRetryMaximum``, and starts over once a link
     /// has registered.
     public var linkRetryInterval: Duration = .seconds(1)
+    /// Time without a line from a linked server before this server sends it `PING`.
+    public var linkIdleTimeout = IRCLimits.idleTimeout
+    /// Time after that `PING` before the link is given up (a netsplit).
+    public var linkPingTimeout = IRCLimits.pingTimeout
     /// The longest wait between attempts to link out.
     public var linkRetryMaximum: Duration = .seconds(60)
     /// Where the server logs connections and drops; nothing by default (the command line sets

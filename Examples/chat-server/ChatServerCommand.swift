@@ -79,6 +79,15 @@ struct ChatServerCommand: AsyncParsableCommand {
     @Option(help: .hidden)
     var pingTimeout: Double?
 
+    @Option(help: .hidden)
+    var linkRetryMaximum: Double?
+
+    @Option(help: .hidden)
+    var linkIdleTimeout: Double?
+
+    @Option(help: .hidden)
+    var linkPingTimeout: Double?
+
     @Option(
         name: .customLong("link"),
         help: ArgumentHelp(
@@ -209,6 +218,12 @@ struct ChatServerCommand: AsyncParsableCommand {
             }
         }
         configuration.tlsPort = tlsPort
+        if let linkIdleTimeout { configuration.linkIdleTimeout = .seconds(linkIdleTimeout) }
+        if let linkPingTimeout { configuration.linkPingTimeout = .seconds(linkPingTimeout) }
+        if let linkRetryMaximum {
+            configuration.linkRetryMaximum = .seconds(linkRetryMaximum)
+            configuration.linkRetryInterval = min(configuration.linkRetryInterval, .seconds(linkRetryMaximum))
+        }
         configuration.logger = Logger(label: "chat-server")
         return configuration
     }

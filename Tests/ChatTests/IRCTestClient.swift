@@ -30,12 +30,12 @@ actor IRCTestClient {
     /// Whether the server's PINGs are answered as they are read, as a real client does.
     private(set) var answersPings: Bool
 
-    /// Connects to 127.0.0.1:`port`.
+    /// Connects to `host`:`port`.
     init(
-        port: Int, session: StreamSession = StreamSession(configuration: .init(proxy: .direct)),
-        answersPings: Bool = true
+        host: String = "127.0.0.1", port: Int,
+        session: StreamSession = StreamSession(configuration: .init(proxy: .direct)), answersPings: Bool = true
     ) {
-        task = session.streamTask(withHostName: "127.0.0.1", port: port)
+        task = session.streamTask(withHostName: host, port: port)
         task.resume()
         self.answersPings = answersPings
     }

@@ -212,9 +212,11 @@ public final class RouteLab: Sendable {
 
     // MARK: Running commands (off the cooperative pool)
 
-    struct LabError: Error, CustomStringConvertible {
-        var message: String
-        var description: String { message }
+    /// A step of building or changing a lab failed.
+    public struct LabError: Error, CustomStringConvertible {
+        public var message: String
+        public var description: String { message }
+        public init(message: String) { self.message = message }
     }
 
     static func mustRun(_ arguments: [String]) async throws {
