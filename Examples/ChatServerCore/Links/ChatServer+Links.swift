@@ -46,7 +46,7 @@ extension ChatServer {
             if Task.isCancelled { break }
             if registered { delay = configuration.linkRetryInterval }
             var metadata: Logger.Metadata = ["peer": "\(peer.name)", "in": "\(delay)"]
-            if !registered, let error = task.streamTaskError { metadata["error"] = "\(error.message)" }
+            if !registered, let error = await Self.completion(of: task) { metadata["error"] = "\(error.message)" }
             configuration.logger.notice(
                 registered ? "link ended; connecting again" : "link failed; connecting again", metadata: metadata)
             try? await Task.sleep(for: delay)
@@ -64,5 +64,14 @@ extension ChatServer {
     /// Every other server of the network, by name.
     public var networkServers: [String] {
         state.servers.values.map(\.name).sorted()
+    }
+
+    /// How `task` ended: waits for its completion (the connection may end a moment before the
+    /// task reports it), and gives its error, if any.
+    private static func completion(of task: StreamTask) async -> StreamTaskError? {
+        for await event in task.events {
+            if case .completed(let error) = event { return error }
+        }
+        return task.streamTaskError
     }
 }
