@@ -15,7 +15,7 @@ import Testing
 @Suite struct ChatLinkConfigurationTests {
     @Test func aCommandLineLinkNamesAPeerAndMaybeWhereToConnect() throws {
         let passive = try #require(ChatLinkPeer(argument: "hub.example", password: "pw"))
-        #expect(passive.name == "hub.example" && !passive.connectsOut && passive.peerPassword == "pw")
+        #expect(passive.name == "hub.example" && !passive.connectsOut && passive.expectedPassword == "pw")
         let active = try #require(ChatLinkPeer(argument: "hub.example=198.18.0.1:6667", password: "pw"))
         #expect(active.host == "198.18.0.1" && active.port == 6667 && active.connectsOut)
         let six = try #require(ChatLinkPeer(argument: "hub.example=[2001:db8::1]:7000", password: "pw"))
@@ -65,7 +65,8 @@ import Testing
                 """)
         #expect(peers.map(\.name) == ["hub.example", "leaf.example", "quiet.example", "ca.example"])
         #expect(peers[0].host == "198.18.0.1" && peers[0].port == 6697)
-        #expect(peers[0].myPassword == "mine" && peers[0].peerPassword == "theirs")
+        // ngIRCd's meaning: MyPassword is what the peer sends, PeerPassword what we send.
+        #expect(peers[0].expectedPassword == "mine" && peers[0].sentPassword == "theirs")
         #expect(peers[0].security == .pinned(sha256: [UInt8](repeating: 0xAB, count: 32)))
         #expect(!peers[1].connectsOut && peers[1].security == .plaintext)
         #expect(!peers[2].connectsOut, "Passive = yes waits for the peer")

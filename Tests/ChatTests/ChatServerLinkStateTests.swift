@@ -21,8 +21,8 @@ import Testing
 
     init() {
         state.linkPeers = [
-            ChatLinkPeer(name: "hub.test", myPassword: "mine", peerPassword: "theirs"),
-            ChatLinkPeer(name: "out.test", host: "127.0.0.1", port: 6667, myPassword: "mine", peerPassword: "theirs"),
+            ChatLinkPeer(name: "hub.test", sentPassword: "mine", expectedPassword: "theirs"),
+            ChatLinkPeer(name: "out.test", host: "127.0.0.1", port: 6667, sentPassword: "mine", expectedPassword: "theirs"),
         ]
     }
 
@@ -207,7 +207,7 @@ import Testing
         _ = try say(":hub.test NICK rudi 1 ~rudi remote.host 1 + :Rudi", from: hub)
         _ = state.connect(11, host: "127.0.0.1")
         _ = try say("PASS theirs 0210-IRC+ chat-server|1:C P", from: 11)
-        state.linkPeers.append(ChatLinkPeer(name: "two.test", myPassword: "mine", peerPassword: "theirs"))
+        state.linkPeers.append(ChatLinkPeer(name: "two.test", sentPassword: "mine", expectedPassword: "theirs"))
         let burst = sent(try say("SERVER two.test 1 :second", from: 11), to: 11)
         #expect(burst.contains(":chat.test SERVER hub.test 2 2 :ngIRCd hub"))
         #expect(burst.contains(":chat.test NICK rudi 2 ~rudi remote.host 2 + Rudi"))
@@ -290,7 +290,7 @@ import Testing
         #expect(state.isRegistered(20))
 
         _ = state.linkOpened(
-            21, to: ChatLinkPeer(name: "else.test", host: "h", port: 1, myPassword: "a", peerPassword: "b"))
+            21, to: ChatLinkPeer(name: "else.test", host: "h", port: 1, sentPassword: "a", expectedPassword: "b"))
         _ = try say("PASS b 0210-IRC+ x|1:", from: 21)
         #expect(closeReason(try say("SERVER other.test 1 :not who we called", from: 21), of: 21) == "Bad password")
         #expect(!state.isLink(21))

@@ -62,14 +62,14 @@ import Testing
 
     @Test func twoChatServersShareAChannelAndSplitCleanly() async throws {
         let first = try await Self.startServer(
-            "one.test", links: [ChatLinkPeer(name: "two.test", myPassword: Self.password, peerPassword: Self.password)])
+            "one.test", links: [ChatLinkPeer(name: "two.test", sentPassword: Self.password, expectedPassword: Self.password)])
         let firstPort = try #require(first.server.port)
         let second = try await Self.startServer(
             "two.test",
             links: [
                 ChatLinkPeer(
-                    name: "one.test", host: "127.0.0.1", port: firstPort, myPassword: Self.password,
-                    peerPassword: Self.password)
+                    name: "one.test", host: "127.0.0.1", port: firstPort, sentPassword: Self.password,
+                    expectedPassword: Self.password)
             ])
         var secondStopped = false
         defer { if !secondStopped { Task { [second] in await Self.stop(second) } } }
@@ -118,19 +118,20 @@ import Testing
     }
 
     @Test func chatServerLinksOutToNgircdAndUsersOfBothTalk() async throws {
+        // Two passwords, one each way: ngIRCd gets its MyPassword and sends its PeerPassword.
         let ngircd = try await NgircdServer.start(
             extra: """
                 [Server]
                 Name = chat.test
-                MyPassword = \(Self.password)
-                PeerPassword = \(Self.password)
+                MyPassword = to-ngircd
+                PeerPassword = to-chat
                 """)
         let chat = try await Self.startServer(
             "chat.test",
             links: [
                 ChatLinkPeer(
-                    name: "ngircd.test", host: "127.0.0.1", port: ngircd.port, myPassword: Self.password,
-                    peerPassword: Self.password)
+                    name: "ngircd.test", host: "127.0.0.1", port: ngircd.port, sentPassword: "to-ngircd",
+                    expectedPassword: "to-chat")
             ])
         #expect(await Self.until { await chat.server.linkedServers == ["ngircd.test"] }, "\(ngircd.process.output)")
         try await Self.talk(
@@ -142,7 +143,7 @@ import Testing
     @Test func ngircdLinksInToChatServer() async throws {
         let chat = try await Self.startServer(
             "chat.test",
-            links: [ChatLinkPeer(name: "ngircd.test", myPassword: Self.password, peerPassword: Self.password)])
+            links: [ChatLinkPeer(name: "ngircd.test", sentPassword: "to-ngircd", expectedPassword: "to-chat")])
         let chatPort = try #require(chat.server.port)
         let ngircd = try await NgircdServer.start(
             extra: """
@@ -150,8 +151,8 @@ import Testing
                 Name = chat.test
                 Host = 127.0.0.1
                 Port = \(chatPort)
-                MyPassword = \(Self.password)
-                PeerPassword = \(Self.password)
+                MyPassword = to-ngircd
+                PeerPassword = to-chat
                 """)
         #expect(await Self.until(30) { await chat.server.linkedServers == ["ngircd.test"] }, "\(ngircd.process.output)")
         try await Self.talk(chatPort: chatPort, ngircdPort: ngircd.port, ngircdName: "ngircd.test")

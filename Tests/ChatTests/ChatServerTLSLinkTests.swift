@@ -85,8 +85,8 @@ import Testing
             extra: "[Server]\nName = chat.test\nMyPassword = \(Self.password)\nPeerPassword = \(Self.password)")
         let ngircdTLSPort = try #require(ngircd.tlsPort as Int?)
         var peer = ChatLinkPeer(
-            name: "ngircd.test", host: "127.0.0.1", port: ngircdTLSPort, myPassword: Self.password,
-            peerPassword: Self.password)
+            name: "ngircd.test", host: "127.0.0.1", port: ngircdTLSPort, sentPassword: Self.password,
+            expectedPassword: Self.password)
         peer.security = .pinned(sha256: pin)
         let chat = try await Self.startChat(links: [peer])
         #expect(await Self.until { await chat.server.linkedServers == ["ngircd.test"] }, "\(ngircd.process.output)")
@@ -104,8 +104,8 @@ import Testing
             extra: "[Server]\nName = chat.test\nMyPassword = \(Self.password)\nPeerPassword = \(Self.password)")
         let ngircdTLSPort = try #require(ngircd.tlsPort as Int?)
         var peer = ChatLinkPeer(
-            name: "ngircd.test", host: "127.0.0.1", port: ngircdTLSPort, myPassword: Self.password,
-            peerPassword: Self.password)
+            name: "ngircd.test", host: "127.0.0.1", port: ngircdTLSPort, sentPassword: Self.password,
+            expectedPassword: Self.password)
         peer.security = .pinned(sha256: [UInt8](repeating: 0xAB, count: 32))
         let logs = LogRecorder()
         let chat = try await Self.startChat(links: [peer], logs: logs)
@@ -124,7 +124,7 @@ import Testing
         defer { try? FileManager.default.removeItem(at: store.directory) }
         let tls = try store.loadOrCreate(commonName: "chat.test").tls
         let chat = try await Self.startChat(
-            links: [ChatLinkPeer(name: "ngircd.test", myPassword: Self.password, peerPassword: Self.password)], tls: tls
+            links: [ChatLinkPeer(name: "ngircd.test", sentPassword: Self.password, expectedPassword: Self.password)], tls: tls
         )
         let tlsPort = try #require(chat.server.tlsPort)
         // ngIRCd will not start without a key of its own, even to connect out; it checks

@@ -11,8 +11,8 @@ import ChatProtocol
 import Foundation
 
 /// The peers of a configuration file written as ngIRCd's: each `[Server]` block is one peer,
-/// with ngIRCd's keys (`Name`, `Host`, `Port`, `MyPassword`, `PeerPassword`, `Passive`,
-/// `SSLConnect`) and two of this server's own for a TLS link: `SSLFingerprint =
+/// with ngIRCd's keys and their meaning (`Name`, `Host`, `Port`, `MyPassword` (the password
+/// the peer must send), `PeerPassword` (the one this server sends), `Passive`, `SSLConnect`) and two of this server's own for a TLS link: `SSLFingerprint =
 /// sha256:<hex>` (a pin) or `SSLCAFile = <PEM file>` (a private CA). Other sections are
 /// skipped, so an `ngircd.conf` can be read as it is; `;` and `#` start comments.
 public enum ChatLinkConfigurationFile {
@@ -92,7 +92,10 @@ public enum ChatLinkConfigurationFile {
         guard let mine = value("mypassword"), let theirs = value("peerpassword"), !mine.isEmpty, !theirs.isEmpty else {
             throw ParseError(line: line, reason: "[Server] \(name) needs MyPassword and PeerPassword")
         }
-        var peer = ChatLinkPeer(name: name, myPassword: mine, peerPassword: theirs)
+        // ngIRCd's meaning: MyPassword is this server's own, which the peer sends; PeerPassword
+        // the peer's, which this server sends. The same block works on both sides of a link
+        // with the two swapped, as in ngIRCd.
+        var peer = ChatLinkPeer(name: name, sentPassword: theirs, expectedPassword: mine)
         if let port = block["port"] {
             guard let number = Int(port.value), (1...65535).contains(number) else {
                 throw ParseError(line: port.line, reason: "Port must be between 1 and 65535")

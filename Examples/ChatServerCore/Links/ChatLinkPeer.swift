@@ -31,21 +31,23 @@ public struct ChatLinkPeer: Sendable, Hashable {
     public var host: String?
     /// The port to connect to.
     public var port: Int?
-    /// The password this server sends in its `PASS` line (ngIRCd's `MyPassword`).
-    public var myPassword: String
-    /// The password the peer must send (ngIRCd's `PeerPassword`).
-    public var peerPassword: String
+    /// The password this server sends in its `PASS` line. (ngIRCd calls it `PeerPassword`:
+    /// the peer's password, which ngIRCd sends to the peer.)
+    public var sentPassword: String
+    /// The password the peer must send. (ngIRCd calls it `MyPassword`: this server's own,
+    /// which the peer must know.)
+    public var expectedPassword: String
     /// How a link this server opens to the peer is secured. A link the peer opens is as
     /// secure as the port it connects to (``ChatServerConfiguration/tlsPort``).
     public var security = Security.plaintext
 
     /// A peer from its parts. One password for both directions is the usual set-up.
-    public init(name: String, host: String? = nil, port: Int? = nil, myPassword: String, peerPassword: String) {
+    public init(name: String, host: String? = nil, port: Int? = nil, sentPassword: String, expectedPassword: String) {
         self.name = name
         self.host = host
         self.port = port
-        self.myPassword = myPassword
-        self.peerPassword = peerPassword
+        self.sentPassword = sentPassword
+        self.expectedPassword = expectedPassword
     }
 
     /// Whether this server connects to the peer (it has an address), rather than waiting for
@@ -61,7 +63,7 @@ public struct ChatLinkPeer: Sendable, Hashable {
             return nil
         }
         guard parts.count == 2 else {
-            self.init(name: name, myPassword: password, peerPassword: password)
+            self.init(name: name, sentPassword: password, expectedPassword: password)
             return
         }
         let address = parts[1]
@@ -71,6 +73,6 @@ public struct ChatLinkPeer: Sendable, Hashable {
         var host = String(address[..<colon])
         if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
         guard !host.isEmpty, !host.contains("[") else { return nil }
-        self.init(name: name, host: host, port: port, myPassword: password, peerPassword: password)
+        self.init(name: name, host: host, port: port, sentPassword: password, expectedPassword: password)
     }
 }

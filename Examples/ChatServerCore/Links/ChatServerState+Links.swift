@@ -26,7 +26,7 @@ extension ChatServerState {
     /// `PASS` and `SERVER`, as this server introduces itself to `peer`.
     func registrationLines(for peer: ChatLinkPeer) -> [IRCMessage] {
         [
-            IRCMessage(command: "PASS", parameters: [peer.myPassword] + Self.linkProtocol),
+            IRCMessage(command: "PASS", parameters: [peer.sentPassword] + Self.linkProtocol),
             IRCMessage(command: "SERVER", parameters: [identity.serverName, "1", serverInfo]),
         ]
     }
@@ -48,7 +48,7 @@ extension ChatServerState {
         }
         let name = context.parameters[0]
         guard let peer = linkPeers.first(where: { Self.folded(server: $0.name) == Self.folded(server: name) }),
-            client.pass.first == peer.peerPassword
+            client.pass.first == peer.expectedPassword
         else {
             context.actions += drop(context.id, reason: "Bad password")
             return
@@ -70,7 +70,7 @@ extension ChatServerState {
     mutating func linkRegistration(_ message: IRCMessage, on id: ChatClientID) -> [ChatServerAction] {
         guard let link = links[id], message.parameters.count >= 2 else { return [] }
         guard Self.folded(server: message.parameters[0]) == Self.folded(server: link.name),
-            link.pass.first == link.peer.peerPassword
+            link.pass.first == link.peer.expectedPassword
         else { return drop(id, reason: "Bad password") }
         guard !knowsServer(link.name) else {
             return drop(id, reason: "ID \"\(link.name)\" already registered")
