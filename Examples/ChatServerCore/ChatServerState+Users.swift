@@ -17,13 +17,13 @@ extension ChatServerState {
         guard let text = context.parameters.first, !text.isEmpty else {
             clients[context.id]?.awayMessage = nil
             context.send(context.replies.reply(.unaway))
-            context.relay(IRCMessage(source: context.replies.client, "AWAY"), to: establishedLinks())
+            context.actions += relayAway(context.replies.client, text: nil)
             return
         }
         let message = IRCLimits.truncated(text, toBytes: IRCLimits.awayLength)
         clients[context.id]?.awayMessage = message
         context.send(context.replies.reply(.nowAway))
-        context.relay(IRCMessage(source: context.replies.client, "AWAY", message), to: establishedLinks())
+        context.actions += relayAway(context.replies.client, text: message)
     }
 
     /// `302` for the first five nicks, each that is here as `nick=+user@host` (`-` when away),

@@ -22,7 +22,8 @@ import Testing
     init() {
         state.linkPeers = [
             ChatLinkPeer(name: "hub.test", sentPassword: "mine", expectedPassword: "theirs"),
-            ChatLinkPeer(name: "out.test", host: "127.0.0.1", port: 6667, sentPassword: "mine", expectedPassword: "theirs"),
+            ChatLinkPeer(
+                name: "out.test", host: "127.0.0.1", port: 6667, sentPassword: "mine", expectedPassword: "theirs"),
         ]
     }
 
@@ -73,15 +74,53 @@ import Testing
             burst == [
                 "PASS mine 0210-IRC+ chat-server|1:C P",
                 "SERVER chat.test 1 :Test Chat",
-                ":chat.test NICK alice 1 alice 127.0.0.1 1 + :alice here",
+                ":chat.test NICK alice 1 alice 127.0.0.1 1 +a :alice here",
                 ":chat.test CHANINFO #chat +n :links today",
                 ":chat.test NJOIN #chat alice",
-                ":alice AWAY lunch",
                 ":chat.test PING chat.test",
             ])
         #expect(state.isLink(hub) && state.isRegistered(hub))
         #expect(state.clients[hub] == nil, "a server is not a client")
         #expect(state.servers["hub.test"]?.hopCount == 1)
+    }
+
+    @Test mutating func awayIsAUserModeForNgircdAndATextForAChatServer() throws {
+        try register(1, "alice")
+        _ = try linkHub()
+        _ = state.connect(11, host: "127.0.0.1")
+        _ = try say("PASS theirs 0210-IRC+ chat-server|1:C P", from: 11)
+        state.linkPeers.append(ChatLinkPeer(name: "two.test", sentPassword: "mine", expectedPassword: "theirs"))
+        _ = try say("SERVER two.test 1 :second", from: 11)
+        let away = try say("AWAY :at lunch", from: 1)
+        #expect(sent(away, to: hub) == [":alice MODE alice +a"])
+        #expect(sent(away, to: 11) == [":alice AWAY :at lunch"])
+        let back = try say("AWAY", from: 1)
+        #expect(sent(back, to: hub) == [":alice MODE alice -a"])
+        #expect(sent(back, to: 11) == [":alice AWAY"])
+        // ngIRCd's away has no text: WHOIS and PRIVMSG say "Away", as ngIRCd does.
+        _ = try say(":hub.test NICK rudi 1 ~rudi remote.host 1 +a :Rudi", from: hub)
+        #expect(sent(try say("PRIVMSG rudi :hi", from: 1), to: 1) == [":chat.test 301 alice rudi Away"])
+        let relayed = try say(":rudi MODE rudi :-a", from: hub)
+        #expect(sent(relayed, to: 11) == [":rudi MODE rudi -a"], "a MODE passes on as it came")
+        #expect(state.client(named: "rudi")?.awayMessage == nil)
+        _ = try say(":two.test NICK zed 1 zed z.host 1 + :Zed", from: 11)
+        #expect(sent(try say(":zed AWAY :coffee", from: 11), to: hub) == [":zed MODE zed +a"])
+        #expect(state.client(named: "zed")?.awayMessage == "coffee")
+    }
+
+    @Test mutating func aSplitSendsOneSquitPerServerFurthestFirst() throws {
+        _ = try linkHub()
+        _ = try say(":hub.test SERVER leaf.test 2 2 :a leaf", from: hub)
+        _ = try say(":leaf.test SERVER twig.test 3 3 :a twig", from: hub)
+        _ = state.connect(11, host: "127.0.0.1")
+        _ = try say("PASS theirs 0210-IRC+ chat-server|1:C P", from: 11)
+        state.linkPeers.append(ChatLinkPeer(name: "two.test", sentPassword: "mine", expectedPassword: "theirs"))
+        _ = try say("SERVER two.test 1 :second", from: 11)
+        #expect(
+            sent(state.disconnect(hub, reason: "gone"), to: 11) == [
+                ":twig.test SQUIT twig.test gone", ":leaf.test SQUIT leaf.test gone", ":hub.test SQUIT hub.test gone",
+            ])
+        #expect(state.servers.keys.sorted() == ["two.test"])
     }
 
     @Test mutating func aWrongPasswordOrAnUnknownServerIsClosedWithItsReason() throws {

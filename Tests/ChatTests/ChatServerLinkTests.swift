@@ -62,7 +62,8 @@ import Testing
 
     @Test func twoChatServersShareAChannelAndSplitCleanly() async throws {
         let first = try await Self.startServer(
-            "one.test", links: [ChatLinkPeer(name: "two.test", sentPassword: Self.password, expectedPassword: Self.password)])
+            "one.test",
+            links: [ChatLinkPeer(name: "two.test", sentPassword: Self.password, expectedPassword: Self.password)])
         let firstPort = try #require(first.server.port)
         let second = try await Self.startServer(
             "two.test",
@@ -160,6 +161,23 @@ import Testing
         await ngircd.stop()
     }
 
+    /// The away text `client`'s `WHOIS` shows for `nick`, asked until it shows one (20 times
+    /// at most); `nil` if it never does.
+    private static func awayText(of nick: String, askedBy client: IRCTestClient) async throws -> String? {
+        for _ in 0..<20 {
+            try await client.send("WHOIS \(nick)")
+            var away: String?
+            while true {
+                let line = try await client.waitFor("WHOIS") { ["301", "318"].contains($0.command) }
+                if line.command == "318" { break }
+                away = line.parameters.last
+            }
+            if let away { return away }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        return nil
+    }
+
     /// alice on chat-server and bob on ngIRCd share a channel, message each other, see each
     /// other's nick change and quit.
     private static func talk(chatPort: Int, ngircdPort: Int, ngircdName: String) async throws {
@@ -189,6 +207,16 @@ import Testing
         #expect(try await alice.waitFor(command: "312").parameters.dropFirst(2).first == ngircdName)
         try await bob.send("WHOIS alice")
         #expect(try await bob.waitFor(command: "312").parameters.dropFirst(2).first == "chat.test")
+
+        // Away crosses the link as ngIRCd carries it, a user mode without the text.
+        // (The asker's server hears of it over the link a moment after the `306`: ask until
+        // it has.)
+        try await alice.send("AWAY :tea")
+        try await alice.waitFor(command: "306")
+        #expect(try await awayText(of: "alice", askedBy: bob) == "Away")
+        try await bob.send("AWAY :lunch")
+        try await bob.waitFor(command: "306")
+        #expect(try await awayText(of: "bob", askedBy: alice) == "Away")
 
         try await bob.send("NICK robert")
         #expect(try await heard(alice, "NICK", from: "bob").parameters == ["robert"])

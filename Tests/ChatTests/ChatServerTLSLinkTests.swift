@@ -124,7 +124,8 @@ import Testing
         defer { try? FileManager.default.removeItem(at: store.directory) }
         let tls = try store.loadOrCreate(commonName: "chat.test").tls
         let chat = try await Self.startChat(
-            links: [ChatLinkPeer(name: "ngircd.test", sentPassword: Self.password, expectedPassword: Self.password)], tls: tls
+            links: [ChatLinkPeer(name: "ngircd.test", sentPassword: Self.password, expectedPassword: Self.password)],
+            tls: tls
         )
         let tlsPort = try #require(chat.server.tlsPort)
         // ngIRCd will not start without a key of its own, even to connect out; it checks

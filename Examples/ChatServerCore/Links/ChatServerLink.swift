@@ -31,6 +31,13 @@ public struct ChatServerLink: Sendable, Hashable {
     /// The peer's name.
     public var name: String { peer.name }
 
+    /// Whether the peer is a chat-server, which takes `AWAY` with its text from a link. ngIRCd
+    /// refuses `AWAY` from a server (`451`) and carries away as the user mode `+a`, without
+    /// the text.
+    public var carriesAwayText: Bool {
+        pass.count > 2 && pass[2].hasPrefix("chat-server|")
+    }
+
     /// Whether the peer said it speaks ngIRCd's `IRC+` extensions with `flag` (`C` for
     /// `CHANINFO`, …), in the version field of its `PASS`.
     public func peerSupports(_ flag: Character) -> Bool {

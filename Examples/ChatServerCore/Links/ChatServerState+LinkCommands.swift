@@ -139,6 +139,7 @@ extension ChatServerState {
             remote: remoteID, nickname: nickname, userName: parameters[2], host: parameters[3],
             realName: parameters[6], server: server, link: id, hopCount: hopCount, now: now)
         user.isInvisible = parameters[5].contains("i")
+        if parameters[5].contains("a") { user.awayMessage = Self.unknownAwayText }
         clients[remoteID] = user
         nicknames[caseMapping.folded(nickname)] = remoteID
         countUsers()

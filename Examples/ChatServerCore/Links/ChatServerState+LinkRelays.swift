@@ -111,6 +111,12 @@ extension ChatServerState {
                 case "+": adding = true
                 case "-": adding = false
                 case "i": clients[user.id]?.isInvisible = adding
+                case "a":
+                    if !adding {
+                        clients[user.id]?.awayMessage = nil
+                    } else if clients[user.id]?.awayMessage == nil {
+                        clients[user.id]?.awayMessage = Self.unknownAwayText
+                    }
                 default: break
                 }
             }
@@ -161,7 +167,7 @@ extension ChatServerState {
         guard case .user(let user) = source else { return [] }
         let text = message.parameters.first ?? ""
         clients[user.id]?.awayMessage = text.isEmpty ? nil : text
-        return relayToLinks(message, except: id)
+        return relayAway(user.nickname ?? "*", text: text.isEmpty ? nil : text, except: id)
     }
 
     /// `:<user> PRIVMSG|NOTICE <target> :<text>`: to the local members of a channel and on to

@@ -126,9 +126,12 @@ extension ChatServerState {
                 lines.append(IRCMessage(source: me, "TOPIC", channel.name, topic).fitted())
             }
         }
-        for user in users {
-            if let away = user.awayMessage, let nickname = user.nickname {
-                lines.append(IRCMessage(source: nickname, "AWAY", away))
+        // Away is in the NICK line's modes; a chat-server also gets the text.
+        if links[id]?.carriesAwayText == true {
+            for user in users {
+                if let away = user.awayMessage, let nickname = user.nickname {
+                    lines.append(IRCMessage(source: nickname, "AWAY", away))
+                }
             }
         }
         lines.append(IRCMessage(source: me, "PING", me))
@@ -142,7 +145,9 @@ extension ChatServerState {
             source: identity.serverName, command: "NICK",
             parameters: [
                 user.nickname ?? "*", String(user.hopCount + 1), user.userName ?? "*", user.host,
-                String(token(of: user.server)), user.isInvisible ? "+i" : "+", user.realName,
+                String(token(of: user.server)),
+                "+" + (user.isInvisible ? "i" : "") + (user.awayMessage == nil ? "" : "a"),
+                user.realName,
             ])
     }
 
@@ -178,8 +183,11 @@ extension ChatServerState {
             actions += removeRemote(user.id, quit: quitReason)
         }
         for name in folded { servers[name] = nil }
-        actions += relayToLinks(
-            IRCMessage(source: identity.serverName, "SQUIT", server.name, reason).fitted(), except: origin)
+        // One SQUIT per server gone, the furthest first, each from the server itself, as
+        // ngIRCd sends them.
+        for lost in gone.reversed() {
+            actions += relayToLinks(IRCMessage(source: lost, "SQUIT", lost, reason).fitted(), except: origin)
+        }
         return actions
     }
 

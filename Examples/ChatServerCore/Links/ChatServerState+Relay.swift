@@ -24,6 +24,27 @@ extension ChatServerState {
         return targets.isEmpty ? [] : [.broadcast(targets, message)]
     }
 
+    /// That `nickname` is away with `text`, or back (`nil`), for every established link but
+    /// `excluded`: `AWAY` with the text to a chat-server, the user mode `+a`/`-a` to others.
+    func relayAway(_ nickname: String, text: String?, except excluded: ChatClientID? = nil) -> [ChatServerAction] {
+        let targets = establishedLinks(except: excluded)
+        let texting = targets.filter { links[$0]?.carriesAwayText == true }
+        let moding = targets.filter { links[$0]?.carriesAwayText != true }
+        var actions: [ChatServerAction] = []
+        if !texting.isEmpty {
+            let away = IRCMessage(source: nickname, command: "AWAY", parameters: text.map { [$0] } ?? [])
+            actions.append(.broadcast(texting, away))
+        }
+        if !moding.isEmpty {
+            actions.append(
+                .broadcast(moding, IRCMessage(source: nickname, "MODE", nickname, text == nil ? "-a" : "+a")))
+        }
+        return actions
+    }
+
+    /// The away text of a remote user whose server says only that it is away (`+a`).
+    static let unknownAwayText = "Away"
+
     /// The links behind which `channel` has members, each once, without `excluded`: a
     /// channel message goes only where someone can read it.
     func links(toMembersOf channel: ChatChannel, except excluded: ChatClientID? = nil) -> [ChatClientID] {
