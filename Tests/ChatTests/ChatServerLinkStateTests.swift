@@ -131,7 +131,7 @@ import Testing
 
         _ = state.connect(11, host: "127.0.0.1")
         _ = try say("PASS theirs 0210-IRC+ ngIRCd|26.1:CHLMSXZ PZ", from: 11)
-        #expect(closeReason(try say("SERVER stranger.test :who", from: 11), of: 11) == "Bad password")
+        #expect(closeReason(try say("SERVER stranger.test :who", from: 11), of: 11) == "Server not configured here")
         #expect(state.servers.isEmpty)
     }
 
@@ -230,6 +230,36 @@ import Testing
         // A channel that has a topic keeps it.
         _ = try say(":hub.test CHANINFO #remote +nt :another", from: hub)
         #expect(state.channels["#remote"]?.topic == "remote topic")
+    }
+
+    @Test mutating func aBigChannelsMembersTakeSeveralNjoinLines() throws {
+        state.maximumClients = 100
+        for id in 101...160 {
+            try register(id, "member\(id)-with-a-long-nickname".prefix(30).description)
+            _ = try say("JOIN #big", from: id)
+        }
+        let burst = try linkHub().filter { $0.contains(" NJOIN ") }
+        #expect(burst.count > 1)
+        var members: [String] = []
+        for line in burst {
+            #expect(line.utf8.count + 2 <= 512, "\(line.utf8.count) bytes")
+            members += (try IRCMessage(parsing: line)).parameters[1].split(separator: ",").map(String.init)
+        }
+        #expect(members.count == 60 && Set(members).count == 60)
+    }
+
+    @Test mutating func invitesAndVersionQueriesCrossTheLinkAndOperatorNoticesAreIgnored() throws {
+        try register(1, "alice")
+        _ = try linkHub()
+        _ = try say(":hub.test NICK rudi 1 ~rudi remote.host 1 + :Rudi", from: hub)
+        #expect(
+            sent(try say(":rudi INVITE alice #secret", from: hub), to: 1) == [
+                ":rudi!~rudi@remote.host INVITE alice #secret"
+            ])
+        let version = sent(try say(":rudi VERSION chat.test", from: hub), to: hub)
+        #expect(version.first?.hasPrefix(":chat.test 351 rudi ") == true, "\(version)")
+        #expect(try say(":hub.test WALLOPS :an operator's notice", from: hub).isEmpty)
+        #expect(try say(":hub.test METADATA rudi host :cloaked", from: hub).isEmpty)
     }
 
     @Test mutating func aNickCollisionKillsBothAndDropsNoOneInSilence() throws {
@@ -331,7 +361,9 @@ import Testing
         _ = state.linkOpened(
             21, to: ChatLinkPeer(name: "else.test", host: "h", port: 1, sentPassword: "a", expectedPassword: "b"))
         _ = try say("PASS b 0210-IRC+ x|1:", from: 21)
-        #expect(closeReason(try say("SERVER other.test 1 :not who we called", from: 21), of: 21) == "Bad password")
+        #expect(
+            closeReason(try say("SERVER other.test 1 :not who we called", from: 21), of: 21)
+                == "Server not configured here")
         #expect(!state.isLink(21))
     }
 }

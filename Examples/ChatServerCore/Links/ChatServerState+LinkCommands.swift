@@ -52,6 +52,11 @@ extension ChatServerState {
         case "AWAY": return away(message, from: source, on: id)
         case "PRIVMSG", "NOTICE": return privateMessage(message, from: source, on: id)
         case "WHOIS": return whois(message, from: source, on: id, now: now)
+        case "INVITE": return invite(message, from: source, on: id)
+        case "VERSION": return version(message, from: source, on: id)
+        case "WALLOPS", "METADATA", "SERVICE", "SQUERY":
+            // Operator notices, services and metadata, which this server has none of.
+            return []
         case "PING":
             return [.send(id, IRCMessage(source: me, "PONG", me, message.parameters.first ?? me))]
         case "PONG", "ERROR":

@@ -217,6 +217,30 @@ extension ChatServerState {
         return lines.map { .send(id, $0) }
     }
 
+    /// `:<user> INVITE <nick> <channel>`: shown to a local user, passed on toward a remote one.
+    func invite(_ message: IRCMessage, from source: LinkSource, on id: ChatClientID) -> [ChatServerAction] {
+        guard case .user = source, message.parameters.count >= 2, let invited = client(named: message.parameters[0])
+        else { return [] }
+        if let link = invited.link { return link == id ? [] : [.send(link, message)] }
+        var shown = message
+        shown.source = prefix(of: source)
+        return [.send(invited.id, shown)]
+    }
+
+    /// `:<user> VERSION <server>`: answered with `351` and `005` for the user when it names
+    /// this server, else passed on toward the server it names.
+    func version(_ message: IRCMessage, from source: LinkSource, on id: ChatClientID) -> [ChatServerAction] {
+        guard case .user(let asker) = source else { return [] }
+        if let target = message.parameters.first,
+            Self.folded(server: target) != Self.folded(server: identity.serverName)
+        {
+            guard let link = whoisLink(for: target), link.id != id else { return [] }
+            return [.send(link.id, message)]
+        }
+        let replies = IRCReplyBuilder(server: identity.serverName, client: asker.nickname ?? "*")
+        return version(replies).map { .send(id, $0) }
+    }
+
     /// A numeric reply for a user: delivered to a local one, passed on toward a remote one.
     func numeric(_ message: IRCMessage, on id: ChatClientID) -> [ChatServerAction] {
         guard let target = message.parameters.first, let recipient = client(named: target) else { return [] }

@@ -31,6 +31,11 @@ extension ChatServerState {
         ]
     }
 
+    /// Why a server's link is refused when no peer of that name is configured (ngIRCd's words).
+    static let notConfiguredReason = "Server not configured here"
+    /// Why a server's link is refused when its password is not the one expected.
+    static let badPasswordReason = "Bad password"
+
     /// This server's description in `SERVER` lines: the network's name.
     var serverInfo: String { identity.networkName }
 
@@ -47,10 +52,12 @@ extension ChatServerState {
             return
         }
         let name = context.parameters[0]
-        guard let peer = linkPeers.first(where: { Self.folded(server: $0.name) == Self.folded(server: name) }),
-            client.pass.first == peer.expectedPassword
-        else {
-            context.actions += drop(context.id, reason: "Bad password")
+        guard let peer = linkPeers.first(where: { Self.folded(server: $0.name) == Self.folded(server: name) }) else {
+            context.actions += drop(context.id, reason: Self.notConfiguredReason)
+            return
+        }
+        guard client.pass.first == peer.expectedPassword else {
+            context.actions += drop(context.id, reason: Self.badPasswordReason)
             return
         }
         guard !knowsServer(name) else {
@@ -69,9 +76,10 @@ extension ChatServerState {
     /// and the password the one its `PASS` gave.
     mutating func linkRegistration(_ message: IRCMessage, on id: ChatClientID) -> [ChatServerAction] {
         guard let link = links[id], message.parameters.count >= 2 else { return [] }
-        guard Self.folded(server: message.parameters[0]) == Self.folded(server: link.name),
-            link.pass.first == link.peer.expectedPassword
-        else { return drop(id, reason: "Bad password") }
+        guard Self.folded(server: message.parameters[0]) == Self.folded(server: link.name) else {
+            return drop(id, reason: Self.notConfiguredReason)
+        }
+        guard link.pass.first == link.peer.expectedPassword else { return drop(id, reason: Self.badPasswordReason) }
         guard !knowsServer(link.name) else {
             return drop(id, reason: "ID \"\(link.name)\" already registered")
         }
@@ -121,7 +129,7 @@ extension ChatServerState {
             if channelInfo, let topic = channel.topic {
                 lines.append(IRCMessage(source: me, "CHANINFO", channel.name, "+n", topic).fitted())
             }
-            lines.append(IRCMessage(source: me, "NJOIN", channel.name, members.joined(separator: ",")))
+            lines += Self.njoinLines(from: me, channel: channel.name, members: members)
             if !channelInfo, let topic = channel.topic {
                 lines.append(IRCMessage(source: me, "TOPIC", channel.name, topic).fitted())
             }
@@ -136,6 +144,29 @@ extension ChatServerState {
         }
         lines.append(IRCMessage(source: me, "PING", me))
         return lines.map { .send(id, $0) }
+    }
+
+    /// `NJOIN` lines for `members` of `channel`, as many as it takes to keep each within the
+    /// 512 bytes of a line.
+    static func njoinLines(from server: String, channel: String, members: [String]) -> [IRCMessage] {
+        // ":server NJOIN #channel :" and CR LF, with room to spare.
+        let room = IRCLimits.lineLength - server.utf8.count - channel.utf8.count - 20
+        var lines: [IRCMessage] = []
+        var current: [String] = []
+        var length = 0
+        for member in members {
+            if !current.isEmpty, length + 1 + member.utf8.count > room {
+                lines.append(IRCMessage(source: server, "NJOIN", channel, current.joined(separator: ",")))
+                current = []
+                length = 0
+            }
+            length += (current.isEmpty ? 0 : 1) + member.utf8.count
+            current.append(member)
+        }
+        if !current.isEmpty {
+            lines.append(IRCMessage(source: server, "NJOIN", channel, current.joined(separator: ",")))
+        }
+        return lines
     }
 
     /// The server-form `NICK` that introduces `user` to a link: `NICK <nick> <hopcount>
