@@ -55,9 +55,11 @@ import Testing
 
     /// `client` waits for a `command` from `nick` and returns it.
     private static func heard(
-        _ client: IRCTestClient, _ command: String, from nick: String
+        _ client: IRCTestClient, _ command: String, from nick: String, timeout: TimeInterval = 10
     ) async throws -> IRCMessage {
-        try await client.waitFor("\(command) from \(nick)") { $0.command == command && $0.sourceNickname == nick }
+        try await client.waitFor("\(command) from \(nick)", timeout: timeout) {
+            $0.command == command && $0.sourceNickname == nick
+        }
     }
 
     @Test func twoChatServersShareAChannelAndSplitCleanly() async throws {
@@ -159,6 +161,77 @@ import Testing
         try await Self.talk(chatPort: chatPort, ngircdPort: ngircd.port, ngircdName: "ngircd.test")
         await Self.stop(chat)
         await ngircd.stop()
+    }
+
+    /// A linked server that floods a channel slows down (it is read no faster than the others
+    /// take its lines); it takes no one down: the users here and the server linked beside it
+    /// get every line, and no link is dropped.
+    @Test func aFloodingLinkTakesNoOneDown() async throws {
+        let first = try await Self.startServer(
+            "one.test",
+            links: [
+                ChatLinkPeer(name: "two.test", sentPassword: Self.password, expectedPassword: Self.password),
+                ChatLinkPeer(name: "flood.test", sentPassword: Self.password, expectedPassword: Self.password),
+            ])
+        let firstPort = try #require(first.server.port)
+        let second = try await Self.startServer(
+            "two.test",
+            links: [
+                ChatLinkPeer(
+                    name: "one.test", host: "127.0.0.1", port: firstPort, sentPassword: Self.password,
+                    expectedPassword: Self.password)
+            ])
+        #expect(await Self.until { await first.server.linkedServers == ["two.test"] })
+        let alice = IRCTestClient(port: firstPort)
+        try await alice.register("alice")
+        try await alice.join("#flood")
+        let bob = IRCTestClient(port: try #require(second.server.port))
+        try await bob.register("bob")
+        try await bob.join("#flood")
+        _ = try await Self.heard(alice, "JOIN", from: "bob")
+
+        // The flooding server links in, brings a user into the channel, and sends 50,000
+        // lines as fast as the socket takes them.
+        let flood = IRCTestClient(port: firstPort)
+        try await flood.send("PASS \(Self.password) 0210-IRC+ flood|1: P")
+        try await flood.send("SERVER flood.test 1 :a flood")
+        try await flood.send(":flood.test NICK flooder 1 f flood.host 1 + :Flooder")
+        try await flood.send(":flood.test NJOIN #flood :flooder")
+        _ = try await Self.heard(bob, "JOIN", from: "flooder")
+        let total = 50_000
+        let sending = Task {
+            var batch = [UInt8]()
+            for index in 1...total {
+                batch += Array(":flooder PRIVMSG #flood :flood line \(index)\r\n".utf8)
+                if index % 1_000 == 0 {
+                    try await flood.sendRaw(batch)
+                    batch = []
+                }
+            }
+        }
+        // Both read at once, as real clients do.
+        async let aliceGot = Self.linesInOrder(alice, from: "flooder", count: total)
+        async let bobGot = Self.linesInOrder(bob, from: "flooder", count: total)
+        #expect(try await aliceGot == total)
+        #expect(try await bobGot == total)
+        try await sending.value
+        #expect(await first.server.linkedServers.sorted() == ["flood.test", "two.test"])
+        #expect(await second.server.networkServers == ["flood.test", "one.test"])
+        await flood.close()
+        await alice.close()
+        await bob.close()
+        await Self.stop(second)
+        await Self.stop(first)
+    }
+
+    /// How many of `count` lines `flood line <n>` from `nick` `client` reads, in order, before
+    /// the first that is not the next one.
+    private static func linesInOrder(_ client: IRCTestClient, from nick: String, count: Int) async throws -> Int {
+        for index in 1...count {
+            let line = try await heard(client, "PRIVMSG", from: nick, timeout: 60)
+            guard line.parameters.last == "flood line \(index)" else { return index - 1 }
+        }
+        return count
     }
 
     /// The away text `client`'s `WHOIS` shows for `nick`, asked until it shows one (20 times
