@@ -249,6 +249,32 @@ def rows(r):
                 "none: for comparison",
                 "-",
             ])
+    if "net-stk3.deliveries" in r and "net-ngircd3.deliveries" in r:
+        def network(name):
+            return (f"{fmt(g(name + '.deliveries_per_second'), '/s')} deliveries, "
+                    f"{g(name + '.server_cpu_seconds_per_million'):.2f} CPU s per million summed over the servers, "
+                    f"{'no loss' if g(name + '.ok') == 1 else 'LOSS/ERRORS'}")
+        stk_cpu, ng_cpu = g("net-stk3.server_cpu_seconds_per_million"), g("net-ngircd3.server_cpu_seconds_per_million")
+        stk_rate, ng_rate = g("net-stk3.deliveries_per_second"), g("net-ngircd3.deliveries_per_second")
+        out.append([
+            "chat network, 3 linked servers, 200 clients each, 10 senders",
+            "3 chat-servers " + network("net-stk3"),
+            "3 ngIRCd " + network("net-ngircd3"),
+            f"CPU {fmt(ratio(stk_cpu, ng_cpu), 'x')}, rate {fmt(ratio(stk_rate, ng_rate), 'x')} of ngIRCd",
+            "CPU <= ngIRCd's, rate >= ngIRCd's, no loss",
+            verdict(stk_cpu <= ng_cpu and stk_rate >= ng_rate and g("net-stk3.ok") == 1),
+        ])
+        if "net-stk1.deliveries" in r and "net-ngircd1.deliveries" in r:
+            out.append([
+                "chat network: what linking costs (3 linked servers against 1, same load per server)",
+                f"chat-server CPU per delivery {fmt(ratio(stk_cpu, g('net-stk1.server_cpu_seconds_per_million')), 'x')}, "
+                f"rate {fmt(ratio(stk_rate, g('net-stk1.deliveries_per_second')), 'x')} of one server's",
+                f"ngIRCd CPU per delivery {fmt(ratio(ng_cpu, g('net-ngircd1.server_cpu_seconds_per_million')), 'x')}, "
+                f"rate {fmt(ratio(ng_rate, g('net-ngircd1.deliveries_per_second')), 'x')} of one server's",
+                f"one server: chat-server {fmt(g('net-stk1.deliveries_per_second'), '/s')}, ngIRCd {fmt(g('net-ngircd1.deliveries_per_second'), '/s')}",
+                "none: for comparison",
+                "-",
+            ])
     return out
 
 
@@ -271,7 +297,8 @@ def failures(r):
     """What makes a run fail outright, apart from goals missed: messages lost, repeated or
     reordered, or allocations risen over the threshold."""
     found = []
-    for name in ("stk-fanout", "ngircd-fanout", "stk-latency", "ngircd-latency", "floor-latency"):
+    for name in ("stk-fanout", "ngircd-fanout", "stk-latency", "ngircd-latency", "floor-latency", "net-stk3",
+                 "net-ngircd3", "net-stk1", "net-ngircd1"):
         if f"{name}.ok" in r and r[f"{name}.ok"] != 1:
             found.append(f"{name}: messages lost, repeated or reordered, or clients dropped")
     if "alloc.check_status" in r and int(r["alloc.check_status"]) not in (0, 4):

@@ -5,7 +5,7 @@
 #
 #   scripts/bench.sh                 # the issue's sizes (about 10 minutes after the build)
 #   BENCH_QUICK=1 scripts/bench.sh   # small sizes, for trying the machinery
-#   BENCH_ONLY="bulk rtt" scripts/bench.sh   # a subset: bulk rtt fanout tls idle alloc chat
+#   BENCH_ONLY="bulk rtt" scripts/bench.sh   # a subset: bulk rtt fanout tls idle alloc chat network
 #
 # Every step has a time limit; traffic goes to 127.0.0.1 only; the script stops only the
 # processes it started, by their PIDs.
@@ -15,7 +15,7 @@ root="$PWD"
 source scripts/lib.sh
 
 quick="${BENCH_QUICK:-}"
-only="${BENCH_ONLY:-bulk rtt fanout tls idle alloc chat}"
+only="${BENCH_ONLY:-bulk rtt fanout tls idle alloc chat network}"
 if [[ -n "$quick" ]]; then
     bulk_bytes=$((128 << 20)); rtt_count=10000; rounds=2; bulk_rounds=3; rtt_rounds=2; idle_count=1000
     chat_messages=500; chat_seconds=3; flood_messages=500; fanout_messages=2000
@@ -271,6 +271,137 @@ if wants chat; then
         name="$(basename "$file" .all)"
         python3 scripts/bench-report.py --chat-median "$file" | while read -r key value; do
             record "${name#chat-}.$key" "$value"
+        done
+    done
+fi
+
+# --- network: the same fan-out over three linked servers, chat-server against ngIRCd -------------
+# servers_linked PORT COUNT: until LINKS on the server at PORT lists COUNT servers (at most 60 s).
+servers_linked() {
+    python3 - "$1" "$2" <<'PY'
+import socket, sys, time
+port, wanted = int(sys.argv[1]), int(sys.argv[2])
+deadline = time.monotonic() + 60
+while time.monotonic() < deadline:
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=5) as s:
+            s.sendall(b"NICK linkprobe\r\nUSER linkprobe 0 * :probe\r\n")
+            data, asked = b"", False
+            while True:
+                chunk = s.recv(65536)
+                if not chunk:
+                    break
+                data += chunk
+                if not asked and (b" 376 " in data or b" 422 " in data):
+                    s.sendall(b"LINKS\r\n")
+                    asked = True
+                if asked and b" 365 " in data:
+                    break
+            if data.count(b" 364 ") >= wanted:
+                s.sendall(b"QUIT\r\n")
+                sys.exit(0)
+    except OSError:
+        pass
+    time.sleep(0.5)
+sys.exit(1)
+PY
+}
+# start_ngircd_named NAME PORT BLOCKS: one more ngIRCd, as start_ngircd, with [Server] blocks.
+start_ngircd_named() {
+    local name="$1" port="$2" blocks="$3" dir="$work/ngircd-$1"
+    mkdir -p "$dir"
+    {
+        echo "[Global]"
+        echo "Name = $name"
+        echo "Info = ngIRCd for the benchmarks"
+        echo "Listen = 127.0.0.1"
+        echo "Ports = $port"
+        echo "MotdPhrase = bench"
+        if [[ "$(id -u)" -eq 0 ]]; then echo "ServerUID = 65534"; echo "ServerGID = 65534"; fi
+        echo "[Limits]"
+        echo "MaxConnectionsIP = 0"
+        echo "MaxJoins = 0"
+        echo "MaxPenaltyTime = 0"
+        echo "ConnectRetry = 5"
+        echo "[Options]"
+        echo "PAM = no"
+        echo "Ident = no"
+        echo "DNS = no"
+        printf '%b' "$blocks"
+    } >"$dir/ngircd.conf"
+    /usr/sbin/ngircd -n -f "$dir/ngircd.conf" >"$dir/ngircd.log" 2>&1 &
+    net_pids+=("$!")
+    pids+=("$!")
+    wait_listening "$port"
+}
+# start_chat_network / start_ngircd_network COUNT: COUNT servers on 127.0.0.1, the others linked
+# to the first; sets net_ports and net_pids.
+start_chat_network() {
+    local count="$1" hub_port i links=()
+    net_ports=(); net_pids=()
+    hub_port="$(free_port)"
+    for i in $(seq 2 "$count"); do links+=(--link "s$i.bench"); done
+    for i in $(seq "$count"); do
+        local port_i extra=()
+        if [[ "$i" -eq 1 ]]; then port_i="$hub_port"; extra=(${links[@]+"${links[@]}"})
+        else port_i="$(free_port)"; extra=(--link "s1.bench=127.0.0.1:$hub_port"); fi
+        "$bin/chat-server" --host 127.0.0.1 --port "$port_i" --server-name "s$i.bench" --no-flood-limit \
+            --no-advertise --no-tls --max-clients 1000 --max-per-address 0 --link-password bench \
+            ${extra[@]+"${extra[@]}"} >"$work/net-chat-$i.log" 2>&1 &
+        net_pids+=("$!"); pids+=("$!")
+        net_ports+=("$port_i")
+        wait_listening "$port_i"
+    done
+    [[ "$count" -eq 1 ]] || servers_linked "$hub_port" "$count"
+}
+start_ngircd_network() {
+    local count="$1" hub_port i blocks=""
+    net_ports=(); net_pids=()
+    hub_port="$(free_port)"
+    for i in $(seq 2 "$count"); do
+        blocks+="[Server]\nName = n$i.bench\nMyPassword = bench\nPeerPassword = bench\n"
+    done
+    start_ngircd_named n1.bench "$hub_port" "$blocks"
+    net_ports+=("$hub_port")
+    for i in $(seq 2 "$count"); do
+        local port_i
+        port_i="$(free_port)"
+        start_ngircd_named "n$i.bench" "$port_i" \
+            "[Server]\nName = n1.bench\nHost = 127.0.0.1\nPort = $hub_port\nMyPassword = bench\nPeerPassword = bench\n"
+        net_ports+=("$port_i")
+    done
+    [[ "$count" -eq 1 ]] || servers_linked "$hub_port" "$count"
+}
+stop_network() {
+    local pid
+    for pid in ${net_pids[@]+"${net_pids[@]}"}; do
+        kill "$pid" 2>/dev/null || true
+        wait "$pid" 2>/dev/null || true
+        pids=("${pids[@]/$pid}")
+    done
+    net_pids=()
+}
+if wants network; then
+    say "network: 200 clients per server and 10 senders, over 3 linked chat-servers and 3 linked ngIRCd, and 1 of each"
+    for round in $(seq "$chat_rounds"); do
+        for setup in stk3 ngircd3 stk1 ngircd1; do
+            count="${setup: -1}"
+            case "$setup" in
+            stk*) start_chat_network "$count" ;;
+            ngircd*) start_ngircd_network "$count" ;;
+            esac
+            ports_list="$(IFS=,; echo "${net_ports[*]}")"
+            pids_list="$(IFS=,; echo "${net_pids[*]}")"
+            say "network round $round: $setup, $chat_messages messages per sender"
+            timeout 900 "$work/chatload" --port "$ports_list" --server-pid "$pids_list" --clients $((200 * count)) \
+                --senders 10 --procs 4 --timeout 600 --messages "$chat_messages" >"$work/net-$setup.out" || true
+            cat "$work/net-$setup.out" >>"$work/net-$setup.all"
+            stop_network
+        done
+    done
+    for setup in stk3 ngircd3 stk1 ngircd1; do
+        python3 scripts/bench-report.py --chat-median "$work/net-$setup.all" | while read -r key value; do
+            record "net-$setup.$key" "$value"
         done
     done
 fi

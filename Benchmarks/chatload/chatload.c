@@ -17,8 +17,12 @@
 //   paced    (--rate R --seconds S): R messages a second in total, spread evenly over the
 //            senders, for S seconds; every delivery's latency goes into a histogram.
 //
+// With several ports (--port P1,P2,P3: servers linked into one network) client i connects to
+// the (i mod n)-th, so clients and senders are spread evenly over the servers.
+//
 // With --server-pid it reads the server's CPU time (utime+stime from /proc/PID/stat) when the
-// senders start and when the last delivery has arrived. It prints "RESULT name value" lines.
+// senders start and when the last delivery has arrived (several PIDs, comma-separated: their
+// sum). It prints "RESULT name value" lines.
 // Everything it does is bounded: --timeout seconds for the run, 60 s for connecting.
 #define _GNU_SOURCE
 #include <errno.h>
@@ -45,10 +49,12 @@
 #define LINE_MAX_BYTES 8192
 #define HISTOGRAM_US 1000000 /* 1 µs buckets up to 1 s; later ones go to the overflow bucket */
 
-static int port, clients = 200, senders = 10, procs = 4, window = 16, timeout_s = 120;
+#define MAX_SERVERS 16
+static int ports[MAX_SERVERS], port_count = 0;
+static int server_pids[MAX_SERVERS], server_pid_count = 0;
+static int clients = 200, senders = 10, procs = 4, window = 16, timeout_s = 120;
 static long messages = 0;      /* fan-out: per sender */
 static double rate = 0, seconds = 0; /* paced */
-static int server_pid = 0;
 static const char *channel = "#bench";
 
 typedef struct {
@@ -251,10 +257,10 @@ static int read_client(client_t *c, char *buffer) {
     }
 }
 
-static int connect_client(void) {
+static int connect_client(int index) {
     int fd = socket(AF_INET, SOCK_STREAM, 0);
     if (fd < 0) die("socket");
-    struct sockaddr_in address = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+    struct sockaddr_in address = {.sin_family = AF_INET, .sin_port = htons((uint16_t)ports[index % port_count])};
     inet_pton(AF_INET, "127.0.0.1", &address.sin_addr);
     if (connect(fd, (struct sockaddr *)&address, sizeof address) < 0) die("connect");
     int one = 1;
@@ -309,7 +315,7 @@ static void run_worker(int worker, int report_fd, int control_fd) {
     for (int i = worker; i < clients; i += procs) {
         client_t *c = &mine[count++];
         c->index = i;
-        c->fd = connect_client();
+        c->fd = connect_client(c->index);
         c->last = calloc((size_t)senders, sizeof *c->last);
         struct epoll_event event = {.events = EPOLLIN, .data.ptr = c};
         epoll_ctl(epoll_fd, EPOLL_CTL_ADD, c->fd, &event);
@@ -436,9 +442,36 @@ static void run_worker(int worker, int report_fd, int control_fd) {
     }
 }
 
+/* The CPU seconds of every server, summed; -1 if one cannot be read. */
+static double servers_cpu(void) {
+    double total = 0;
+    for (int i = 0; i < server_pid_count; i++) {
+        double cpu = process_cpu(server_pids[i]);
+        if (cpu < 0) return -1;
+        total += cpu;
+    }
+    return total;
+}
+
+/* Parses "a,b,c" into at most MAX_SERVERS positive numbers; returns how many, or -1. */
+static int parse_list(const char *value, int *into) {
+    int count = 0;
+    const char *p = value;
+    while (*p) {
+        char *end;
+        long number = strtol(p, &end, 10);
+        if (end == p || number <= 0 || number > 0x7fffffff || count == MAX_SERVERS) return -1;
+        into[count++] = (int)number;
+        if (*end == ',') end++;
+        else if (*end) return -1;
+        p = end;
+    }
+    return count;
+}
+
 static void usage(void) {
     fprintf(stderr,
-            "usage: chatload --port P [--clients 200] [--senders 10] [--procs 4] [--server-pid PID]\n"
+            "usage: chatload --port P[,P…] [--clients 200] [--senders 10] [--procs 4] [--server-pid PID[,PID…]]\n"
             "                (--messages M [--window 16, 0 for an open loop] | --rate R --seconds S)\n"
             "                [--timeout 120]\n");
     exit(64);
@@ -447,7 +480,7 @@ static void usage(void) {
 int main(int argc, char **argv) {
     for (int i = 1; i + 1 < argc; i += 2) {
         const char *name = argv[i], *value = argv[i + 1];
-        if (!strcmp(name, "--port")) port = atoi(value);
+        if (!strcmp(name, "--port")) port_count = parse_list(value, ports);
         else if (!strcmp(name, "--clients")) clients = atoi(value);
         else if (!strcmp(name, "--senders")) senders = atoi(value);
         else if (!strcmp(name, "--procs")) procs = atoi(value);
@@ -456,11 +489,11 @@ int main(int argc, char **argv) {
         else if (!strcmp(name, "--rate")) rate = atof(value);
         else if (!strcmp(name, "--seconds")) seconds = atof(value);
         else if (!strcmp(name, "--timeout")) timeout_s = atoi(value);
-        else if (!strcmp(name, "--server-pid")) server_pid = atoi(value);
+        else if (!strcmp(name, "--server-pid")) server_pid_count = parse_list(value, server_pids);
         else if (!strcmp(name, "--channel")) channel = value;
         else usage();
     }
-    if (port <= 0 || window < 0 || clients < 2 || clients > MAX_CLIENTS || senders < 1 || senders > MAX_SENDERS ||
+    if (port_count <= 0 || server_pid_count < 0 || window < 0 || clients < 2 || clients > MAX_CLIENTS || senders < 1 || senders > MAX_SENDERS ||
         senders >= clients || procs < 1 || procs > MAX_PROCS || (messages <= 0 && (rate <= 0 || seconds <= 0)))
         usage();
     if (clients < 2 * procs) usage();
@@ -489,7 +522,7 @@ int main(int argc, char **argv) {
         read_all(report[w], &ready, 1);
     }
     fprintf(stderr, "chatload: %d clients joined %s in %.2f s\n", clients, channel, mono() - setup_start);
-    double server_cpu_at_go = server_pid ? process_cpu(server_pid) : 0;
+    double server_cpu_at_go = server_pid_count ? servers_cpu() : 0;
     double go_at = mono();
     for (int w = 0; w < procs; w++) write_all(control[w], "G", 1);
 
@@ -515,7 +548,7 @@ int main(int argc, char **argv) {
         for (int i = 0; i < HISTOGRAM_US; i++) merged[i] += part[i];
     }
     /* Every worker has reported, so the last delivery has arrived: the server's CPU time now. */
-    server_cpu_at_done = server_pid ? process_cpu(server_pid) : 0;
+    server_cpu_at_done = server_pid_count ? servers_cpu() : 0;
     for (int w = 0; w < procs; w++) write_all(control[w], "Q", 1);
     for (int w = 0; w < procs; w++) waitpid(pids[w], NULL, 0);
 
@@ -531,7 +564,7 @@ int main(int argc, char **argv) {
     printf("RESULT seconds %.6f\n", elapsed);
     printf("RESULT deliveries_per_second %.1f\n", deliveries / elapsed);
     printf("RESULT load_cpu_seconds %.3f\n", load_cpu);
-    if (server_pid) {
+    if (server_pid_count) {
         double server_cpu = server_cpu_at_done - server_cpu_at_go;
         printf("RESULT server_cpu_seconds %.3f\n", server_cpu);
         printf("RESULT server_cpu_seconds_per_million %.4f\n", server_cpu / (deliveries / 1e6));
