@@ -136,7 +136,7 @@ final class ProxyProcess: @unchecked Sendable {
         let ready = await offCooperativePool { () -> Bool in
             let deadline = Date().addingTimeInterval(15)
             while Date() < deadline && child.isRunning() {
-                if canConnect(port: port) { return true }
+                if canConnectToLoopback(port: port) { return true }
                 usleep(20_000)
             }
             return false
@@ -207,21 +207,6 @@ final class ProxyProcess: @unchecked Sendable {
     }
 
     /// Whether a TCP connection to 127.0.0.1:`port` succeeds now.
-    private static func canConnect(port: Int) -> Bool {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { return false }
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let result = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        return result == 0
-    }
 }
 
 /// A server-speaks-first target: on accept it sends `greeting` at once, then echoes every line,
