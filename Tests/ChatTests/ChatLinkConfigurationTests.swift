@@ -94,6 +94,9 @@ import Testing
         #expect(
             error("[Server]\nName = a\nMyPassword = x\nPeerPassword = y\nSSLConnect = yes\nSSLFingerprint = md5:00")?
                 .line == 6)
+        #expect(
+            error("[Server]\nName = a\nMyPassword = x\nPeerPassword = y\nSSLConnect = yes\nSSLVerify = no")?.line
+                == 6, "no certificate check is refused, not ignored")
         #expect(error("[Server\nName = a")?.line == 1)
         #expect(error("[Server]\nName a") == .init(line: 2, reason: "expected Key = Value"))
         #expect(error("[Global]\nwhatever here is skipped\n") == nil)

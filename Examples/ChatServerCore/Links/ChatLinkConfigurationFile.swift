@@ -71,8 +71,8 @@ public enum ChatLinkConfigurationFile {
 
     private static func peer(from block: [String: (value: String, line: Int)], at line: Int) throws -> ChatLinkPeer {
         let known: Set<String> = [
-            "name", "host", "port", "mypassword", "peerpassword", "passive", "sslconnect", "sslfingerprint",
-            "sslcafile",
+            "name", "host", "port", "mypassword", "peerpassword", "passive", "sslconnect", "sslverify",
+            "sslfingerprint", "sslcafile",
         ]
         if let unknown = block.first(where: { !known.contains($0.key) && !ignoredKeys.contains($0.key) }) {
             throw ParseError(line: unknown.value.line, reason: "unknown key in [Server]: \(unknown.key)")
@@ -116,6 +116,11 @@ public enum ChatLinkConfigurationFile {
                 peer.security = .pinned(sha256: digest)
             } else if let file = value("sslcafile") {
                 peer.security = .certificateAuthority(pemFile: file)
+            } else if block["sslverify"] != nil, try !yes("sslverify") {
+                // ngIRCd's SSLVerify = no accepts any certificate; this server always checks one.
+                throw ParseError(
+                    line: block["sslverify"]?.line ?? line,
+                    reason: "SSLVerify = no is not supported: give SSLFingerprint (a pin) or SSLCAFile")
             } else {
                 peer.security = .verified
             }
