@@ -81,10 +81,11 @@ final class ChatNetworkLab: Sendable {
         self.impairment = impairment
     }
 
-    /// Builds the lab (one at a time in this process), its server links impaired when
+    /// Builds the lab (one lab of namespaces at a time in this process, route labs included),
+    /// its server links impaired when
     /// `impairment` is given.
     static func create(impairment: Impairment? = nil) async throws -> ChatNetworkLab {
-        await LabTurn.shared.enter()
+        await LabGate.shared.enter()
         await removeLeftovers()
         let pid = getpid()
         do {
@@ -99,7 +100,7 @@ final class ChatNetworkLab: Sendable {
             }
             return lab
         } catch {
-            await LabTurn.shared.leave()
+            await LabGate.shared.leave()
             throw error
         }
     }
@@ -183,7 +184,7 @@ final class ChatNetworkLab: Sendable {
     /// Removes every namespace (and with them their links) and the test's door.
     func remove() async {
         await tearDown()
-        await LabTurn.shared.leave()
+        await LabGate.shared.leave()
     }
 
     private func tearDown() async {
@@ -255,24 +256,5 @@ final class ChatNetworkLab: Sendable {
             if !taken.contains(subnet), !addresses.contains(net), !routes.contains(net) { return subnet }
         }
         throw RouteLab.LabError(message: "no unused /24 in 198.19.0.0/16")
-    }
-}
-
-/// Lets one ``ChatNetworkLab`` exist at a time in this process.
-actor LabTurn {
-    static let shared = LabTurn()
-    private var busy = false
-    private var waiting: [CheckedContinuation<Void, Never>] = []
-
-    func enter() async {
-        if !busy {
-            busy = true
-            return
-        }
-        await withCheckedContinuation { waiting.append($0) }
-    }
-
-    func leave() {
-        if waiting.isEmpty { busy = false } else { waiting.removeFirst().resume() }
     }
 }

@@ -20,39 +20,6 @@ import Testing
 @Suite(.timeLimit(.minutes(2))) struct ChatServerLinkTests {
     static let password = "link-secret"
 
-    /// A started chat-server named `name` with `links`, and the task that runs it.
-    private static func startServer(
-        _ name: String, links: [ChatLinkPeer]
-    ) async throws -> (server: ChatServer, running: Task<Void, Never>) {
-        var configuration = ChatServerConfiguration(
-            identity: ChatServerIdentity(
-                serverName: name, networkName: "Linked Chat", createdText: "today", offersSTARTTLS: false))
-        configuration.host = "127.0.0.1"
-        configuration.port = 0
-        configuration.links = links
-        configuration.linkRetryInterval = .milliseconds(200)
-        let server = ChatServer(configuration: configuration)
-        try await server.start()
-        return (server, Task { await server.run() })
-    }
-
-    private static func stop(_ server: (server: ChatServer, running: Task<Void, Never>)) async {
-        await server.server.shutdown()
-        await server.running.value
-    }
-
-    /// Waits until `condition` holds on the server (polling; the link registers on its own).
-    private static func until(
-        _ seconds: Double = 20, _ condition: @Sendable () async -> Bool
-    ) async -> Bool {
-        let deadline = ContinuousClock.now + .seconds(seconds)
-        while ContinuousClock.now < deadline {
-            if await condition() { return true }
-            try? await Task.sleep(for: .milliseconds(50))
-        }
-        return await condition()
-    }
-
     /// `client` waits for a `command` from `nick` and returns it.
     private static func heard(
         _ client: IRCTestClient, _ command: String, from nick: String, timeout: TimeInterval = 10
@@ -63,11 +30,11 @@ import Testing
     }
 
     @Test func twoChatServersShareAChannelAndSplitCleanly() async throws {
-        let first = try await Self.startServer(
+        let first = try await LinkedChatServer.start(
             "one.test",
             links: [ChatLinkPeer(name: "two.test", sentPassword: Self.password, expectedPassword: Self.password)])
         let firstPort = try #require(first.server.port)
-        let second = try await Self.startServer(
+        let second = try await LinkedChatServer.start(
             "two.test",
             links: [
                 ChatLinkPeer(
@@ -75,8 +42,8 @@ import Testing
                     expectedPassword: Self.password)
             ])
         var secondStopped = false
-        defer { if !secondStopped { Task { [second] in await Self.stop(second) } } }
-        #expect(await Self.until { await first.server.linkedServers == ["two.test"] }, "the link registered")
+        defer { if !secondStopped { Task { [second] in await second.stop() } } }
+        #expect(await pollUntil { await first.server.linkedServers == ["two.test"] }, "the link registered")
 
         let alice = IRCTestClient(port: firstPort)
         try await alice.register("alice")
@@ -109,7 +76,7 @@ import Testing
         #expect(link.parameters[2] == "one.test")
 
         // two.test goes away: alice sees bob quit with the two servers' names.
-        await Self.stop(second)
+        await second.stop()
         secondStopped = true
         #expect(try await Self.heard(alice, "QUIT", from: "bob").parameters == ["one.test two.test"])
         #expect(await first.server.networkServers.isEmpty)
@@ -117,7 +84,7 @@ import Testing
         #expect(try await alice.waitFor(command: "353").parameters.last == "alice")
         await alice.close()
         await bob.close()
-        await Self.stop(first)
+        await first.stop()
     }
 
     @Test func chatServerLinksOutToNgircdAndUsersOfBothTalk() async throws {
@@ -129,22 +96,22 @@ import Testing
                 MyPassword = to-ngircd
                 PeerPassword = to-chat
                 """)
-        let chat = try await Self.startServer(
+        let chat = try await LinkedChatServer.start(
             "chat.test",
             links: [
                 ChatLinkPeer(
                     name: "ngircd.test", host: "127.0.0.1", port: ngircd.port, sentPassword: "to-ngircd",
                     expectedPassword: "to-chat")
             ])
-        #expect(await Self.until { await chat.server.linkedServers == ["ngircd.test"] }, "\(ngircd.process.output)")
+        #expect(await pollUntil { await chat.server.linkedServers == ["ngircd.test"] }, "\(ngircd.process.output)")
         try await Self.talk(
             chatPort: try #require(chat.server.port), ngircdPort: ngircd.port, ngircdName: "ngircd.test")
-        await Self.stop(chat)
+        await chat.stop()
         await ngircd.stop()
     }
 
     @Test func ngircdLinksInToChatServer() async throws {
-        let chat = try await Self.startServer(
+        let chat = try await LinkedChatServer.start(
             "chat.test",
             links: [ChatLinkPeer(name: "ngircd.test", sentPassword: "to-ngircd", expectedPassword: "to-chat")])
         let chatPort = try #require(chat.server.port)
@@ -157,9 +124,9 @@ import Testing
                 MyPassword = to-ngircd
                 PeerPassword = to-chat
                 """)
-        #expect(await Self.until(30) { await chat.server.linkedServers == ["ngircd.test"] }, "\(ngircd.process.output)")
+        #expect(await pollUntil(30) { await chat.server.linkedServers == ["ngircd.test"] }, "\(ngircd.process.output)")
         try await Self.talk(chatPort: chatPort, ngircdPort: ngircd.port, ngircdName: "ngircd.test")
-        await Self.stop(chat)
+        await chat.stop()
         await ngircd.stop()
     }
 
@@ -167,21 +134,21 @@ import Testing
     /// take its lines); it takes no one down: the users here and the server linked beside it
     /// get every line, and no link is dropped.
     @Test func aFloodingLinkTakesNoOneDown() async throws {
-        let first = try await Self.startServer(
+        let first = try await LinkedChatServer.start(
             "one.test",
             links: [
                 ChatLinkPeer(name: "two.test", sentPassword: Self.password, expectedPassword: Self.password),
                 ChatLinkPeer(name: "flood.test", sentPassword: Self.password, expectedPassword: Self.password),
             ])
         let firstPort = try #require(first.server.port)
-        let second = try await Self.startServer(
+        let second = try await LinkedChatServer.start(
             "two.test",
             links: [
                 ChatLinkPeer(
                     name: "one.test", host: "127.0.0.1", port: firstPort, sentPassword: Self.password,
                     expectedPassword: Self.password)
             ])
-        #expect(await Self.until { await first.server.linkedServers == ["two.test"] })
+        #expect(await pollUntil { await first.server.linkedServers == ["two.test"] })
         let alice = IRCTestClient(port: firstPort)
         try await alice.register("alice")
         try await alice.join("#flood")
@@ -220,8 +187,8 @@ import Testing
         await flood.close()
         await alice.close()
         await bob.close()
-        await Self.stop(second)
-        await Self.stop(first)
+        await second.stop()
+        await first.stop()
     }
 
     /// How many of `count` lines `flood line <n>` from `nick` `client` reads, in order, before

@@ -33,33 +33,6 @@ import Testing
         return store
     }
 
-    private static func startChat(
-        links: [ChatLinkPeer], tls: StreamTLSConfiguration? = nil, logs: LogRecorder? = nil
-    ) async throws -> (server: ChatServer, running: Task<Void, Never>) {
-        var configuration = ChatServerConfiguration(
-            identity: ChatServerIdentity(
-                serverName: "chat.test", networkName: "Linked Chat", createdText: "today", offersSTARTTLS: false),
-            tls: tls)
-        configuration.host = "127.0.0.1"
-        configuration.port = 0
-        configuration.tlsPort = tls == nil ? nil : 0
-        configuration.links = links
-        configuration.linkRetryInterval = .milliseconds(200)
-        if let logs { configuration.logger = Logger(label: "chat-server") { _ in logs.handler() } }
-        let server = ChatServer(configuration: configuration)
-        try await server.start()
-        return (server, Task { await server.run() })
-    }
-
-    private static func until(_ seconds: Double = 20, _ condition: @Sendable () async -> Bool) async -> Bool {
-        let deadline = ContinuousClock.now + .seconds(seconds)
-        while ContinuousClock.now < deadline {
-            if await condition() { return true }
-            try? await Task.sleep(for: .milliseconds(50))
-        }
-        return await condition()
-    }
-
     /// One user on each side shares a channel over the link.
     private static func talk(chatPort: Int, ngircdPort: Int) async throws {
         let alice = IRCTestClient(port: chatPort)
@@ -88,11 +61,10 @@ import Testing
             name: "ngircd.test", host: "127.0.0.1", port: ngircdTLSPort, sentPassword: Self.password,
             expectedPassword: Self.password)
         peer.security = .pinned(sha256: pin)
-        let chat = try await Self.startChat(links: [peer])
-        #expect(await Self.until { await chat.server.linkedServers == ["ngircd.test"] }, "\(ngircd.process.output)")
+        let chat = try await LinkedChatServer.start("chat.test", links: [peer])
+        #expect(await pollUntil { await chat.server.linkedServers == ["ngircd.test"] }, "\(ngircd.process.output)")
         try await Self.talk(chatPort: try #require(chat.server.port), ngircdPort: ngircd.port)
-        await chat.server.shutdown()
-        await chat.running.value
+        await chat.stop()
         await ngircd.stop()
     }
 
@@ -108,14 +80,13 @@ import Testing
             expectedPassword: Self.password)
         peer.security = .pinned(sha256: [UInt8](repeating: 0xAB, count: 32))
         let logs = LogRecorder()
-        let chat = try await Self.startChat(links: [peer], logs: logs)
+        let chat = try await LinkedChatServer.start("chat.test", links: [peer], logs: logs)
         // Two failed attempts: the keeper goes on trying, and says why each time.
-        #expect(await Self.until { logs.messages(containing: "link failed").count >= 2 }, "\(logs.all)")
+        #expect(await pollUntil { logs.messages(containing: "link failed").count >= 2 }, "\(logs.all)")
         let failure = try #require(logs.messages(containing: "link failed").first)
         #expect(failure.lowercased().contains("pin"), "\(failure)")
         #expect(await chat.server.linkedServers.isEmpty)
-        await chat.server.shutdown()
-        await chat.running.value
+        await chat.stop()
         await ngircd.stop()
     }
 
@@ -123,7 +94,8 @@ import Testing
         let store = try Self.certificate(for: "chat.test")
         defer { try? FileManager.default.removeItem(at: store.directory) }
         let tls = try store.loadOrCreate(commonName: "chat.test").tls
-        let chat = try await Self.startChat(
+        let chat = try await LinkedChatServer.start(
+            "chat.test",
             links: [ChatLinkPeer(name: "ngircd.test", sentPassword: Self.password, expectedPassword: Self.password)],
             tls: tls
         )
@@ -144,10 +116,9 @@ import Testing
                 MyPassword = \(Self.password)
                 PeerPassword = \(Self.password)
                 """)
-        #expect(await Self.until(30) { await chat.server.linkedServers == ["ngircd.test"] }, "\(ngircd.process.output)")
+        #expect(await pollUntil(30) { await chat.server.linkedServers == ["ngircd.test"] }, "\(ngircd.process.output)")
         try await Self.talk(chatPort: try #require(chat.server.port), ngircdPort: ngircd.port)
-        await chat.server.shutdown()
-        await chat.running.value
+        await chat.stop()
         await ngircd.stop()
     }
 }

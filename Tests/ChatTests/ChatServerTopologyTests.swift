@@ -20,38 +20,13 @@ import Testing
 @Suite(.timeLimit(.minutes(2))) struct ChatServerTopologyTests {
     static let password = "topology-secret"
 
-    private static func startChat(
-        _ name: String, links: [ChatLinkPeer], session: StreamSession? = nil
-    ) async throws -> (server: ChatServer, running: Task<Void, Never>) {
-        var configuration = ChatServerConfiguration(
-            identity: ChatServerIdentity(
-                serverName: name, networkName: "Topology", createdText: "today", offersSTARTTLS: false))
-        configuration.host = "127.0.0.1"
-        configuration.port = 0
-        configuration.links = links
-        configuration.linkSession = session
-        configuration.linkRetryInterval = .milliseconds(200)
-        let server = ChatServer(configuration: configuration)
-        try await server.start()
-        return (server, Task { await server.run() })
-    }
-
-    private static func until(_ seconds: Double = 30, _ condition: @Sendable () async -> Bool) async -> Bool {
-        let deadline = ContinuousClock.now + .seconds(seconds)
-        while ContinuousClock.now < deadline {
-            if await condition() { return true }
-            try? await Task.sleep(for: .milliseconds(50))
-        }
-        return await condition()
-    }
-
     private static func heard(_ client: IRCTestClient, _ command: String, from nick: String) async throws -> IRCMessage
     {
         try await client.waitFor("\(command) from \(nick)") { $0.command == command && $0.sourceNickname == nick }
     }
 
     @Test func chatServerIsTheHubOfTwoNgircdLeaves() async throws {
-        let hub = try await Self.startChat(
+        let hub = try await LinkedChatServer.start(
             "hub.test",
             links: ["leafa.test", "leafb.test"].map {
                 ChatLinkPeer(name: $0, sentPassword: Self.password, expectedPassword: Self.password)
@@ -72,7 +47,7 @@ import Testing
                         """))
         }
         #expect(
-            await Self.until { await hub.server.linkedServers.sorted() == ["leafa.test", "leafb.test"] },
+            await pollUntil { await hub.server.linkedServers.sorted() == ["leafa.test", "leafb.test"] },
             "\(leaves.map(\.process.output))")
 
         let alice = IRCTestClient(port: leaves[0].port)
@@ -113,34 +88,31 @@ import Testing
         #expect(map == ["hub.test [1 users]", "  leafa.test [1 users]", "  leafb.test [1 users]"])
 
         for client in [alice, bob, carol] { await client.close() }
-        await hub.server.shutdown()
-        await hub.running.value
+        await hub.stop()
         for leaf in leaves { await leaf.stop() }
     }
 
     @Test func aLinkGoesThroughTheSessionsProxy() async throws {
         let proxy = try await Tinyproxy.start()
-        let first = try await Self.startChat(
+        let first = try await LinkedChatServer.start(
             "one.test",
             links: [ChatLinkPeer(name: "two.test", sentPassword: Self.password, expectedPassword: Self.password)])
         let firstPort = try #require(first.server.port)
         let session = StreamSession(
             configuration: StreamSessionConfiguration(proxy: .httpConnect(host: "127.0.0.1", port: proxy.port)))
-        let second = try await Self.startChat(
+        let second = try await LinkedChatServer.start(
             "two.test",
             links: [
                 ChatLinkPeer(
                     name: "one.test", host: "127.0.0.1", port: firstPort, sentPassword: Self.password,
                     expectedPassword: Self.password)
             ], session: session)
-        #expect(await Self.until { await first.server.linkedServers == ["two.test"] })
+        #expect(await pollUntil { await first.server.linkedServers == ["two.test"] })
         #expect(
-            await Self.until { proxy.log.contains("127.0.0.1:\(firstPort)") },
+            await pollUntil { proxy.log.contains("127.0.0.1:\(firstPort)") },
             "the link did not go through the proxy: \(proxy.log)")
-        await second.server.shutdown()
-        await second.running.value
-        await first.server.shutdown()
-        await first.running.value
+        await second.stop()
+        await first.stop()
         await proxy.stop()
     }
 }

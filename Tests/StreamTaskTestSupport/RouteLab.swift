@@ -309,13 +309,14 @@ final class LabProcess: Sendable {
     }
 }
 
-/// Lets one ``RouteLab`` exist at a time in this process; the others wait their turn.
-actor LabGate {
-    static let shared = LabGate()
+/// Lets one lab of network namespaces (a ``RouteLab``, or another test's) exist at a time in
+/// this process; the others wait their turn.
+public actor LabGate {
+    public static let shared = LabGate()
     private var busy = false
     private var waiting: [CheckedContinuation<Void, Never>] = []
 
-    func enter() async {
+    public func enter() async {
         if !busy {
             busy = true
             return
@@ -323,7 +324,7 @@ actor LabGate {
         await withCheckedContinuation { waiting.append($0) }
     }
 
-    func leave() {
+    public func leave() {
         if waiting.isEmpty {
             busy = false
         } else {
