@@ -217,6 +217,9 @@ let package = Package(
         .executableTarget(
             name: "ported-upgrade-client", dependencies: ["StreamTaskKit"], path: "Examples/Ported/upgrade-client",
             swiftSettings: [.swiftLanguageMode(.v5)]),
+        .executableTarget(
+            name: "ported-line-client", dependencies: ["StreamTaskKit"], path: "Examples/Ported/line-client",
+            swiftSettings: [.swiftLanguageMode(.v5)]),
         // What several test targets share: child processes, blocking work off the pool.
         .target(
             name: "StreamTaskTestSupport",
@@ -261,6 +264,7 @@ let package = Package(
                 "ported-bonjour-chat",
                 "ported-smtp-mailer",
                 "ported-upgrade-client",
+                "ported-line-client",
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ]
         ),
