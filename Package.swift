@@ -220,6 +220,9 @@ let package = Package(
         .executableTarget(
             name: "ported-line-client", dependencies: ["StreamTaskKit"], path: "Examples/Ported/line-client",
             swiftSettings: [.swiftLanguageMode(.v5)]),
+        .executableTarget(
+            name: "ported-bonjour-announcer", dependencies: ["StreamTaskKit", "StreamTaskDNSSD"],
+            path: "Examples/Ported/bonjour-announcer", swiftSettings: [.swiftLanguageMode(.v5)]),
         // What several test targets share: child processes, blocking work off the pool.
         .target(
             name: "StreamTaskTestSupport",
@@ -265,6 +268,7 @@ let package = Package(
                 "ported-smtp-mailer",
                 "ported-upgrade-client",
                 "ported-line-client",
+                "ported-bonjour-announcer",
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ]
         ),
