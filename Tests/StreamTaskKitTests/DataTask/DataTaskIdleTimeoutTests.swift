@@ -20,7 +20,12 @@ import FoundationNetworking
 /// Apple's `timeoutIntervalForRequest` for data tasks is an idle timeout: the server must send
 /// something at least that often while the task waits for the response and its body. Against
 /// `Peers/http_peer.py`, which stalls or trickles as the test asks.
+///
+/// The timeout is 3 s, not less: it also bounds connecting and the server's first answer,
+/// which on a loaded machine (the whole suite in parallel) can take over a second.
 @Suite(.timeLimit(.minutes(1))) struct DataTaskIdleTimeoutTests {
+    static let timeout: TimeInterval = 3
+
     /// A session whose data tasks wait `timeout` seconds for the server at most.
     static func session(timeout: TimeInterval) -> StreamSession {
         let configuration = StreamSessionConfiguration.default
@@ -43,7 +48,7 @@ import FoundationNetworking
 
     @Test func aBodyThatStallsMidwayTimesOut() async throws {
         try await DataTaskTesting.withPeer("http_peer.py", mode: "stall-mid-body") { server in
-            let dataTask = Self.session(timeout: 1).dataTask(
+            let dataTask = Self.session(timeout: Self.timeout).dataTask(
                 with: try DataTaskTesting.request("http://127.0.0.1:\(server.port)/"))
             #expect(try await dataTask.receiveResponse().expectedContentLength == 100)
             var chunks = dataTask.body.makeAsyncIterator()
@@ -63,7 +68,7 @@ import FoundationNetworking
 
     @Test func aServerThatNeverAnswersTimesOutWaitingForTheHead() async throws {
         try await DataTaskTesting.withPeer("http_peer.py", mode: "silent") { server in
-            let dataTask = Self.session(timeout: 1).dataTask(
+            let dataTask = Self.session(timeout: Self.timeout).dataTask(
                 with: try DataTaskTesting.request("http://127.0.0.1:\(server.port)/"))
             let error = await expectStreamError(.timedOut) { _ = try await dataTask.receiveResponse() }
             #expect(error?.message.contains("waited for the response ") == true, "\(String(describing: error))")
@@ -73,11 +78,12 @@ import FoundationNetworking
         }
     }
 
-    /// One byte every 0.1 s for at least 4 s: the body as a whole takes twice the 2 s timeout,
-    /// but the server is never silent for long, so the task completes.
+    /// One byte every 0.1 s for at least 6 s: the body as a whole takes twice the timeout, but
+    /// the server is never silent for long, so the task completes.
     @Test func aBodyThatTricklesSlowerThanTheTimeoutButNeverStopsCompletes() async throws {
-        let server = try await PythonPeer.start(script: "http_peer.py", mode: "trickle-body", arguments: ["0.1", "4"])
-        let dataTask = Self.session(timeout: 2).dataTask(
+        let server = try await PythonPeer.start(
+            script: "http_peer.py", mode: "trickle-body", arguments: ["0.1", "\(2 * Self.timeout)"])
+        let dataTask = Self.session(timeout: Self.timeout).dataTask(
             with: try DataTaskTesting.request("http://127.0.0.1:\(server.port)/"))
         let body = try await dataTask.bodyData()
         #expect(dataTask.error == nil)
@@ -95,7 +101,7 @@ import FoundationNetworking
     @Test func neitherDecidingNorASuspensionIsTimed() async throws {
         let server = try await LoopbackServer.start()
         var accepted = server.listener.connections.makeAsyncIterator()
-        let dataTask = Self.session(timeout: 1).dataTask(
+        let dataTask = Self.session(timeout: Self.timeout).dataTask(
             with: try DataTaskTesting.request("http://127.0.0.1:\(server.port)/"))
         let response = Task { try await dataTask.receiveResponse() }
         let peer = try await server.accept(&accepted)
@@ -104,10 +110,10 @@ import FoundationNetworking
         #expect(try await response.value.statusCode == 200)
         // Waiting out the timeout twice over, once deciding and once suspended, with the server
         // silent all along: only the passing of time can show that no timer ran.
-        try await Task.sleep(for: .seconds(2))
+        try await Task.sleep(for: .seconds(Self.timeout + 1))
         dataTask.suspend()
         dataTask.allow()
-        try await Task.sleep(for: .seconds(2))
+        try await Task.sleep(for: .seconds(Self.timeout + 1))
         #expect(dataTask.error == nil)
         try await peer.write("-last")
         dataTask.resume()
