@@ -217,6 +217,12 @@ let package = Package(
         .executableTarget(
             name: "ported-upgrade-client", dependencies: ["StreamTaskKit"], path: "Examples/Ported/upgrade-client",
             swiftSettings: [.swiftLanguageMode(.v5)]),
+        .executableTarget(
+            name: "ported-line-client", dependencies: ["StreamTaskKit"], path: "Examples/Ported/line-client",
+            swiftSettings: [.swiftLanguageMode(.v5)]),
+        .executableTarget(
+            name: "ported-bonjour-announcer", dependencies: ["StreamTaskKit", "StreamTaskDNSSD"],
+            path: "Examples/Ported/bonjour-announcer", swiftSettings: [.swiftLanguageMode(.v5)]),
         // What several test targets share: child processes, blocking work off the pool.
         .target(
             name: "StreamTaskTestSupport",
@@ -261,6 +267,8 @@ let package = Package(
                 "ported-bonjour-chat",
                 "ported-smtp-mailer",
                 "ported-upgrade-client",
+                "ported-line-client",
+                "ported-bonjour-announcer",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ],

@@ -24,6 +24,15 @@ import FoundationNetworking
 /// but channel events until the data task becomes a stream: then this handler, the codec and
 /// the `HTTPResponseHeadGate` leave the pipeline (``becomeStream()``), and the gate passes
 /// the bytes it held after the head to the stream task.
+///
+/// It also keeps Apple's request timeout (`timeoutIntervalForRequest`), an idle timeout: while
+/// the exchange waits for the server (for the response head once the request is sent, or for
+/// more of a body the owner allowed), the server must send something at least that often, or
+/// the data task fails with `timedOut` and the connection closes. Any bytes that arrive start
+/// the wait again, so a slow body that keeps coming never times out. The timer does not run
+/// while the owner decides what to do with the head, while reading is paused at the body
+/// window (the wait is the owner's, not the server's), or while the task is suspended (Apple:
+/// "not subject to timeouts").
 final class HTTPExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPClientResponsePart
     typealias OutboundIn = ByteBuffer
@@ -39,13 +48,22 @@ final class HTTPExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private var headSeen = false
     private var allowed = false
     private var ended = false
+    /// Reading stopped because ``StreamDataTask/bodyWindow`` bytes wait for the owner.
+    private var pausedAtWindow = false
+    /// Seconds the server may stay silent while the exchange waits for it; 0 for no limit.
+    private let idleTimeout: TimeInterval
+    private var idleTimer: Scheduled<Void>?
 
-    init(request: HTTPRequestHead, body: ByteBuffer?, url: URL, gate: HTTPResponseHeadGate, dataTask: StreamDataTask) {
+    init(
+        request: HTTPRequestHead, body: ByteBuffer?, url: URL, gate: HTTPResponseHeadGate, dataTask: StreamDataTask,
+        idleTimeout: TimeInterval
+    ) {
         self.request = request
         self.body = body
         self.url = url
         self.gate = gate
         self.dataTask = dataTask
+        self.idleTimeout = idleTimeout
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
@@ -55,6 +73,8 @@ final class HTTPExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
 
     func handlerRemoved(context: ChannelHandlerContext) {
         self.context = nil
+        idleTimer?.cancel()
+        idleTimer = nil
     }
 
     func channelActive(context: ChannelHandlerContext) {
@@ -71,6 +91,7 @@ final class HTTPExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
         }
         context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
         context.read()
+        restartIdleTimer(context: context)
     }
 
     // MARK: Inbound
@@ -81,11 +102,13 @@ final class HTTPExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
             guard !headSeen else { return }
             headSeen = true
             gate.headArrived()
+            restartIdleTimer(context: context)
             dataTask.responseArrived(Self.response(head, url: url))
         case .body(let bytes):
             if allowed { dataTask.bodyReceived(bytes) }
         case .end:
             ended = true
+            restartIdleTimer(context: context)
             if allowed { finish(context: context) }
         }
     }
@@ -93,7 +116,16 @@ final class HTTPExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
     func channelReadComplete(context: ChannelHandlerContext) {
         // Not passed on: the stream task asks for input only when it has a reader, and it has
         // none while the HTTP exchange runs.
-        if allowed && !ended && dataTask.mayReadMoreBody() { context.read() }
+        if allowed && !ended {
+            if dataTask.mayReadMoreBody() {
+                context.read()
+            } else {
+                pausedAtWindow = true
+            }
+        }
+        // Bytes arrived (this follows every read that brought any): the server's silence
+        // starts again from now.
+        restartIdleTimer(context: context)
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
@@ -132,13 +164,56 @@ final class HTTPExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
         } else {
             gate.release()
             context.read()
+            restartIdleTimer(context: context)
         }
     }
 
     /// The owner took enough of the body that reading, paused at the window, goes on.
     func resumeReadingBody() {
         guard let context, allowed, !ended else { return }
+        pausedAtWindow = false
         context.read()
+        restartIdleTimer(context: context)
+    }
+
+    /// The task was suspended or resumed: the idle timer stops, or starts again from now.
+    func suspensionChanged() {
+        guard let context else { return }
+        restartIdleTimer(context: context)
+    }
+
+    // MARK: The idle timeout
+
+    /// Whether the exchange waits for the server: for the head once the request is out, or for
+    /// more of an allowed body that is not paused at the window; never while the task is
+    /// suspended.
+    private var waitsForServer: Bool {
+        guard sent, !ended, dataTask.carrier.state != .suspended else { return false }
+        return !headSeen || (allowed && !pausedAtWindow)
+    }
+
+    /// Starts the idle timer again from now if the exchange waits for the server, and stops
+    /// it otherwise.
+    private func restartIdleTimer(context: ChannelHandlerContext) {
+        idleTimer?.cancel()
+        idleTimer = nil
+        guard idleTimeout > 0, waitsForServer else { return }
+        let nanoseconds = Int64(min(idleTimeout, 1e9) * 1e9)
+        idleTimer = context.eventLoop.assumeIsolated().scheduleTask(in: .nanoseconds(nanoseconds)) {
+            self.idleTimeRanOut()
+        }
+    }
+
+    private func idleTimeRanOut() {
+        idleTimer = nil
+        guard let context, waitsForServer else { return }
+        let waitedFor = headSeen ? "more of the response body" : "the response"
+        dataTask.failed(
+            StreamTaskError(
+                .timedOut,
+                "the server sent nothing for \(idleTimeout) s while the data task waited for \(waitedFor) "
+                    + "(timeoutIntervalForRequest)"))
+        closeConnection(context: context)
     }
 
     /// Takes the HTTP handlers out of the pipeline; the gate goes last and passes the bytes it

@@ -45,13 +45,19 @@ extension StreamDataTask: StreamTaskAttachment {
             body: request.body,
             url: request.url,
             gate: gate,
-            dataTask: self
+            dataTask: self,
+            idleTimeout: driver.configuration.timeoutIntervalForRequest
         )
         try pipeline.addHandler(gate)
         try pipeline.addHandler(HTTPRequestEncoder())
         try pipeline.addHandler(ByteToMessageHandler(HTTPResponseDecoder(leftOverBytesStrategy: .forwardBytes)))
         try pipeline.addHandler(exchange)
         self.exchange = exchange
+    }
+
+    /// The task was suspended or resumed: the exchange's idle timer stops or starts again.
+    package func suspensionChanged() {
+        exchange?.suspensionChanged()
     }
 
     /// The exchange became a stream: the carrier is the caller's task from now on. On the loop.

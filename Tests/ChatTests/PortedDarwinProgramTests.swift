@@ -20,7 +20,8 @@ import Testing
     /// The built program is exactly what the script makes of the Darwin source.
     @Test(arguments: [
         ("IRCBot.swift", "irc-bot"), ("BonjourChat.swift", "bonjour-chat"), ("SMTPMailer.swift", "smtp-mailer"),
-        ("UpgradeClient.swift", "upgrade-client"),
+        ("UpgradeClient.swift", "upgrade-client"), ("LineClient.swift", "line-client"),
+        ("BonjourAnnouncer.swift", "bonjour-announcer"),
     ])
     func theBuiltCopyIsTheScriptsOutput(darwin: String, ported: String) async throws {
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("ported-\(UUID().uuidString).swift")

@@ -115,6 +115,9 @@ final class BonjourChat: NSObject, NetServiceBrowserDelegate, URLSessionStreamDe
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: Error?) {
         print("\(task.taskDescription ?? "task") completed")
         if let error = error as? URLError {
+            if error.code == .cannotFindHost {
+                print("\(task.taskDescription ?? "the service") could not be resolved")
+            }
             print("failed: \(error.code.rawValue)")
             exit(error.code == .networkConnectionLost ? 0 : 1)
         }

@@ -117,6 +117,9 @@ final class BonjourChat: NSObject, NetServiceBrowserDelegate, StreamSessionStrea
     func urlSession(_ session: StreamSession, task: StreamSessionTask, didCompleteWithError error: Error?) {
         print("\(task.taskDescription ?? "task") completed")
         if let error = error as? URLError {
+            if error.code == .cannotFindHost {
+                print("\(task.taskDescription ?? "the service") could not be resolved")
+            }
             print("failed: \(error.code.rawValue)")
             exit(error.code == .networkConnectionLost ? 0 : 1)
         }

@@ -21,8 +21,15 @@ extension StreamSessionConfiguration {
     /// How long a task may wait for its connection before it fails with a timeout, in seconds;
     /// 60 by default, 0 for no limit. It bounds name resolution, the TCP handshake and any
     /// proxy handshake together, for stream and data tasks. Once connected, each read and write
-    /// of a stream task waits as long as its own `timeout` argument says. Apple's data tasks
-    /// also apply it between one piece of a response and the next; the library's do not yet.
+    /// of a stream task waits as long as its own `timeout` argument says.
+    ///
+    /// A data task, once connected, applies it as Apple's does: as an idle timeout. While the
+    /// task waits for the server (for the response head, then for more of the body), the server
+    /// must send something at least this often; any bytes start the wait again, so a body that
+    /// keeps coming, however slowly, never times out. A server silent for longer fails the task
+    /// with `timedOut` (`URLError.timedOut`). The wait is not timed while the delegate decides
+    /// what to do with the response, while the task is suspended, or while the body waits for
+    /// its owner to take it.
     public var timeoutIntervalForRequest: TimeInterval {
         get { self[\.timeoutIntervalForRequest] }
         set { self[\.timeoutIntervalForRequest] = newValue }

@@ -23,6 +23,9 @@ package protocol StreamTaskAttachment: AnyObject, Sendable {
     func install(on channel: any Channel, driver: StreamTaskDriver) throws
     /// The channel is active and the task's operations start now.
     func connectionBecameActive(_ channel: any Channel, driver: StreamTaskDriver)
+    /// The task's `suspend()` or `resume()` changed whether it is suspended (read the task's
+    /// `state` for which): what times the peer (a data task's idle timer) stops or starts again.
+    func suspensionChanged()
     /// The task completed (`nil` after an orderly close); the attachment is let go.
     func taskCompleted(_ error: StreamTaskError?)
 }
@@ -30,6 +33,7 @@ package protocol StreamTaskAttachment: AnyObject, Sendable {
 extension StreamTaskAttachment {
     package func install(on channel: any Channel, driver: StreamTaskDriver) throws {}
     package func connectionBecameActive(_ channel: any Channel, driver: StreamTaskDriver) {}
+    package func suspensionChanged() {}
     package func taskCompleted(_ error: StreamTaskError?) {}
 }
 

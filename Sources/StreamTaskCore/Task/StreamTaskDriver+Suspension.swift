@@ -14,7 +14,8 @@ extension StreamTaskDriver {
     /// The state is read here, on the loop, rather than passed along: calls from several
     /// threads may reach the loop in another order than they took the façade's lock, and the
     /// machine must end as the last of them left the state. A cancelled or completed task has
-    /// nothing left to hold.
+    /// nothing left to hold. Attachments hear of every change (see
+    /// ``StreamTaskAttachment/suspensionChanged()``).
     func suspensionChanged() {
         onLoop {
             guard let owner = self.owner else { return }
@@ -25,7 +26,9 @@ extension StreamTaskDriver {
                 case .canceling, .completed: nil
                 }
             }
-            guard let wanted, wanted != self.machine.activity else { return }
+            guard let wanted else { return }
+            for attachment in self.attachments { attachment.suspensionChanged() }
+            guard wanted != self.machine.activity else { return }
             self.carryOut(wanted == .suspended ? self.machine.suspend() : self.machine.resume())
         }
     }

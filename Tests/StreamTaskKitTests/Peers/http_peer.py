@@ -119,6 +119,32 @@ def main():
         for _ in range(256):
             conn.sendall(block)
         conn.recv(1)
+    elif mode == "silent":
+        # Read the request, answer nothing, until the client closes.
+        while conn.recv(1):
+            pass
+        say("the client closed")
+    elif mode == "stall-mid-body":
+        # The head and the start of a 100-byte body, then silence until the client closes.
+        conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\nthe start")
+        while conn.recv(1):
+            pass
+        say("the client closed")
+    elif mode == "trickle-body":
+        # A chunked body of one byte every INTERVAL seconds (the second argument) until at
+        # least TOTAL seconds (the third) have passed: never silent for long, yet slower as a
+        # whole than a client's idle timeout shorter than TOTAL.
+        import time
+        interval, total = float(sys.argv[2]), float(sys.argv[3])
+        conn.sendall(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n")
+        start, count = time.monotonic(), 0
+        while time.monotonic() - start < total:
+            time.sleep(interval)
+            conn.sendall(b"1\r\nx\r\n")
+            count += 1
+        conn.sendall(b"0\r\n\r\n")
+        say("sent %d bytes in %.1f s" % (count, time.monotonic() - start))
+        conn.recv(1)
     elif mode == "not-http":
         conn.sendall(b"SSH-2.0-not-an-http-server\r\n\r\n")
         conn.recv(1)
