@@ -188,12 +188,14 @@ if wants alloc; then
 fi
 
 # --- chat: fan-out and latency, chat-server against ngIRCd ---------------------------------------
-start_ngircd() {
-    local port="$1" dir="$work/ngircd"
+# write_ngircd_conf NAME PORT DIR [BLOCKS]: an ngIRCd configuration for the benchmarks: no flood
+# penalty at all (as chat-server --no-flood-limit), BLOCKS ([Server] …) appended.
+write_ngircd_conf() {
+    local name="$1" port="$2" dir="$3" blocks="${4:-}"
     mkdir -p "$dir"
     {
         echo "[Global]"
-        echo "Name = ngircd.bench"
+        echo "Name = $name"
         echo "Info = ngIRCd for the benchmarks"
         echo "Listen = 127.0.0.1"
         echo "Ports = $port"
@@ -202,12 +204,18 @@ start_ngircd() {
         echo "[Limits]"
         echo "MaxConnectionsIP = 0"
         echo "MaxJoins = 0"
-        echo "MaxPenaltyTime = 0"  # no flood penalty at all, as chat-server --no-flood-limit
+        echo "MaxPenaltyTime = 0"
+        echo "ConnectRetry = 5"
         echo "[Options]"
         echo "PAM = no"
         echo "Ident = no"
         echo "DNS = no"
+        printf '%b' "$blocks"
     } >"$dir/ngircd.conf"
+}
+start_ngircd() {
+    local port="$1" dir="$work/ngircd"
+    write_ngircd_conf ngircd.bench "$port" "$dir"
     /usr/sbin/ngircd -n -f "$dir/ngircd.conf" >"$dir/ngircd.log" 2>&1 &
     ngircd_pid=$!
     pids+=("$ngircd_pid")
@@ -276,59 +284,50 @@ if wants chat; then
 fi
 
 # --- network: the same fan-out over three linked servers, chat-server against ngIRCd -------------
-# servers_linked PORT COUNT: until LINKS on the server at PORT lists COUNT servers (at most 60 s).
-servers_linked() {
-    python3 - "$1" "$2" <<'PY'
-import socket, sys, time
-port, wanted = int(sys.argv[1]), int(sys.argv[2])
-deadline = time.monotonic() + 60
-while time.monotonic() < deadline:
+# network_settled COUNT PORT...: until LINKS on every server lists COUNT servers twice in a row,
+# 3 s apart (ngIRCd's links can fail and come back in their first seconds); at most 90 s.
+network_settled() {
+    python3 - "$@" <<'PY'
+import random, socket, sys, time
+wanted, ports = int(sys.argv[1]), [int(p) for p in sys.argv[2:]]
+
+def servers(port):
+    nick = "lp%d" % random.randrange(10**6)
     try:
         with socket.create_connection(("127.0.0.1", port), timeout=5) as s:
-            s.sendall(b"NICK linkprobe\r\nUSER linkprobe 0 * :probe\r\n")
+            s.sendall(("NICK %s\r\nUSER lp 0 * :probe\r\n" % nick).encode())
             data, asked = b"", False
             while True:
                 chunk = s.recv(65536)
                 if not chunk:
-                    break
+                    return 0
                 data += chunk
                 if not asked and (b" 376 " in data or b" 422 " in data):
                     s.sendall(b"LINKS\r\n")
                     asked = True
                 if asked and b" 365 " in data:
-                    break
-            if data.count(b" 364 ") >= wanted:
-                s.sendall(b"QUIT\r\n")
-                sys.exit(0)
+                    s.sendall(b"QUIT\r\n")
+                    return data.count(b" 364 ")
     except OSError:
-        pass
-    time.sleep(0.5)
+        return 0
+
+deadline, stable = time.monotonic() + 90, 0
+while time.monotonic() < deadline:
+    if all(servers(port) >= wanted for port in ports):
+        stable += 1
+        if stable == 2:
+            sys.exit(0)
+        time.sleep(3)
+    else:
+        stable = 0
+        time.sleep(0.5)
 sys.exit(1)
 PY
 }
-# start_ngircd_named NAME PORT BLOCKS: one more ngIRCd, as start_ngircd, with [Server] blocks.
+# start_ngircd_named NAME PORT BLOCKS: one more ngIRCd of a network, with [Server] blocks.
 start_ngircd_named() {
     local name="$1" port="$2" blocks="$3" dir="$work/ngircd-$1"
-    mkdir -p "$dir"
-    {
-        echo "[Global]"
-        echo "Name = $name"
-        echo "Info = ngIRCd for the benchmarks"
-        echo "Listen = 127.0.0.1"
-        echo "Ports = $port"
-        echo "MotdPhrase = bench"
-        if [[ "$(id -u)" -eq 0 ]]; then echo "ServerUID = 65534"; echo "ServerGID = 65534"; fi
-        echo "[Limits]"
-        echo "MaxConnectionsIP = 0"
-        echo "MaxJoins = 0"
-        echo "MaxPenaltyTime = 0"
-        echo "ConnectRetry = 5"
-        echo "[Options]"
-        echo "PAM = no"
-        echo "Ident = no"
-        echo "DNS = no"
-        printf '%b' "$blocks"
-    } >"$dir/ngircd.conf"
+    write_ngircd_conf "$name" "$port" "$dir" "$blocks"
     /usr/sbin/ngircd -n -f "$dir/ngircd.conf" >"$dir/ngircd.log" 2>&1 &
     net_pids+=("$!")
     pids+=("$!")
@@ -352,7 +351,7 @@ start_chat_network() {
         net_ports+=("$port_i")
         wait_listening "$port_i"
     done
-    [[ "$count" -eq 1 ]] || servers_linked "$hub_port" "$count"
+    [[ "$count" -eq 1 ]] || network_settled "$count" "${net_ports[@]}"
 }
 start_ngircd_network() {
     local count="$1" hub_port i blocks=""
@@ -370,7 +369,7 @@ start_ngircd_network() {
             "[Server]\nName = n1.bench\nHost = 127.0.0.1\nPort = $hub_port\nMyPassword = bench\nPeerPassword = bench\n"
         net_ports+=("$port_i")
     done
-    [[ "$count" -eq 1 ]] || servers_linked "$hub_port" "$count"
+    [[ "$count" -eq 1 ]] || network_settled "$count" "${net_ports[@]}"
 }
 stop_network() {
     local pid
@@ -394,7 +393,7 @@ if wants network; then
             pids_list="$(IFS=,; echo "${net_pids[*]}")"
             say "network round $round: $setup, $chat_messages messages per sender"
             timeout 900 "$work/chatload" --port "$ports_list" --server-pid "$pids_list" --clients $((200 * count)) \
-                --senders 10 --procs 4 --timeout 600 --messages "$chat_messages" >"$work/net-$setup.out" || true
+                --senders 10 --procs 4 --timeout 120 --messages "$chat_messages" >"$work/net-$setup.out" || true
             cat "$work/net-$setup.out" >>"$work/net-$setup.all"
             stop_network
         done
