@@ -90,6 +90,77 @@ import Testing
         await ngircd.stop()
     }
 
+    /// A private CA (`ca.pem`) and a certificate it issued for `localhost` (`leaf.pem`, its key
+    /// `leaf.key`), made with the `openssl` tool in a fresh directory; `other-ca.pem` is a CA that
+    /// issued nothing here.
+    private static func privateCA() throws -> URL {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("link-ca-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        try "subjectAltName=DNS:localhost,IP:127.0.0.1\n".write(
+            to: directory.appendingPathComponent("leaf.ext"), atomically: true, encoding: .utf8)
+        let steps: [[String]] = [
+            [
+                "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "ca.key", "-out", "ca.pem", "-days", "2",
+                "-subj", "/CN=Link Test CA",
+            ],
+            [
+                "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "other-ca.key", "-out", "other-ca.pem",
+                "-days", "2", "-subj", "/CN=Another CA",
+            ],
+            [
+                "req", "-newkey", "rsa:2048", "-nodes", "-keyout", "leaf.key", "-out", "leaf.csr", "-subj",
+                "/CN=localhost",
+            ],
+            [
+                "x509", "-req", "-in", "leaf.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial", "-out",
+                "leaf.pem", "-days", "2", "-extfile", "leaf.ext",
+            ],
+        ]
+        for step in steps {
+            let (status, output) = try ChildProcess.runToEnd("/usr/bin/openssl", step, in: directory.path)
+            guard status == 0 else {
+                throw ChildProcessError(description: "openssl \(step.joined(separator: " ")) failed: \(output)")
+            }
+        }
+        return directory
+    }
+
+    /// Two chat-servers over TLS, the peer's chain checked against a private CA's file and its
+    /// name (`localhost`) against the host linked to; another CA's file keeps the link down,
+    /// and the log says why.
+    @Test func chatServersLinkOverTLSCheckedAgainstACAFile() async throws {
+        let ca = try Self.privateCA()
+        defer { try? FileManager.default.removeItem(at: ca) }
+        let tls = try StreamTLSConfiguration.server(
+            certificatePEMFile: ca.appendingPathComponent("leaf.pem").path,
+            privateKeyPEMFile: ca.appendingPathComponent("leaf.key").path)
+        let two = try await LinkedChatServer.start(
+            "two.test",
+            links: ["one.test", "three.test"].map {
+                ChatLinkPeer(name: $0, sentPassword: Self.password, expectedPassword: Self.password)
+            }, tls: tls)
+        let tlsPort = try #require(two.server.tlsPort)
+        func peer(checkedAgainst file: String) -> ChatLinkPeer {
+            var peer = ChatLinkPeer(
+                name: "two.test", host: "localhost", port: tlsPort, sentPassword: Self.password,
+                expectedPassword: Self.password)
+            peer.security = .certificateAuthority(pemFile: ca.appendingPathComponent(file).path)
+            return peer
+        }
+        let oneLogs = LogRecorder()
+        let one = try await LinkedChatServer.start("one.test", links: [peer(checkedAgainst: "ca.pem")], logs: oneLogs)
+        #expect(await pollUntil { await two.server.linkedServers == ["one.test"] }, "\(oneLogs.all)")
+        let logs = LogRecorder()
+        let three = try await LinkedChatServer.start(
+            "three.test", links: [peer(checkedAgainst: "other-ca.pem")], logs: logs)
+        #expect(await pollUntil { !logs.messages(containing: "link failed").isEmpty }, "\(logs.all)")
+        #expect(logs.messages(containing: "link failed").first?.contains("trusted root") == true, "\(logs.all)")
+        #expect(await two.server.linkedServers == ["one.test"])
+        await three.stop()
+        await one.stop()
+        await two.stop()
+    }
+
     @Test func ngircdLinksInWithSSLConnectToTheTLSPort() async throws {
         let store = try Self.certificate(for: "chat.test")
         defer { try? FileManager.default.removeItem(at: store.directory) }
