@@ -251,8 +251,12 @@ def rows(r):
             ])
     if "net-stk3.deliveries" in r and "net-ngircd3.deliveries" in r:
         def network(name):
+            relays = ""
+            if f"{name}.relay_cpu_seconds_per_million" in r:
+                relays = (f", and {g(name + '.relay_cpu_seconds_per_million'):.2f} in the relays that keep ngIRCd's "
+                          "links uncompressed (not counted: Benchmarks/linkrelay)")
             return (f"{fmt(g(name + '.deliveries_per_second'), '/s')} deliveries, "
-                    f"{g(name + '.server_cpu_seconds_per_million'):.2f} CPU s per million summed over the servers, "
+                    f"{g(name + '.server_cpu_seconds_per_million'):.2f} CPU s per million summed over the servers{relays}, "
                     f"{'no loss' if g(name + '.ok') == 1 else 'LOSS/ERRORS'}")
         stk_cpu, ng_cpu = g("net-stk3.server_cpu_seconds_per_million"), g("net-ngircd3.server_cpu_seconds_per_million")
         stk_rate, ng_rate = g("net-stk3.deliveries_per_second"), g("net-ngircd3.deliveries_per_second")

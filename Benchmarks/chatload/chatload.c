@@ -22,7 +22,7 @@
 //
 // With --server-pid it reads the server's CPU time (utime+stime from /proc/PID/stat) when the
 // senders start and when the last delivery has arrived (several PIDs, comma-separated: their
-// sum). It prints "RESULT name value" lines.
+// sum). Programs between the servers (--relay-pid) are measured the same way, apart. It prints "RESULT name value" lines.
 // Everything it does is bounded: --timeout seconds for the run, 60 s for connecting.
 #define _GNU_SOURCE
 #include <errno.h>
@@ -52,6 +52,7 @@
 #define MAX_SERVERS 16
 static int ports[MAX_SERVERS], port_count = 0;
 static int server_pids[MAX_SERVERS], server_pid_count = 0;
+static int relay_pids[MAX_SERVERS], relay_pid_count = 0; /* --relay-pid: measured apart */
 static int clients = 200, senders = 10, procs = 4, window = 16, timeout_s = 120;
 static long messages = 0;      /* fan-out: per sender */
 static double rate = 0, seconds = 0; /* paced */
@@ -442,11 +443,11 @@ static void run_worker(int worker, int report_fd, int control_fd) {
     }
 }
 
-/* The CPU seconds of every server, summed; -1 if one cannot be read. */
-static double servers_cpu(void) {
+/* The CPU seconds of every process of `pids`, summed; -1 if one cannot be read. */
+static double processes_cpu(const int *pids, int count) {
     double total = 0;
-    for (int i = 0; i < server_pid_count; i++) {
-        double cpu = process_cpu(server_pids[i]);
+    for (int i = 0; i < count; i++) {
+        double cpu = process_cpu(pids[i]);
         if (cpu < 0) return -1;
         total += cpu;
     }
@@ -472,6 +473,7 @@ static int parse_list(const char *value, int *into) {
 static void usage(void) {
     fprintf(stderr,
             "usage: chatload --port P[,P…] [--clients 200] [--senders 10] [--procs 4] [--server-pid PID[,PID…]]\n"
+            "                [--relay-pid PID[,PID…]]\n"
             "                (--messages M [--window 16, 0 for an open loop] | --rate R --seconds S)\n"
             "                [--timeout 120]\n");
     exit(64);
@@ -490,10 +492,11 @@ int main(int argc, char **argv) {
         else if (!strcmp(name, "--seconds")) seconds = atof(value);
         else if (!strcmp(name, "--timeout")) timeout_s = atoi(value);
         else if (!strcmp(name, "--server-pid")) server_pid_count = parse_list(value, server_pids);
+        else if (!strcmp(name, "--relay-pid")) relay_pid_count = parse_list(value, relay_pids);
         else if (!strcmp(name, "--channel")) channel = value;
         else usage();
     }
-    if (port_count <= 0 || server_pid_count < 0 || window < 0 || clients < 2 || clients > MAX_CLIENTS || senders < 1 || senders > MAX_SENDERS ||
+    if (port_count <= 0 || server_pid_count < 0 || relay_pid_count < 0 || window < 0 || clients < 2 || clients > MAX_CLIENTS || senders < 1 || senders > MAX_SENDERS ||
         senders >= clients || procs < 1 || procs > MAX_PROCS || (messages <= 0 && (rate <= 0 || seconds <= 0)))
         usage();
     if (clients < 2 * procs) usage();
@@ -522,7 +525,8 @@ int main(int argc, char **argv) {
         read_all(report[w], &ready, 1);
     }
     fprintf(stderr, "chatload: %d clients joined %s in %.2f s\n", clients, channel, mono() - setup_start);
-    double server_cpu_at_go = server_pid_count ? servers_cpu() : 0;
+    double server_cpu_at_go = server_pid_count ? processes_cpu(server_pids, server_pid_count) : 0;
+    double relay_cpu_at_go = relay_pid_count ? processes_cpu(relay_pids, relay_pid_count) : 0;
     double go_at = mono();
     for (int w = 0; w < procs; w++) write_all(control[w], "G", 1);
 
@@ -548,7 +552,8 @@ int main(int argc, char **argv) {
         for (int i = 0; i < HISTOGRAM_US; i++) merged[i] += part[i];
     }
     /* Every worker has reported, so the last delivery has arrived: the server's CPU time now. */
-    server_cpu_at_done = server_pid_count ? servers_cpu() : 0;
+    server_cpu_at_done = server_pid_count ? processes_cpu(server_pids, server_pid_count) : 0;
+    double relay_cpu_at_done = relay_pid_count ? processes_cpu(relay_pids, relay_pid_count) : 0;
     for (int w = 0; w < procs; w++) write_all(control[w], "Q", 1);
     for (int w = 0; w < procs; w++) waitpid(pids[w], NULL, 0);
 
@@ -568,6 +573,11 @@ int main(int argc, char **argv) {
         double server_cpu = server_cpu_at_done - server_cpu_at_go;
         printf("RESULT server_cpu_seconds %.3f\n", server_cpu);
         printf("RESULT server_cpu_seconds_per_million %.4f\n", server_cpu / (deliveries / 1e6));
+    }
+    if (relay_pid_count) {
+        double relay_cpu = relay_cpu_at_done - relay_cpu_at_go;
+        printf("RESULT relay_cpu_seconds %.3f\n", relay_cpu);
+        printf("RESULT relay_cpu_seconds_per_million %.4f\n", relay_cpu / (deliveries / 1e6));
     }
     uint64_t total = 0;
     for (int i = 0; i < HISTOGRAM_US; i++) total += merged[i];
