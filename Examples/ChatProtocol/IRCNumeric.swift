@@ -46,6 +46,10 @@ public struct IRCNumeric: Sendable, Hashable, CustomStringConvertible {
     public static let map = IRCNumeric("006", "RPL_MAP")
     /// `007` `RPL_MAPEND`.
     public static let mapEnd = IRCNumeric("007", "RPL_MAPEND", "End of /MAP")
+    /// `211` `RPL_STATSLINKINFO`: one link's traffic.
+    public static let statsLinkInfo = IRCNumeric("211", "RPL_STATSLINKINFO")
+    /// `219` `RPL_ENDOFSTATS`.
+    public static let endOfStats = IRCNumeric("219", "RPL_ENDOFSTATS", "End of STATS report")
     /// `221` `RPL_UMODEIS`.
     public static let userModeIs = IRCNumeric("221", "RPL_UMODEIS")
     /// `251` `RPL_LUSERCLIENT`.
@@ -177,6 +181,8 @@ public struct IRCNumeric: Sendable, Hashable, CustomStringConvertible {
         isupport,
         map,
         mapEnd,
+        statsLinkInfo,
+        endOfStats,
         userModeIs,
         luserClient,
         luserChannels,

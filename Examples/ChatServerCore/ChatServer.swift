@@ -41,7 +41,7 @@ public actor ChatServer: Service {
     /// ``ChatServerConfiguration/tlsPort`` is set.
     public nonisolated let tlsListener: StreamListener?
     var state: ChatServerState
-    private var outbounds: [ChatClientID: ChatOutbound] = [:]
+    var outbounds: [ChatClientID: ChatOutbound] = [:]
     /// Outbounds given lines by the event being handled, written when it is done.
     private var unflushed: [ChatOutbound] = []
     /// Outbounds that the lines being handled found congested: the sender waits for them.
@@ -248,6 +248,7 @@ public actor ChatServer: Service {
             switch inbound {
             case .message(let message):
                 let now = Int(Date().timeIntervalSince1970)
+                if message.command == "STATS" { noteLinkTraffic() }
                 directive = perform(state.receive(message, from: id, now: now), for: id)
             case .tooLong:
                 guard let client = state.clients[id] else {

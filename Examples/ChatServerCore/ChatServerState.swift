@@ -51,6 +51,9 @@ public struct ChatServerState: Sendable {
     var pendingTopics: [String: (text: String, setter: String)] = [:]
     /// The most topics kept for channels not made yet.
     static let pendingTopicLimit = 1_000
+    /// What each established link's connection has done, as the I/O last said
+    /// (``noteLinkTraffic(_:)``), for `STATS l`.
+    public internal(set) var linkTraffic: [ChatClientID: ChatLinkTraffic] = [:]
     /// The most registered clients this server has had at once (`265`).
     var mostLocalUsers = 0
     /// The most registered users the network has had at once, as this server saw it (`266`).
@@ -158,6 +161,7 @@ public struct ChatServerState: Sendable {
         case "LUSERS": context.send(luserReplies(context.replies))
         case "LINKS": context.send(linksReplies(context.replies))
         case "MAP": context.send(mapReplies(context.replies))
+        case "STATS": context.send(statsReplies(context.parameters.first ?? "", now: now, context.replies))
         default: context.send(context.replies.reply(.unknownCommand, command))
         }
         return context.actions

@@ -330,6 +330,21 @@ import Testing
         #expect(answer.last == ":chat.test 318 rudi alice :End of /WHOIS list")
     }
 
+    @Test mutating func statsShowsEachLinksTrafficAsTheIOSaidIt() throws {
+        try register(1, "alice")
+        _ = try linkHub()
+        #expect(sent(try say("STATS l", from: 1, now: 1_000), to: 1) == [":chat.test 219 alice l :End of STATS report"])
+        let traffic = ChatLinkTraffic(
+            sendQueue: 12, bytesSent: 300, bytesReceived: 400, openedAt: 990, carriage: "plaintext")
+        state.noteLinkTraffic([hub: traffic])
+        #expect(
+            sent(try say("STATS l", from: 1, now: 1_000), to: 1) == [
+                ":chat.test 211 alice hub.test 12 300 400 :open 10 s, plaintext",
+                ":chat.test 219 alice l :End of STATS report",
+            ])
+        #expect(sent(try say("STATS u", from: 1), to: 1) == [":chat.test 219 alice u :End of STATS report"])
+    }
+
     @Test mutating func badLinesGetAnErrorAndChangeNothing() throws {
         try register(1, "alice")
         _ = try linkHub()

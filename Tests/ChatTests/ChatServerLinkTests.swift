@@ -75,6 +75,16 @@ import Testing
         }
         #expect(link.parameters[2] == "one.test")
 
+        // STATS l shows the link's connection as its stream task measured it.
+        let stats = try await Self.linkStats(asking: alice)
+        #expect(stats.count == 1 && stats.first?.parameters[1] == "two.test", "\(stats)")
+        if let line = stats.first {
+            #expect(
+                (Int(line.parameters[3]) ?? 0) > 0 && (Int(line.parameters[4]) ?? 0) > 0, "bytes both ways: \(line)")
+            #expect(line.parameters.last?.contains("plaintext") == true, "\(line)")
+            #expect(line.parameters.last?.contains("127.0.0.1:") == true, "\(line)")
+        }
+
         // two.test goes away: alice sees bob quit with the two servers' names.
         await second.stop()
         secondStopped = true
@@ -189,6 +199,17 @@ import Testing
         await bob.close()
         await second.stop()
         await first.stop()
+    }
+
+    /// The `211` lines `client` gets for `STATS l`.
+    static func linkStats(asking client: IRCTestClient) async throws -> [IRCMessage] {
+        try await client.send("STATS l")
+        var lines: [IRCMessage] = []
+        while true {
+            let line = try await client.waitFor("STATS") { $0.command == "211" || $0.command == "219" }
+            if line.command == "219" { return lines }
+            lines.append(line)
+        }
     }
 
     /// How many of `count` lines `flood line <n>` from `nick` `client` reads, in order, before

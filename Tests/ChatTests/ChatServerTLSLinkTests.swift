@@ -64,6 +64,11 @@ import Testing
         let chat = try await LinkedChatServer.start("chat.test", links: [peer])
         #expect(await pollUntil { await chat.server.linkedServers == ["ngircd.test"] }, "\(ngircd.process.output)")
         try await Self.talk(chatPort: try #require(chat.server.port), ngircdPort: ngircd.port)
+        let observer = IRCTestClient(port: try #require(chat.server.port))
+        try await observer.register("observer")
+        let stats = try await ChatServerLinkTests.linkStats(asking: observer)
+        #expect(stats.first?.parameters.last?.contains("TLS 1.") == true, "\(stats)")
+        await observer.close()
         await chat.stop()
         await ngircd.stop()
     }

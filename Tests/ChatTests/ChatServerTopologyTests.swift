@@ -111,6 +111,11 @@ import Testing
         #expect(
             await pollUntil { proxy.log.contains("127.0.0.1:\(firstPort)") },
             "the link did not go through the proxy: \(proxy.log)")
+        let observer = IRCTestClient(port: try #require(second.server.port))
+        try await observer.register("observer")
+        let stats = try await ChatServerLinkTests.linkStats(asking: observer)
+        #expect(stats.first?.parameters.last?.contains("through HTTP CONNECT") == true, "\(stats)")
+        await observer.close()
         await second.stop()
         await first.stop()
         await proxy.stop()

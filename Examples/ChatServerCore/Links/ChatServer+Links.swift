@@ -61,6 +61,16 @@ extension ChatServer {
         state.establishedLinks().compactMap { state.links[$0]?.name }
     }
 
+    /// Tells the state what each link's connection has done, from its task's metrics.
+    func noteLinkTraffic() {
+        var traffic: [ChatClientID: ChatLinkTraffic] = [:]
+        for id in state.establishedLinks() {
+            guard let outbound = outbounds[id] else { continue }
+            traffic[id] = ChatLinkTraffic(metrics: outbound.task.metrics, sendQueue: outbound.pendingBytes)
+        }
+        state.noteLinkTraffic(traffic)
+    }
+
     /// Every other server of the network, by name.
     public var networkServers: [String] {
         state.servers.values.map(\.name).sorted()

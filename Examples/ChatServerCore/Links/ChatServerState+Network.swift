@@ -54,6 +54,27 @@ extension ChatServerState {
         return lines + [replies.reply(.endOfLinks, "*")]
     }
 
+    /// The I/O's figures for each link's connection, as they are now.
+    public mutating func noteLinkTraffic(_ traffic: [ChatClientID: ChatLinkTraffic]) {
+        linkTraffic = traffic
+    }
+
+    /// `STATS l`: a `211` per direct link, then `219`; any other query gets `219` alone.
+    func statsReplies(_ query: String, now: Int, _ replies: IRCReplyBuilder) -> [IRCMessage] {
+        var lines: [IRCMessage] = []
+        if query.lowercased() == "l" {
+            for id in establishedLinks() {
+                guard let link = links[id], let traffic = linkTraffic[id] else { continue }
+                lines.append(
+                    replies.reply(
+                        .statsLinkInfo, link.name, String(traffic.sendQueue), String(traffic.bytesSent),
+                        String(traffic.bytesReceived), "open \(max(0, now - traffic.openedAt)) s, \(traffic.carriage)"
+                    ).fitted())
+            }
+        }
+        return lines + [replies.reply(.endOfStats, query.isEmpty ? "*" : query)]
+    }
+
     /// `006` for each server as a tree under this one, with its user count, then `007`.
     func mapReplies(_ replies: IRCReplyBuilder) -> [IRCMessage] {
         var lines: [IRCMessage] = []
