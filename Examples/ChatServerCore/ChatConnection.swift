@@ -66,6 +66,12 @@ struct ChatConnection: Sendable {
         var isLink = false
         var lastLine = connectedAt
         var pingSent = false
+        // A link's path, as the route monitor sees it; and when a PING went out because the
+        // path went away.
+        var pathWatch: ChatLinkPathWatch?
+        defer { pathWatch?.stop() }
+        var probedAt: ContinuousClock.Instant?
+        var probedThisLoss = false
         var atEOF = false
 
         // Lines the flood limit let through that the server has not handled yet: it stops
@@ -95,6 +101,9 @@ struct ChatConnection: Sendable {
                     if received.isLink {
                         bucket = nil
                         isLink = true
+                        if isRegistered, pathWatch == nil {
+                            pathWatch = ChatLinkPathWatch(task: task, logger: configuration.logger)
+                        }
                     }
                     // Someone it sent to is behind: read no more of this client until they
                     // catch up (or are found to have stopped reading).
@@ -153,6 +162,15 @@ struct ChatConnection: Sendable {
             let now = clock.now
             let idleTimeout = isLink ? configuration.linkIdleTimeout : configuration.idleTimeout
             let pingTimeout = isLink ? configuration.linkPingTimeout : configuration.pingTimeout
+            // Once per loss of the path: a peer that still answers is fine.
+            let pathLost = pathWatch?.isLost == true
+            if !pathLost { probedThisLoss = false }
+            if registered, pathLost, !probedThisLoss, !pingSent, let ping = Self.ping(configuration) {
+                probedThisLoss = true
+                pingSent = true
+                probedAt = now
+                _ = outbound.send(ping)
+            }
             var deadline: ContinuousClock.Instant
             var expiry: String?
             if !registered {
@@ -160,7 +178,12 @@ struct ChatConnection: Sendable {
                 expiry = "Registration timed out"
             } else if pingSent {
                 deadline = lastLine + idleTimeout + pingTimeout
-                expiry = "Ping timeout: \((idleTimeout + pingTimeout).components.seconds) seconds"
+                var waited = idleTimeout + pingTimeout
+                if let probedAt, probedAt + pingTimeout < deadline {
+                    deadline = probedAt + pingTimeout
+                    waited = pingTimeout
+                }
+                expiry = "Ping timeout: \(waited.components.seconds) seconds"
             } else {
                 deadline = lastLine + idleTimeout
                 expiry = nil
@@ -171,18 +194,16 @@ struct ChatConnection: Sendable {
                     return everRegistered
                 }
                 pingSent = true
-                if let ping = try? IRCReplyBuilder(server: configuration.identity.serverName, client: nil).ping()
-                    .wireBytes()
-                {
-                    _ = outbound.send(ping)
-                }
+                if let ping = Self.ping(configuration) { _ = outbound.send(ping) }
                 continue
             }
             if !pending.isEmpty, let next = bucket?.nextToken(now: now) { deadline = min(deadline, next) }
 
             let data: Data?
             do {
-                let wait = max(0.001, (deadline - now).inSeconds)
+                // A watched link wakes every 2 s, to notice a path that went away.
+                let wake = pathWatch == nil ? deadline : min(deadline, now + .seconds(2))
+                let wait = max(0.001, (wake - now).inSeconds)
                 (data, atEOF) = try await task.readData(ofMinLength: 1, maxLength: 16 * 1024, timeout: wait)
             } catch let error as StreamTaskError where error.code == .timedOut {
                 continue
@@ -199,8 +220,14 @@ struct ChatConnection: Sendable {
                 }
                 lastLine = clock.now
                 pingSent = false
+                probedAt = nil
             }
         }
+    }
+
+    /// The `PING` the server sends to an idle connection.
+    private static func ping(_ configuration: ChatServerConfiguration) -> [UInt8]? {
+        try? IRCReplyBuilder(server: configuration.identity.serverName, client: nil).ping().wireBytes()
     }
 
     /// What the server is given of one line.

@@ -233,6 +233,9 @@ struct ChatNetworkTests {
             try await lab.setLink(.two, up: false)
             let quit = try await Self.heard(dave, "QUIT", from: "erin", timeout: 60)
             #expect(quit.parameters == ["hub.test two.test"])
+            // two's route monitor saw its end of the link lose its carrier, and two asked the
+            // hub at once rather than waiting for the link to fall idle.
+            #expect(network.two.output.contains("a link's path went away"), "\(network.two.output)")
             #expect(
                 await client.waitForOutput(containing: "netsplit, two.test <-> hub.test: ", seconds: 60),
                 "\(client.output)")
