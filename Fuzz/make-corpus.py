@@ -164,7 +164,28 @@ def server_hello():
     write("server-hello", [bytes([1, 4, 16, 250]) + i for i in inputs])
 
 
+def chat_server_state():
+    """Sessions of the chat server's state: a header (client limit, per-address limit, STARTTLS),
+    then lines of an operation byte and a body: 0 and 1 connect (from host op/8), 2 disconnects,
+    3 to 7 send the body as a line from connection op/8 among those open."""
+    def line(op, body=""):
+        return bytes([op]) + body.encode()
+
+    users = [line(0), line(11, "NICK alice"), line(11, "USER a 0 * :A"), line(11, "JOIN #c"),
+             line(11, "PRIVMSG #c :hi"), line(11, "TOPIC #c :t"), line(11, "QUIT :bye")]
+    link = [line(0), line(0), line(3, "PASS pw 0210-IRC+ ngIRCd|26.1:CHLMSXZ PZ"), line(3, "SERVER hub.fuzz :hub"),
+            line(3, ":hub.fuzz SERVER leaf.fuzz 2 2 :leaf"), line(3, ":hub.fuzz NICK rudi 1 r h 1 +i :R"),
+            line(3, ":leaf.fuzz NICK lena 2 l h 2 +a :L"), line(3, ":hub.fuzz CHANINFO #c +nt :topic"),
+            line(3, ":hub.fuzz NJOIN #c :@rudi,+lena"), line(11, "NICK alice"), line(11, "USER a 0 * :A"),
+            line(11, "JOIN #c"), line(11, "PRIVMSG #c :hi"), line(11, "AWAY :x"), line(11, "WHOIS rudi rudi"),
+            line(11, "LUSERS"), line(11, "MAP"), line(11, "STATS l"), line(3, ":rudi PRIVMSG alice :hey"),
+            line(3, ":rudi KICK #c alice :out"), line(3, ":lena NICK alice"),
+            line(3, ":hub.fuzz SQUIT leaf.fuzz :gone"), line(2)]
+    write("chat-server-state", [bytes([10, 0, 0]) + b"\n".join(session) for session in (users, link)])
+
+
 irc()
+chat_server_state()
 txt_records()
 netlink()
 no_proxy()

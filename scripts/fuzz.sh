@@ -49,7 +49,9 @@ routes=Sources/StreamTaskRoutes
 handshake=("$kit/Proxy/ProxyHandshake.swift" "$kit/Proxy/ProxyCredentials.swift" Fuzz/Targets/ProxyFuzzSupport.swift)
 server=Examples/ChatServerCore
 state=("$server"/ChatServerState*.swift "$server/ChatServerClient.swift" "$server/ChatChannel.swift"
-    "$server/ChatServerAction.swift" "$server/ChatServerIdentity.swift" "$kit/Listener/PeerAddressGroup.swift")
+    "$server/ChatServerAction.swift" "$server/ChatServerIdentity.swift" "$kit/Listener/PeerAddressGroup.swift"
+    "$server"/Links/ChatServerState*.swift "$server/Links/ChatLinkPeer.swift" "$server/Links/ChatServerLink.swift"
+    "$server/Links/ChatNetworkServer.swift" "$server/Links/ChatLinkTraffic.swift")
 
 # The harness and library sources of a target, and whether it needs NIOCore.
 sources() {

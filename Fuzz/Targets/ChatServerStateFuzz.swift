@@ -17,6 +17,10 @@
 //   oldest one still registering;
 // - the registry is consistent: every nickname points at a client that has it, every channel
 //   member is a client in that channel, every client's channels list it, no channel is empty.
+// One server may link in (`PASS pw`, `SERVER hub.fuzz`), and then its lines are a linked
+// server's: users and servers behind it, bursts, relays, splits. The network stays consistent
+// too: every remote user and every server is behind an established link, every remote user's
+// server is known, and the limits count only this server's own clients.
 
 private let hosts = [
     "127.0.0.1", "127.0.0.2", "192.0.2.7", "2001:db8:1:2::1", "2001:db8:1:2::ffff", "2001:db8:1:3::1", "::1", "0::1",
@@ -32,13 +36,15 @@ public func fuzzChatServerState(_ data: UnsafePointer<UInt8>, _ size: Int) -> CI
         serverName: "chat.fuzz", networkName: "Fuzz", createdText: "now", offersSTARTTLS: input.byte() & 1 == 1)
     var state = ChatServerState(
         identity: identity, maximumClients: maximumClients, maximumClientsPerAddress: perAddress)
+    state.linkPeers = [ChatLinkPeer(name: "hub.fuzz", sentPassword: "pw", expectedPassword: "pw")]
     var nextID = 1
     var lines = input.rest.split(separator: 0x0A, omittingEmptySubsequences: false)[...]
     var now = 1_000
     while let line = lines.popFirst() {
         guard let op = line.first else { continue }
         let body = Array(line.dropFirst())
-        let known = state.clients.keys.sorted()
+        // Connections: clients of this server (remote users have negative ids) and links.
+        let known = (state.clients.keys.filter { $0 > 0 } + state.links.keys).sorted()
         switch op % 8 {
         case 0, 1:
             connect(&state, id: nextID, host: hosts[Int(op / 8) % hosts.count])
@@ -50,7 +56,9 @@ public func fuzzChatServerState(_ data: UnsafePointer<UInt8>, _ size: Int) -> CI
             let id = known[Int(op / 8) % known.count]
             for action in state.receive(message, from: id, now: now) {
                 if case .close(let closed, _) = action {
-                    require(state.clients[closed] == nil, "closed client \(closed) is still there")
+                    require(
+                        state.clients[closed] == nil && state.links[closed] == nil,
+                        "closed connection \(closed) is still there")
                 }
             }
             if op & 0x80 != 0 { state.tlsEstablished(id) }
@@ -77,8 +85,8 @@ private func connect(_ state: inout ChatServerState, id: ChatClientID, host: Str
         } else {
             require(reason == ChatServerState.fullReason, "refused as \(reason)")
             require(
-                registering.isEmpty && before.clients.count >= before.maximumClients,
-                "refused as full with \(before.clients.count) clients, \(registering.count) registering")
+                registering.isEmpty && before.localClientCount >= before.maximumClients,
+                "refused as full with \(before.localClientCount) clients, \(registering.count) registering")
         }
         require(state.clients.count == before.clients.count, "a refusal changed the clients")
     case .close(let closed, let reason):
@@ -94,7 +102,9 @@ private func connect(_ state: inout ChatServerState, id: ChatClientID, host: Str
 
 private func checkConsistency(_ state: ChatServerState) {
     let clients = state.clients
-    require(clients.count <= state.maximumClients, "\(clients.count) clients, limit \(state.maximumClients)")
+    require(
+        state.localClientCount <= state.maximumClients,
+        "\(state.localClientCount) clients, limit \(state.maximumClients)")
     let registering = clients.values.filter { !$0.isRegistered }.count
     require(
         registering <= state.maximumUnregisteredClients,
@@ -123,5 +133,15 @@ private func checkConsistency(_ state: ChatServerState) {
                 state.channels[key]?.members.contains(client.id) == true, "client \(client.id) thinks it is in \(key)")
         }
         if !client.isRegistered { require(client.channels.isEmpty, "unregistered client \(client.id) is in channels") }
+        if let link = client.link {
+            require(state.links[link]?.phase == .established, "remote user \(client.id) is behind no link")
+            require(
+                client.server.map { state.servers[$0.lowercased()] != nil } == true,
+                "remote user \(client.id) is on an unknown server \(client.server ?? "?")")
+            require(client.id < 0, "remote user \(client.id) has a connection's id")
+        }
+    }
+    for server in state.servers.values {
+        require(state.links[server.link]?.phase == .established, "server \(server.name) is behind no link")
     }
 }

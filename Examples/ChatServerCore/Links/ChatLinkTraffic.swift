@@ -7,9 +7,6 @@
 //
 //===----------------------------------------------------------------------===//
 
-import Foundation
-import StreamTaskKit
-
 /// What a link's connection has done, from its stream task's metrics, for `STATS l`: the state
 /// is given these figures by the I/O around it, as it is given the time.
 public struct ChatLinkTraffic: Sendable, Hashable {
@@ -31,24 +28,5 @@ public struct ChatLinkTraffic: Sendable, Hashable {
         self.bytesReceived = bytesReceived
         self.openedAt = openedAt
         self.carriage = carriage
-    }
-
-    /// The figures of a link's connection, from `metrics` and its send queue.
-    public init(metrics: StreamTaskMetrics, sendQueue: Int) {
-        self.sendQueue = sendQueue
-        bytesSent = metrics.countOfBytesSent
-        bytesReceived = metrics.countOfBytesReceived
-        openedAt = Int(metrics.taskStartDate.timeIntervalSince1970)
-        var parts = [
-            metrics.negotiatedTLSVersion.map { "\($0) \(metrics.negotiatedCipherSuite ?? "")" } ?? "plaintext"
-        ]
-        if let proxy = metrics.proxyKind { parts.append("through \(proxy)") }
-        if let local = metrics.localAddress, let remote = metrics.remoteAddress {
-            parts.append("\(local):\(metrics.localPort ?? 0) to \(remote):\(metrics.remotePort ?? 0)")
-        }
-        if let start = metrics.connectStartDate, let end = metrics.connectEndDate {
-            parts.append("connected in \(Int((end.timeIntervalSince(start) * 1000).rounded())) ms")
-        }
-        carriage = parts.map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: ", ")
     }
 }

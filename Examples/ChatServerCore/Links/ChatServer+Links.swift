@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+import Foundation
 import Logging
 import StreamTaskKit
 
@@ -83,5 +84,26 @@ extension ChatServer {
             if case .completed(let error) = event { return error }
         }
         return task.streamTaskError
+    }
+}
+
+extension ChatLinkTraffic {
+    /// The figures of a link's connection, from `metrics` and its send queue.
+    public init(metrics: StreamTaskMetrics, sendQueue: Int) {
+        self.sendQueue = sendQueue
+        bytesSent = metrics.countOfBytesSent
+        bytesReceived = metrics.countOfBytesReceived
+        openedAt = Int(metrics.taskStartDate.timeIntervalSince1970)
+        var parts = [
+            metrics.negotiatedTLSVersion.map { "\($0) \(metrics.negotiatedCipherSuite ?? "")" } ?? "plaintext"
+        ]
+        if let proxy = metrics.proxyKind { parts.append("through \(proxy)") }
+        if let local = metrics.localAddress, let remote = metrics.remoteAddress {
+            parts.append("\(local):\(metrics.localPort ?? 0) to \(remote):\(metrics.remotePort ?? 0)")
+        }
+        if let start = metrics.connectStartDate, let end = metrics.connectEndDate {
+            parts.append("connected in \(Int((end.timeIntervalSince(start) * 1000).rounded())) ms")
+        }
+        carriage = parts.map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: ", ")
     }
 }
