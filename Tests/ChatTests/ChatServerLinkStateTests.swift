@@ -262,6 +262,22 @@ import Testing
         #expect(try say(":hub.test METADATA rudi host :cloaked", from: hub).isEmpty)
     }
 
+    /// Found by the chat-server-state fuzzer: after a split, a link's token for the server
+    /// that left introduced a user on a server the network no longer had.
+    @Test mutating func aTokenOfAServerThatSplitAwayNamesNoOne() throws {
+        _ = try linkHub()
+        _ = try say(":hub.test SERVER leaf.test 2 2 :a leaf", from: hub)
+        _ = try say(":hub.test SQUIT leaf.test :gone", from: hub)
+        // The token names no one now: the user is on the server of the line's prefix, which
+        // the network has.
+        _ = try say(":hub.test NICK ghost 2 g h 2 + :Ghost", from: hub)
+        #expect(state.client(named: "ghost")?.server == "hub.test")
+        // Without a prefix that names a server either, there is no server to put the user on.
+        let actions = try say(":ghost NICK ghost2 2 g h 2 + :Ghost", from: hub)
+        #expect(sent(actions, to: hub) == [":chat.test 461 hub.test NICK :Not enough parameters"])
+        #expect(state.client(named: "ghost2") == nil)
+    }
+
     @Test mutating func aNickCollisionKillsBothAndDropsNoOneInSilence() throws {
         try register(1, "alice")
         _ = try linkHub()

@@ -130,9 +130,11 @@ extension ChatServerState {
     /// characters), as long as it cannot be read as something else.
     private mutating func introduceUser(_ message: IRCMessage, on id: ChatClientID, now: Int) -> [ChatServerAction] {
         let parameters = message.parameters
+        // The token must name a server the network still has, behind this link (a token of a
+        // server that split away names no one).
         guard let hopCount = Int(parameters[1]), let token = Int(parameters[4]),
             let server = links[id]?.tokens[token] ?? servers[Self.folded(server: message.sourceNickname ?? "")]?.name,
-            IRCName.isAcceptableRemoteNickname(parameters[0])
+            servers[Self.folded(server: server)]?.link == id, IRCName.isAcceptableRemoteNickname(parameters[0])
         else { return needMoreParameters("NICK", on: id) }
         let nickname = parameters[0]
         if let existing = client(named: nickname) {

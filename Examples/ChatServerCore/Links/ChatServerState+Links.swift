@@ -214,6 +214,11 @@ extension ChatServerState {
             actions += removeRemote(user.id, quit: quitReason)
         }
         for name in folded { servers[name] = nil }
+        // The links' tokens for those servers name no one now.
+        for (id, var link) in links {
+            link.tokens = link.tokens.filter { !folded.contains(Self.folded(server: $0.value)) }
+            links[id] = link
+        }
         // One SQUIT per server gone, the furthest first, each from the server itself, as
         // ngIRCd sends them.
         for lost in gone.reversed() {
