@@ -234,8 +234,10 @@ struct ChatEndToEndTests {
 
     @Test func anIdleClientIsPingedThenDroppedAndItsChannelsSeeItQuit() async throws {
         try await ChatServerFixture.with({
-            $0.idleTimeout = .milliseconds(1500)
-            $0.pingTimeout = .milliseconds(1500)
+            // 3 s each: long enough that a loaded machine (the suite runs its tests side by
+            // side) does not drop a client that is still registering.
+            $0.idleTimeout = .seconds(3)
+            $0.pingTimeout = .seconds(3)
         }) { _, port in
             // Both answer PINGs while they set up, however slow the machine; then `idle` stops.
             let idle = IRCTestClient(port: port)

@@ -167,7 +167,7 @@ import Testing
         try await bob.join("#flood")
         _ = try await Self.heard(alice, "JOIN", from: "bob")
 
-        // The flooding server links in, brings a user into the channel, and sends 50,000
+        // The flooding server links in, brings a user into the channel, and sends 20,000
         // lines as fast as the socket takes them.
         let flood = IRCTestClient(port: firstPort)
         try await flood.send("PASS \(Self.password) 0210-IRC+ flood|1: P")
@@ -175,7 +175,7 @@ import Testing
         try await flood.send(":flood.test NICK flooder 1 f flood.host 1 + :Flooder")
         try await flood.send(":flood.test NJOIN #flood :flooder")
         _ = try await Self.heard(bob, "JOIN", from: "flooder")
-        let total = 50_000
+        let total = 20_000
         let sending = Task {
             var batch = [UInt8]()
             for index in 1...total {
