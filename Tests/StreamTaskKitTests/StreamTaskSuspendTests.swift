@@ -151,7 +151,7 @@ import Testing
     @Test func timeoutsRunWhileSuspendedAndLoseNothing() async throws {
         let (server, client, peer) = try await upPair()
         try await peer.write("kept")
-        #expect(try await client.eventuallyOnLoop { $0.machine.bufferedByteCount == 4 })
+        #expect(try await client.eventuallyOnLoop { $0.unreadByteCount == 4 })
         client.suspend()
         await expectStreamError(.timedOut) { try await client.readData(ofMinLength: 1, maxLength: 10, timeout: 0.2) }
         await expectStreamError(.timedOut) { try await client.write(Data("NEVER".utf8), timeout: 0.2) }

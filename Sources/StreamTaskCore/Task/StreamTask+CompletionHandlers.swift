@@ -30,7 +30,13 @@ extension StreamTask {
         completionHandler: @escaping @Sendable (Data?, Bool, (any Error)?) -> Void
     ) {
         let queue = session.callbackQueue
-        submit(.read(minLength: minBytes, maxLength: maxBytes), timeout: timeout) { result in
+        let operation = StreamTaskStateMachine.Operation.read(minLength: minBytes, maxLength: maxBytes)
+        if let bytes = readFromLentBytes(operation) {
+            let data = Data(buffer: bytes, byteTransferStrategy: .automatic)
+            queue.async { completionHandler(data, false, nil) }
+            return
+        }
+        submit(operation, timeout: timeout) { result in
             switch result {
             case .success(let outcome):
                 let data = Data(buffer: outcome.bytes, byteTransferStrategy: .automatic)
@@ -53,7 +59,13 @@ extension StreamTask {
         completionHandler: @escaping @Sendable (Data?, (any Error)?) -> Void
     ) {
         let queue = session.callbackQueue
-        submit(.readThrough(delimiter: Array(delimiter), maxLength: maxLength), timeout: timeout) { result in
+        let operation = StreamTaskStateMachine.Operation.readThrough(delimiter: Array(delimiter), maxLength: maxLength)
+        if let bytes = readFromLentBytes(operation) {
+            let data = Data(buffer: bytes, byteTransferStrategy: .automatic)
+            queue.async { completionHandler(data, nil) }
+            return
+        }
+        submit(operation, timeout: timeout) { result in
             switch result {
             case .success(let outcome):
                 let data = Self.delimitedResult(outcome)

@@ -26,6 +26,9 @@ extension StreamTask {
     /// stream returns at once an empty `Data` (not `nil`) with `atEOF` `true`, as often as it is
     /// issued; after ``closeRead()`` reads fail with ``StreamTaskError/Code/readClosed``.
     ///
+    /// A read that the bytes already received satisfy completes on the caller's thread, without
+    /// a trip to the event loop (see <doc:Performance>); any other waits there, in order.
+    ///
     /// A read that times out throws ``StreamTaskError/Code/timedOut`` and loses nothing: the
     /// bytes that had arrived stay buffered for the next read. So does a read whose Swift task is
     /// cancelled.
@@ -41,7 +44,11 @@ extension StreamTask {
         maxLength maxBytes: Int,
         timeout: TimeInterval
     ) async throws -> (Data?, Bool) {
-        let outcome = try await awaitOperation(.read(minLength: minBytes, maxLength: maxBytes), timeout: timeout)
+        let operation = StreamTaskStateMachine.Operation.read(minLength: minBytes, maxLength: maxBytes)
+        if !Task.isCancelled, let bytes = readFromLentBytes(operation) {
+            return (Data(buffer: bytes, byteTransferStrategy: .automatic), false)
+        }
+        let outcome = try await awaitOperation(operation, timeout: timeout)
         return (Data(buffer: outcome.bytes, byteTransferStrategy: .automatic), outcome.atEOF)
     }
 
@@ -63,8 +70,11 @@ extension StreamTask {
         maxLength: Int,
         timeout: TimeInterval
     ) async throws -> Data? {
-        let outcome = try await awaitOperation(
-            .readThrough(delimiter: Array(delimiter), maxLength: maxLength), timeout: timeout)
+        let operation = StreamTaskStateMachine.Operation.readThrough(delimiter: Array(delimiter), maxLength: maxLength)
+        if !Task.isCancelled, let bytes = readFromLentBytes(operation) {
+            return Data(buffer: bytes, byteTransferStrategy: .automatic)
+        }
+        let outcome = try await awaitOperation(operation, timeout: timeout)
         return Self.delimitedResult(outcome)
     }
 

@@ -60,6 +60,7 @@ public final class StreamTask: StreamSessionTask, @unchecked Sendable, CustomStr
         var error: StreamTaskError?
         var metrics: StreamTaskMetrics
         var writeBehind = WriteBehindLedger()
+        var readAhead = ReadAhead()
         var nextOperation: UInt64 = 0
         /// While set, the delegate hears nothing about this task: it carries a data task, or
         /// its connection was handed over to streams.
@@ -237,6 +238,7 @@ public final class StreamTask: StreamSessionTask, @unchecked Sendable, CustomStr
     public override func cancel() {
         let lingers = withShared { shared -> Bool in
             shared.writeBehind.stopEarlyReturns()
+            shared.readAhead.stop()
             return shared.state == .running && shared.writeBehind.outstanding > 0
         }
         guard lingers else { return driver.cancel() }
@@ -271,6 +273,7 @@ public final class StreamTask: StreamSessionTask, @unchecked Sendable, CustomStr
         startedAt: NIODeadline = .now(),
         completion: @escaping StreamTaskDriver.Completion
     ) {
+        if operation.claimsInput { withShared { $0.readAhead.operationSubmitted() } }
         driver.submit(
             operation, id: id ?? makeOperationID(), timeout: timeout, abandoned: abandoned, fromStreams: fromStreams,
             startedAt: startedAt, completion: completion)

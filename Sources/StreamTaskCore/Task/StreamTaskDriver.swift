@@ -60,6 +60,10 @@ package final class StreamTaskDriver: @unchecked Sendable {
     private var completions: [OperationID: Completion] = [:]
     private var timers: [OperationID: Scheduled<Void>] = [:]
     private var performing = false
+    /// Whether the owner's `ReadAhead` may hold lent bytes (see `lendBuffer()`).
+    var lending = false
+    /// The machine asked for input that was held back for lent bytes and never requested.
+    var inputHeld = false
     private var deferred: [(actions: [StreamTaskStateMachine.Action], complete: Bool)] = []
 
     init(
@@ -139,6 +143,7 @@ package final class StreamTaskDriver: @unchecked Sendable {
         completion: @escaping Completion
     ) {
         eventLoop.preconditionInEventLoop()
+        if operation.claimsInput { reclaimLentBytes(arriving: true) }
         if abandoned?.withLockedValue({ $0 }) == true {
             completion(.failure(Self.abandonedError))
             return
@@ -170,6 +175,7 @@ package final class StreamTaskDriver: @unchecked Sendable {
     func cancel() {
         onLoop {
             guard !self.machine.streamsCaptured else { return }
+            self.reclaimLentBytes(arriving: false)
             switch self.phase {
             case .completed:
                 return
@@ -203,6 +209,7 @@ package final class StreamTaskDriver: @unchecked Sendable {
             carryOutNow(next.actions, thenComplete: next.complete)
         }
         performing = false
+        lendBuffer()
     }
 
     private func carryOutNow(_ actions: [StreamTaskStateMachine.Action], thenComplete: Bool) {
@@ -226,7 +233,7 @@ package final class StreamTaskDriver: @unchecked Sendable {
             case .shutdownInput:
                 handler?.shutdownInput()
             case .requestInput:
-                handler?.read()
+                if !holdsInputForLentBytes() { handler?.read() }
             case .close:
                 handler?.close()
             case .emit(.readClosed):
@@ -240,33 +247,6 @@ package final class StreamTaskDriver: @unchecked Sendable {
             case .captureStreams(let id):
                 handOverStreams(id)
             }
-        }
-    }
-
-    private func writeToChannel(_ bytes: ByteBuffer, id: OperationID) {
-        let promise = eventLoop.makePromise(of: Void.self)
-        let count = Int64(bytes.readableBytes)
-        promise.futureResult.whenComplete { result in
-            switch result {
-            case .success:
-                self.owner?.withShared { $0.metrics.countOfBytesSent += count }
-                self.carryOut(self.machine.writeCompleted(id, error: nil))
-            case .failure(let error):
-                var failure = ChannelErrorMapper.map(error)
-                if failure.code == .connectionClosed, let cause = self.channelFailure {
-                    // Closed because of an error seen first (a reset noticed by a read): the
-                    // write failed for that reason, so it says so.
-                    failure = cause
-                } else if self.channelFailure == nil, failure.code != .connectionClosed {
-                    self.channelFailure = failure
-                }
-                self.carryOut(self.machine.writeCompleted(id, error: failure))
-            }
-        }
-        if let handler {
-            handler.write(bytes, promise: promise)
-        } else {
-            promise.fail(ChannelError.ioOnClosedChannel)
         }
     }
 
@@ -367,6 +347,7 @@ package final class StreamTaskDriver: @unchecked Sendable {
             tls.peerEndedTLS = true
             return
         }
+        reclaimLentBytes(arriving: false)
         carryOut(machine.inputEnded())
     }
 
@@ -385,6 +366,7 @@ package final class StreamTaskDriver: @unchecked Sendable {
         let failure = tlsFailure(error) ?? ChannelErrorMapper.map(error)
         if failure.code == .tlsTruncated {
             // Before SwiftNIO SSL passes the end of input on as if it were an orderly one.
+            reclaimLentBytes(arriving: false)
             carryOut(machine.inputEnded(truncation: failure.at(host: host, port: port)))
         }
         configuration.logger.debug("connection error", metadata: ["task": "\(taskIdentifier)", "error": "\(failure)"])
@@ -393,6 +375,7 @@ package final class StreamTaskDriver: @unchecked Sendable {
     }
 
     func channelClosed() {
+        reclaimLentBytes(arriving: false)
         carryOut(machine.closed(error: channelFailure), thenComplete: true)
     }
 }

@@ -1,0 +1,41 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the swift-stream-task-kit open source project
+//
+// Licensed under Apache License v2.0; see LICENSE for license information
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
+import NIOCore
+
+extension StreamTaskDriver {
+    /// Hands `bytes` to the channel; the write's outcome goes back to the machine, and the
+    /// bytes sent to the metrics.
+    func writeToChannel(_ bytes: ByteBuffer, id: OperationID) {
+        let promise = eventLoop.makePromise(of: Void.self)
+        let count = Int64(bytes.readableBytes)
+        promise.futureResult.whenComplete { result in
+            switch result {
+            case .success:
+                self.owner?.withShared { $0.metrics.countOfBytesSent += count }
+                self.carryOut(self.machine.writeCompleted(id, error: nil))
+            case .failure(let error):
+                var failure = ChannelErrorMapper.map(error)
+                if failure.code == .connectionClosed, let cause = self.channelFailure {
+                    // Closed because of an error seen first (a reset noticed by a read): the
+                    // write failed for that reason, so it says so.
+                    failure = cause
+                } else if self.channelFailure == nil, failure.code != .connectionClosed {
+                    self.channelFailure = failure
+                }
+                self.carryOut(self.machine.writeCompleted(id, error: failure))
+            }
+        }
+        if let handler {
+            handler.write(bytes, promise: promise)
+        } else {
+            promise.fail(ChannelError.ioOnClosedChannel)
+        }
+    }
+}

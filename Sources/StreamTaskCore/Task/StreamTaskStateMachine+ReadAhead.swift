@@ -1,0 +1,59 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the swift-stream-task-kit open source project
+//
+// Licensed under Apache License v2.0; see LICENSE for license information
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
+import NIOCore
+
+extension StreamTaskStateMachine.Operation {
+    /// Whether the operation takes bytes from the buffer, drops them or needs them where they
+    /// are: a read, `closeRead`, or a barrier. Such an operation takes lent bytes back first
+    /// (see `ReadAhead`); writes and `closeWrite` do not touch the input.
+    var claimsInput: Bool {
+        switch self {
+        case .read, .readThrough, .closeRead, .startTLS, .stopTLS, .captureStreams: true
+        case .write, .closeWrite: false
+        }
+    }
+}
+
+extension StreamTaskStateMachine {
+    /// Whether the buffer may be lent to reads off the loop (`ReadAhead`): a read issued now
+    /// would complete from the buffer, at once and in order, exactly as the lent bytes allow.
+    /// So the connection is open, the input has not ended nor been closed, the task owns the
+    /// connection and is running, and no operation that claims input is queued.
+    var mayLendBuffer: Bool {
+        guard connection == .open, input == .open, !inbound.hasEnded, owner == .task, activity == .running else {
+            return false
+        }
+        return !pending.contains { $0.operation.claimsInput }
+    }
+
+    /// Hands the buffer over to be lent; the machine holds no bytes afterwards.
+    mutating func lendBuffer() -> ByteBuffer? {
+        defer { buffer = nil }
+        return buffer
+    }
+
+    /// Takes back the bytes lent and not read: they came before anything buffered since.
+    mutating func reclaim(_ lent: ByteBuffer) {
+        guard lent.readableBytes > 0 else { return }
+        guard var rest = buffer, rest.readableBytes > 0 else {
+            buffer = lent
+            return
+        }
+        var bytes = lent
+        bytes.writeBuffer(&rest)
+        buffer = bytes
+    }
+
+    /// The last ``Action/requestInput`` was not carried out (lent bytes filled the input limit,
+    /// see `ReadAhead`): no burst of reads is under way, and the next pass asks again.
+    mutating func inputRequestWithdrawn() {
+        if case .requested = inbound { inbound = .flowing }
+    }
+}
