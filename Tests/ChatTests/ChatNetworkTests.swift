@@ -142,17 +142,6 @@ struct ChatNetworkTests {
         }
     }
 
-    /// A message from `nick` with `command`, read by `client`.
-    static func heard(
-        _ client: IRCTestClient, _ command: String, from nick: String, timeout: TimeInterval = 30
-    )
-        async throws -> IRCMessage
-    {
-        try await client.waitFor("\(command) from \(nick)", timeout: timeout) {
-            $0.command == command && $0.sourceNickname == nick
-        }
-    }
-
     @Test func usersOnThreeServersShareAChannelThroughSplitAndRejoin() async throws {
         let network = try await Self.startNetwork()
         let lab = network.lab
@@ -208,11 +197,15 @@ struct ChatNetworkTests {
             // 5 seconds, a short timeout so that it notices a dead link soon.)
             try await session.type("hello from irssi")
             #expect(
-                try await Self.heard(carol, "PRIVMSG", from: "irssiuser").parameters == ["#lab", "hello from irssi"])
+                try await carol.waitFor(command: "PRIVMSG", from: "irssiuser", timeout: 30).parameters == [
+                    "#lab", "hello from irssi",
+                ])
             #expect(await client.waitForOutput(containing: "<irssiuser> hello from irssi"), "\(client.output)")
             client.send("hello from chat-client")
             #expect(
-                try await Self.heard(carol, "PRIVMSG", from: "ours").parameters == ["#lab", "hello from chat-client"])
+                try await carol.waitFor(command: "PRIVMSG", from: "ours", timeout: 30).parameters == [
+                    "#lab", "hello from chat-client",
+                ])
             try await session.expectScreen(containing: "hello from chat-client")
 
             // Every message reaches every member once and in order.
@@ -220,7 +213,7 @@ struct ChatNetworkTests {
             for index in 1...200 { try await dave.send("PRIVMSG #lab :dave \(index)") }
             for reader in [carol, erin] {
                 for index in 1...200 {
-                    let line = try await Self.heard(reader, "PRIVMSG", from: "dave")
+                    let line = try await reader.waitFor(command: "PRIVMSG", from: "dave", timeout: 30)
                     #expect(line.parameters == ["#lab", "dave \(index)"])
                     if line.parameters != ["#lab", "dave \(index)"] { break }
                 }
@@ -231,7 +224,7 @@ struct ChatNetworkTests {
             try await carol.send("QUIT")
             await carol.close()
             try await lab.setLink(.two, up: false)
-            let quit = try await Self.heard(dave, "QUIT", from: "erin", timeout: 60)
+            let quit = try await dave.waitFor(command: "QUIT", from: "erin", timeout: 60)
             #expect(quit.parameters == ["hub.test two.test"])
             // two's route monitor saw its end of the link lose its carrier, and two asked the
             // hub at once rather than waiting for the link to fall idle.
@@ -244,7 +237,7 @@ struct ChatNetworkTests {
             // Up again: two links back in, and the rejoin is one line too.
             step = "rejoin"
             try await lab.setLink(.two, up: true)
-            _ = try await Self.heard(dave, "JOIN", from: "erin", timeout: 60)
+            _ = try await dave.waitFor(command: "JOIN", from: "erin", timeout: 60)
             #expect(
                 await client.waitForOutput(containing: "netsplit over, two.test <-> hub.test: ", seconds: 60),
                 "\(client.output)")
@@ -253,7 +246,7 @@ struct ChatNetworkTests {
             try await Self.waitForLinks(network, seeing: ["hub.test", "one.test", "two.test"])
             for index in 1...50 { try await dave.send("PRIVMSG #lab :after \(index)") }
             for index in 1...50 {
-                let line = try await Self.heard(erin, "PRIVMSG", from: "dave")
+                let line = try await erin.waitFor(command: "PRIVMSG", from: "dave", timeout: 30)
                 #expect(line.parameters == ["#lab", "after \(index)"])
             }
             #expect(await client.waitForOutput(containing: "<dave> after 50"), "\(client.output)")
@@ -291,7 +284,7 @@ struct ChatNetworkTests {
             let receiver = network.client(on: .two)
             try await receiver.register("receiver")
             try await receiver.join("#bulk")
-            _ = try await Self.heard(sender, "JOIN", from: "receiver", timeout: 30)
+            _ = try await sender.waitFor(command: "JOIN", from: "receiver", timeout: 30)
             // In batches the links can carry: the sender does not outrun what the hub may
             // buffer, and the count of lines in flight stays bounded.
             let total = 10_000
@@ -301,7 +294,7 @@ struct ChatNetworkTests {
                 let end = min(total, next + batch - 1)
                 for index in next...end { try await sender.send("PRIVMSG #bulk :line \(index)") }
                 for index in next...end {
-                    let line = try await Self.heard(receiver, "PRIVMSG", from: "sender", timeout: 60)
+                    let line = try await receiver.waitFor(command: "PRIVMSG", from: "sender", timeout: 60)
                     guard line.parameters == ["#bulk", "line \(index)"] else {
                         Issue.record("expected line \(index), got \(line.parameters)")
                         throw RouteLab.LabError(message: "out of order")

@@ -63,3 +63,14 @@ struct ChatServerFixture {
         return try ChatCertificateStore(directory: directory).loadOrCreate(commonName: "chat.test").tls
     }
 }
+
+/// The lines that went to `id` among a state's `actions`, serialized.
+func sent(_ actions: [ChatServerAction], to id: ChatClientID) -> [String] {
+    actions.compactMap { action -> String? in
+        switch action {
+        case .send(let target, let message) where target == id: message.description
+        case .broadcast(let targets, let message) where targets.contains(id): message.description
+        default: nil
+        }
+    }
+}

@@ -31,17 +31,6 @@ import Testing
         try state.receive(IRCMessage(parsing: line), from: id, now: now)
     }
 
-    /// The lines that went to `id`, serialized.
-    private func sent(_ actions: [ChatServerAction], to id: ChatClientID) -> [String] {
-        actions.compactMap { action -> String? in
-            switch action {
-            case .send(let target, let message) where target == id: message.description
-            case .broadcast(let targets, let message) where targets.contains(id): message.description
-            default: nil
-            }
-        }
-    }
-
     /// The reason `id` was closed with, if it was.
     private func closeReason(_ actions: [ChatServerAction], of id: ChatClientID) -> String? {
         actions.lazy.compactMap { action -> String? in

@@ -21,13 +21,6 @@ import Testing
     static let password = "link-secret"
 
     /// `client` waits for a `command` from `nick` and returns it.
-    private static func heard(
-        _ client: IRCTestClient, _ command: String, from nick: String, timeout: TimeInterval = 10
-    ) async throws -> IRCMessage {
-        try await client.waitFor("\(command) from \(nick)", timeout: timeout) {
-            $0.command == command && $0.sourceNickname == nick
-        }
-    }
 
     @Test func twoChatServersShareAChannelAndSplitCleanly() async throws {
         let first = try await LinkedChatServer.start(
@@ -53,18 +46,18 @@ import Testing
         try await bob.send("JOIN #net")
         let names = try await bob.waitFor(command: "353")
         #expect(Set(names.parameters.last?.split(separator: " ") ?? []) == ["alice", "bob"])
-        #expect(try await Self.heard(alice, "JOIN", from: "bob").parameters == ["#net"])
+        #expect(try await alice.waitFor(command: "JOIN", from: "bob").parameters == ["#net"])
 
         // Every message reaches the other side once, in order.
         for index in 1...20 {
             try await bob.send("PRIVMSG #net :from bob \(index)")
         }
         for index in 1...20 {
-            let message = try await Self.heard(alice, "PRIVMSG", from: "bob")
+            let message = try await alice.waitFor(command: "PRIVMSG", from: "bob")
             #expect(message.parameters == ["#net", "from bob \(index)"])
         }
         try await alice.send("PRIVMSG bob :private hello")
-        #expect(try await Self.heard(bob, "PRIVMSG", from: "alice").parameters == ["bob", "private hello"])
+        #expect(try await bob.waitFor(command: "PRIVMSG", from: "alice").parameters == ["bob", "private hello"])
 
         // WHOIS names the server bob is on; LINKS lists both.
         try await alice.send("WHOIS bob")
@@ -88,7 +81,7 @@ import Testing
         // two.test goes away: alice sees bob quit with the two servers' names.
         await second.stop()
         secondStopped = true
-        #expect(try await Self.heard(alice, "QUIT", from: "bob").parameters == ["one.test two.test"])
+        #expect(try await alice.waitFor(command: "QUIT", from: "bob").parameters == ["one.test two.test"])
         #expect(await first.server.networkServers.isEmpty)
         try await alice.send("NAMES #net")
         #expect(try await alice.waitFor(command: "353").parameters.last == "alice")
@@ -165,7 +158,7 @@ import Testing
         let bob = IRCTestClient(port: try #require(second.server.port))
         try await bob.register("bob")
         try await bob.join("#flood")
-        _ = try await Self.heard(alice, "JOIN", from: "bob")
+        _ = try await alice.waitFor(command: "JOIN", from: "bob")
 
         // The flooding server links in, brings a user into the channel, and sends 20,000
         // lines as fast as the socket takes them.
@@ -174,7 +167,7 @@ import Testing
         try await flood.send("SERVER flood.test 1 :a flood")
         try await flood.send(":flood.test NICK flooder 1 f flood.host 1 + :Flooder")
         try await flood.send(":flood.test NJOIN #flood :flooder")
-        _ = try await Self.heard(bob, "JOIN", from: "flooder")
+        _ = try await bob.waitFor(command: "JOIN", from: "flooder")
         let total = 20_000
         let sending = Task {
             var batch = [UInt8]()
@@ -216,7 +209,7 @@ import Testing
     /// the first that is not the next one.
     private static func linesInOrder(_ client: IRCTestClient, from nick: String, count: Int) async throws -> Int {
         for index in 1...count {
-            let line = try await heard(client, "PRIVMSG", from: nick, timeout: 60)
+            let line = try await client.waitFor(command: "PRIVMSG", from: nick, timeout: 60)
             guard line.parameters.last == "flood line \(index)" else { return index - 1 }
         }
         return count
@@ -253,17 +246,18 @@ import Testing
             Set((names.parameters.last ?? "").split(separator: " ").map { $0.trimmingCharacters(in: ["@", "+"]) }) == [
                 "alice", "bob",
             ])
-        #expect(try await heard(alice, "JOIN", from: "bob").parameters.first == "#net")
+        #expect(try await alice.waitFor(command: "JOIN", from: "bob").parameters.first == "#net")
 
         try await bob.send("PRIVMSG #net :hello from ngIRCd")
-        #expect(try await heard(alice, "PRIVMSG", from: "bob").parameters == ["#net", "hello from ngIRCd"])
+        #expect(try await alice.waitFor(command: "PRIVMSG", from: "bob").parameters == ["#net", "hello from ngIRCd"])
         try await alice.send("PRIVMSG #net :hello from chat-server")
-        #expect(try await heard(bob, "PRIVMSG", from: "alice").parameters == ["#net", "hello from chat-server"])
+        #expect(
+            try await bob.waitFor(command: "PRIVMSG", from: "alice").parameters == ["#net", "hello from chat-server"])
         try await alice.send("PRIVMSG bob :just for you")
-        #expect(try await heard(bob, "PRIVMSG", from: "alice").parameters == ["bob", "just for you"])
+        #expect(try await bob.waitFor(command: "PRIVMSG", from: "alice").parameters == ["bob", "just for you"])
 
         try await bob.send("TOPIC #net :set on ngIRCd")
-        #expect(try await heard(alice, "TOPIC", from: "bob").parameters == ["#net", "set on ngIRCd"])
+        #expect(try await alice.waitFor(command: "TOPIC", from: "bob").parameters == ["#net", "set on ngIRCd"])
         try await alice.send("WHOIS bob")
         #expect(try await alice.waitFor(command: "312").parameters.dropFirst(2).first == ngircdName)
         try await bob.send("WHOIS alice")
@@ -280,9 +274,9 @@ import Testing
         #expect(try await awayText(of: "bob", askedBy: alice) == "Away")
 
         try await bob.send("NICK robert")
-        #expect(try await heard(alice, "NICK", from: "bob").parameters == ["robert"])
+        #expect(try await alice.waitFor(command: "NICK", from: "bob").parameters == ["robert"])
         try await bob.send("QUIT :bye now")
-        #expect(try await heard(alice, "QUIT", from: "robert").parameters.first?.contains("bye now") == true)
+        #expect(try await alice.waitFor(command: "QUIT", from: "robert").parameters.first?.contains("bye now") == true)
         await alice.close()
         await bob.close()
     }

@@ -20,17 +20,6 @@ import Testing
         try state.receive(IRCMessage(parsing: line), from: id, now: now)
     }
 
-    /// The lines that went to `id`, serialized.
-    private func sent(_ actions: [ChatServerAction], to id: ChatClientID) -> [String] {
-        actions.compactMap { action -> String? in
-            switch action {
-            case .send(let target, let message) where target == id: message.description
-            case .broadcast(let targets, let message) where targets.contains(id): message.description
-            default: nil
-            }
-        }
-    }
-
     private mutating func register(_ id: ChatClientID, _ nick: String, host: String = "127.0.0.1") throws {
         _ = state.connect(id, host: host)
         _ = try say("NICK \(nick)", from: id)

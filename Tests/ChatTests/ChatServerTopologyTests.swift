@@ -20,11 +20,6 @@ import Testing
 @Suite(.timeLimit(.minutes(2))) struct ChatServerTopologyTests {
     static let password = "topology-secret"
 
-    private static func heard(_ client: IRCTestClient, _ command: String, from nick: String) async throws -> IRCMessage
-    {
-        try await client.waitFor("\(command) from \(nick)") { $0.command == command && $0.sourceNickname == nick }
-    }
-
     @Test func chatServerIsTheHubOfTwoNgircdLeaves() async throws {
         let hub = try await LinkedChatServer.start(
             "hub.test",
@@ -59,18 +54,24 @@ import Testing
         let carol = IRCTestClient(port: hubPort)
         try await carol.register("carol")
         try await carol.join("#hub")
-        _ = try await Self.heard(alice, "JOIN", from: "carol")
-        _ = try await Self.heard(bob, "JOIN", from: "carol")
+        _ = try await alice.waitFor(command: "JOIN", from: "carol")
+        _ = try await bob.waitFor(command: "JOIN", from: "carol")
 
         // alice's line crosses the hub to bob; every member gets it once.
         try await alice.send("PRIVMSG #hub :through the chat-server hub")
         #expect(
-            try await Self.heard(bob, "PRIVMSG", from: "alice").parameters == ["#hub", "through the chat-server hub"])
+            try await bob.waitFor(command: "PRIVMSG", from: "alice").parameters == [
+                "#hub", "through the chat-server hub",
+            ])
         #expect(
-            try await Self.heard(carol, "PRIVMSG", from: "alice").parameters == ["#hub", "through the chat-server hub"])
+            try await carol.waitFor(command: "PRIVMSG", from: "alice").parameters == [
+                "#hub", "through the chat-server hub",
+            ])
         try await bob.send("PRIVMSG alice :private, across two links")
         #expect(
-            try await Self.heard(alice, "PRIVMSG", from: "bob").parameters == ["alice", "private, across two links"])
+            try await alice.waitFor(command: "PRIVMSG", from: "bob").parameters == [
+                "alice", "private, across two links",
+            ])
 
         // ngIRCd's own view: the other leaf is behind the hub.
         try await alice.send("LINKS")

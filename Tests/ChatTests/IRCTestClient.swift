@@ -96,6 +96,14 @@ actor IRCTestClient {
         try await waitFor(command, timeout: timeout) { $0.command == command }
     }
 
+    /// Reads until `command` arrives from `nick`.
+    @discardableResult
+    func waitFor(command: String, from nick: String, timeout: TimeInterval = 10) async throws -> IRCMessage {
+        try await waitFor("\(command) from \(nick)", timeout: timeout) {
+            $0.command == command && $0.sourceNickname == nick
+        }
+    }
+
     /// Reads until the end of stream; returns what arrived meanwhile.
     func readToEnd(timeout: TimeInterval = 10) async throws -> [IRCMessage] {
         var messages: [IRCMessage] = []
