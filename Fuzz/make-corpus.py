@@ -2,8 +2,9 @@
 """Writes the seed corpora in Fuzz/Corpus/<target>/: small real inputs for each fuzz target.
 
 Run from anywhere; rewrites the folders it owns. The seeds come from Protocol.md's example
-session, the kernel bytes in Tests/StreamTaskKitTests/Routes/NetlinkMessageTests.swift, and
-replies that real proxies (squid, tinyproxy, dante, microsocks) and TLS servers send.
+session, the kernel bytes in Tests/StreamTaskKitTests/Routes/NetlinkMessageTests.swift,
+replies that real proxies (squid, tinyproxy, dante, microsocks) and TLS servers send, and
+App Transport Security settings as Apple documents them.
 """
 import hashlib
 import pathlib
@@ -184,6 +185,79 @@ def chat_server_state():
     write("chat-server-state", [bytes([10, 0, 0]) + b"\n".join(session) for session in (users, link)])
 
 
+def ats(words, shape=0, arbitrary=None, local=None, media=None, web=None, entries=None, extra=()):
+    """An ats-exceptions input: a count, the steering bytes that build the settings (in the order
+    the harness reads them), then the words, one a line. shape: 0 bare, 2 inside
+    NSAppTransportSecurity (+4 pinned domains, +8 an unknown key, +16 a CFBundleIdentifier).
+    A Boolean is True, False, or raw steering bytes. entries: one per word, (form, keys): form 0
+    the word, 3 in upper case, ("/", n) with a prefix length, 6 the next word, a dot and the
+    word, 7 the word, a dot and the next; keys among includes, insecure, forward (Booleans) and version ("TLSv1.0"...)."""
+    def boolean(value):
+        return value if isinstance(value, list) else [8 if value else 0]
+
+    steer = [shape]
+    for value in (arbitrary, local, media, web):  # NSAllowsArbitraryLoads, then the overriding keys
+        steer += [0] if value is None else [1] + boolean(value)
+    if entries is None:
+        steer.append(0)
+    else:
+        steer.append(2)
+        for form, keys in entries:
+            steer += [4, form[1]] if isinstance(form, tuple) else [form]
+            bits = [k in keys for k in ("includes", "insecure", "forward", "version", "other")]
+            steer.append(sum(1 << i for i, on in enumerate(bits) if on))
+            for key in ("includes", "insecure", "forward"):
+                if key in keys:
+                    steer += boolean(keys[key])
+            if "version" in keys:
+                version = keys["version"]
+                steer += version if isinstance(version, list) else [["TLSv1.0", "TLSv1.1", "TLSv1.2", "TLSv1.3"].index(version) << 3]
+            if "other" in keys:
+                steer += [0, 8]  # NSRequiresCertificateTransparency = YES
+    steer += list(extra)
+    assert len(steer) < 256
+    return bytes([len(steer)] + steer) + "\n".join(words).encode()
+
+
+def ats_exceptions():
+    yes = {"includes": True}
+    inputs = [
+        # Apple's example: a legacy server and a private network, in an Info.plist.
+        ats(["legacy.example.com", "10.0.0.0"], shape=2 + 16, local=True,
+            entries=[(0, {"includes": True, "insecure": True, "version": "TLSv1.1", "forward": False}),
+                     (("/", 8), {"insecure": False})]),
+        # Arbitrary loads, with a parent entry and a more specific one below it.
+        ats(["example.org", "www.example.org", "strict.example.com", "api"], arbitrary=True,
+            entries=[(0, yes), (0, {"version": "TLSv1.3"}), (0, {}), (7, yes)]),
+        # NSAllowsArbitraryLoads beside the keys that make it ignored.
+        ats(["media.example.net"], arbitrary=True, media=False, entries=[(0, {"forward": False})]),
+        ats(["web.example.net"], shape=2, arbitrary=True, web=True),
+        ats(["10.1.2.3"], arbitrary=[12], local=[4]),  # JSON's true and false (NSNumbers)
+        # Nested ranges: the narrowest wins; an address key; a zone; loopback.
+        ats(["10.0.0.0", "10.1.0.0", "10.1.2.0", "10.1.2.3", "2001:db8::", "2001:db8:1::", "fe80::1%eth0", "::1"],
+            shape=2, local=True,
+            entries=[(("/", 8), {"version": "TLSv1.0"}), (("/", 16), {"version": "TLSv1.1"}),
+                     (("/", 24), {"version": "TLSv1.3"}), (0, {"forward": False}), (("/", 32), {"insecure": True}),
+                     (("/", 48), {"version": "TLSv1.3"}), (0, {}), (0, {"version": "TLSv1.0"})], extra=[0x5A, 0xA5, 0x0F]),
+        # Keys in any case, set in code as well.
+        ats(["Legacy.Example.COM", "EXAMPLE.org", "2001:DB8::"],
+            entries=[(0, {"version": "TLSv1.0"}), (3, yes), (("/", 32), {"version": "TLSv1.3"})], extra=[0, 1]),
+        # Names below and above one another, and an address key that is no parent of names.
+        ats(["example.com", "1.2.3.4", "2.3.4", "www"], entries=[(0, yes), (0, yes), (0, yes), (7, {})]),
+        # Unqualified and .local names, and the other systems' keys.
+        ats(["printer", "printer.local", "a.b.local.", "localhost", "printer."], shape=2 + 4 + 8 + 16,
+            entries=[(0, {"other": True}), (0, {}), (0, yes), (0, {}), (0, {})]),
+        # Wrong values: a string for a Boolean, an unknown TLS version, an entry that is no dictionary.
+        ats(["example.com"], local=[6, 3]),
+        ats(["example.com"], entries=[(0, {"version": [5]})]),
+        ats(["example.com", "10.0.0.0"], entries=[(0, {"includes": [6, 4]}), (("/", 33), {})]),
+        bytes([4, 0, 0, 0, 0]) + b"example.com",  # no settings at all
+        bytes([2, 3, 3]) + b"example.com",  # NSAppTransportSecurity = "YES"
+        bytes([8, 0, 0, 0, 0, 0, 2, 0, 0xE3]) + b"example.com",  # an entry that is a string
+    ]
+    write("ats-exceptions", inputs)
+
+
 irc()
 chat_server_state()
 txt_records()
@@ -192,3 +266,4 @@ no_proxy()
 http_connect()
 socks5()
 server_hello()
+ats_exceptions()
