@@ -33,10 +33,14 @@ struct TransportSecurityHost {
 
     /// A name ATS never applies to: one without a dot (`printer`, `localhost`), or a `.local`
     /// name (multicast DNS).
+    ///
+    /// The dots are bytes: as a `Character`, a dot followed by a combining mark is another
+    /// character, and the name would seem to have none.
     var isUnqualifiedOrLocalName: Bool {
         guard address == nil else { return false }
-        let name = text.hasSuffix(".") ? String(text.dropLast()) : text
-        return !name.contains(".") || name.hasSuffix(".local")
+        var name = text.utf8[...]
+        if name.last == UInt8(ascii: ".") { name = name.dropLast() }
+        return !name.contains(UInt8(ascii: ".")) || name.reversed().starts(with: ".local".utf8.reversed())
     }
 
     /// The bytes of a textual IPv4 or IPv6 address (an IPv6 zone, `%eth0`, is left out).

@@ -245,6 +245,17 @@ import Testing
         }
     }
 
+    // Found by the ats-exceptions fuzz target (its inputs are in Fuzz/Regressions/ats-exceptions):
+    // hosts were read by `Character`, and a dot followed by a combining mark is another
+    // character.
+
+    @Test(arguments: ["evil.\u{301}com", "a.\u{7A6}b", "printer.\u{301}", "x.\u{5B3}local"])
+    func aDotBeforeACombiningMarkStillMakesANameQualified(host: String) throws {
+        let rules = try #require(StreamTransportSecurity().requirements(forHost: host))
+        #expect(rules.exceptionDomain == nil)
+        #expect(rules.minimumVersion == .tls1_2)
+    }
+
     @Test func theRequirementsCarryTheMatchedException() throws {
         let policy = StreamTransportSecurity(exceptionDomains: [
             "legacy.example.com": Exception(
