@@ -256,6 +256,17 @@ import Testing
         #expect(rules.minimumVersion == .tls1_2)
     }
 
+    @Test func anEntryStartingWithACombiningMarkCoversItsSubdomains() throws {
+        let key = "\u{5B3}1.example"
+        let policy = StreamTransportSecurity(exceptionDomains: [
+            key: Exception(includesSubdomains: true, minimumTLSVersion: .tls1_0)
+        ])
+        let rules = try #require(policy.requirements(forHost: "www." + key))
+        #expect(rules.exceptionDomain == key)
+        #expect(rules.minimumVersion == .tls1_0)
+        #expect(try #require(policy.requirements(forHost: "a.www." + key)).exceptionDomain == nil)
+    }
+
     @Test func theRequirementsCarryTheMatchedException() throws {
         let policy = StreamTransportSecurity(exceptionDomains: [
             "legacy.example.com": Exception(
