@@ -49,7 +49,11 @@ struct TransportSecurityHost {
         if inet_pton(AF_INET, text, &v4) == 1 {
             return withUnsafeBytes(of: &v4) { Array($0) }
         }
-        let unzoned = text.split(separator: "%", maxSplits: 1).first.map(String.init) ?? text
+        // The zone starts at the byte "%" (a `Character` fuses it with a combining mark), and
+        // the address is what comes before it, even if nothing does.
+        let unzoned =
+            text.utf8.firstIndex(of: UInt8(ascii: "%")).map { String(decoding: text.utf8[..<$0], as: UTF8.self) }
+            ?? text
         var v6 = in6_addr()
         guard inet_pton(AF_INET6, unzoned, &v6) == 1 else { return nil }
         return withUnsafeBytes(of: &v6) { Array($0) }
