@@ -3,14 +3,19 @@
 
 Run from anywhere; rewrites the folders it owns. The seeds come from Protocol.md's example
 session, the kernel bytes in Tests/StreamTaskKitTests/Routes/NetlinkMessageTests.swift,
-replies that real proxies (squid, tinyproxy, dante, microsocks) and TLS servers send, and
-App Transport Security settings as Apple documents them.
+replies that real proxies (squid, tinyproxy, dante, microsocks) and TLS servers send,
+App Transport Security settings as Apple documents them, and certificates made by the openssl
+command-line tool. openssl makes new keys each time, so the certificate seeds, once made, are
+kept: pass --new-certificates to make them again.
 """
 import hashlib
 import pathlib
 import re
 import shutil
 import struct
+import subprocess
+import sys
+import tempfile
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 CORPUS = ROOT / "Fuzz" / "Corpus"
@@ -258,6 +263,76 @@ def ats_exceptions():
     write("ats-exceptions", inputs)
 
 
+def certificates():
+    """Real certificates, made with openssl as Tests/.../TransportSecurityPolicyTests.swift makes
+    them: roots (RSA 2048 with SHA-256 and SHA-1, EC P-256, Ed25519) and leaves the first one
+    issued (RSA 1024, 2048 and 4096, EC P-224, P-256, P-384 and P-521, one signed with SHA-1)."""
+    made = {}
+    with tempfile.TemporaryDirectory() as directory:
+        def run(*arguments):
+            subprocess.run(("openssl",) + arguments, cwd=directory, check=True, capture_output=True)
+
+        def der(name):
+            run("x509", "-in", name + ".pem", "-outform", "DER", "-out", name + ".der")
+            made[name] = (pathlib.Path(directory) / (name + ".der")).read_bytes()
+
+        def root(name, key, *extra):
+            run("req", "-x509", "-newkey", *key, "-nodes", "-keyout", name + ".key", "-out", name + ".pem",
+                "-days", "3650", "-subj", "/CN=" + name, *extra)
+            der(name)
+
+        def leaf(name, key, *extra):
+            run("req", "-newkey", *key, "-nodes", "-keyout", name + ".key", "-out", name + ".csr", "-subj", "/CN=" + name)
+            run("x509", "-req", "-in", name + ".csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial",
+                "-out", name + ".pem", "-days", "3650", *extra)
+            der(name)
+
+        (pathlib.Path(directory) / "leaf.ext").write_text("subjectAltName=DNS:example.com\n")
+        root("ca", ["rsa:2048"], "-sha256")
+        root("sha1root", ["rsa:2048"], "-sha1")
+        root("ecroot", ["ec", "-pkeyopt", "ec_paramgen_curve:prime256v1"], "-sha256")
+        root("edroot", ["ed25519"])
+        leaf("rsa2048", ["rsa:2048"], "-sha256", "-extfile", "leaf.ext")
+        leaf("rsa1024", ["rsa:1024"], "-sha256")
+        leaf("rsa4096", ["rsa:4096"], "-sha512")
+        leaf("p256", ["ec", "-pkeyopt", "ec_paramgen_curve:prime256v1"], "-sha256")
+        leaf("p384", ["ec", "-pkeyopt", "ec_paramgen_curve:secp384r1"], "-sha384")
+        leaf("p224", ["ec", "-pkeyopt", "ec_paramgen_curve:secp224r1"], "-sha256")
+        leaf("p521", ["ec", "-pkeyopt", "ec_paramgen_curve:secp521r1"], "-sha512")
+        leaf("sha1", ["rsa:2048"], "-sha1")
+    return made
+
+
+def long_length(der):
+    """The certificate with its outer length written in four bytes."""
+    header = 2 + (der[1] & 0x7F if der[1] & 0x80 else 0)
+    contents = der[header:]
+    return bytes([der[0], 0x84]) + struct.pack(">I", len(contents)) + contents
+
+
+def certificate_der():
+    folder = CORPUS / "certificate-der"
+    if folder.is_dir() and any(folder.iterdir()) and "--new-certificates" not in sys.argv:
+        return  # kept: new ones would differ in every byte of their keys
+    c = certificates()
+
+    def chain(certs, flags=0):
+        """A flags byte (bit 0: forward secrecy not required), the count less one, the lengths
+        of all but the last (2 bytes each), then the certificates, leaf first."""
+        lengths = b"".join(struct.pack(">H", len(cert)) for cert in certs[:-1])
+        return bytes([flags, len(certs) - 1]) + lengths + b"".join(certs)
+
+    inputs = [chain([cert]) for cert in c.values()]
+    inputs += [
+        chain([c["rsa2048"], c["ca"]]), chain([c["p256"], c["p384"], c["ca"]]), chain([c["rsa2048"], c["sha1root"]]),
+        chain([c["sha1"], c["ca"]]), chain([c["rsa2048"], c["sha1"]]), chain([c["rsa1024"], c["ca"]]),
+        chain([c["rsa1024"], c["ca"]], flags=1), chain([c["rsa4096"], c["ecroot"], c["edroot"], c["ca"]], flags=0x32),
+        chain([c["rsa2048"][:300]]), chain([c["p256"] + b"\x00"]), chain([bytes([0x30, 0x03, 0x02, 0x01, 0x00])]),
+        chain([long_length(c["p256"])]),  # its length in 4 bytes: not DER's shortest, still read
+    ]
+    write("certificate-der", inputs)
+
+
 irc()
 chat_server_state()
 txt_records()
@@ -267,3 +342,4 @@ http_connect()
 socks5()
 server_hello()
 ats_exceptions()
+certificate_der()

@@ -37,7 +37,7 @@ case "$seconds" in
 '' | *[!0-9]*) echo "fuzz.sh: seconds must be a whole number, got '$seconds'" >&2; exit 2 ;;
 esac
 
-all_targets=(irc-message irc-tag irc-line-framer dnssd-txt-record netservice-txt chat-service-record netlink-message no-proxy-list http-connect socks5 server-hello http-head-gate peer-address-group chat-server-state ats-exceptions)
+all_targets=(irc-message irc-tag irc-line-framer dnssd-txt-record netservice-txt chat-service-record netlink-message no-proxy-list http-connect socks5 server-hello http-head-gate peer-address-group chat-server-state ats-exceptions certificate-der)
 if [ $# -gt 0 ]; then targets=("$@"); else targets=("${all_targets[@]}"); fi
 
 chat=(Examples/ChatProtocol/*.swift)
@@ -83,6 +83,7 @@ sources() {
     chat-server-state) echo Fuzz/Targets/ChatServerStateFuzz.swift "${state[@]}" "${chat[@]}" ;;
     ats-exceptions) echo Fuzz/Targets/ATSExceptionsFuzz.swift "${ats[@]}" \
         "$kit/TransportSecurity/StreamTransportSecurity+Dictionary.swift" ;;
+    certificate-der) echo Fuzz/Targets/CertificateDERFuzz.swift "${ats[@]}" ;;
     *) echo "fuzz.sh: no target named '$1' (targets: ${all_targets[*]})" >&2; return 1 ;;
     esac
 }
