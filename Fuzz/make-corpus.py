@@ -2,14 +2,20 @@
 """Writes the seed corpora in Fuzz/Corpus/<target>/: small real inputs for each fuzz target.
 
 Run from anywhere; rewrites the folders it owns. The seeds come from Protocol.md's example
-session, the kernel bytes in Tests/StreamTaskKitTests/Routes/NetlinkMessageTests.swift, and
-replies that real proxies (squid, tinyproxy, dante, microsocks) and TLS servers send.
+session, the kernel bytes in Tests/StreamTaskKitTests/Routes/NetlinkMessageTests.swift,
+replies that real proxies (squid, tinyproxy, dante, microsocks) and TLS servers send,
+App Transport Security settings as Apple documents them, and certificates made by the openssl
+command-line tool. openssl makes new keys each time, so the certificate seeds, once made, are
+kept: pass --new-certificates to make them again.
 """
 import hashlib
 import pathlib
 import re
 import shutil
 import struct
+import subprocess
+import sys
+import tempfile
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 CORPUS = ROOT / "Fuzz" / "Corpus"
@@ -184,6 +190,149 @@ def chat_server_state():
     write("chat-server-state", [bytes([10, 0, 0]) + b"\n".join(session) for session in (users, link)])
 
 
+def ats(words, shape=0, arbitrary=None, local=None, media=None, web=None, entries=None, extra=()):
+    """An ats-exceptions input: a count, the steering bytes that build the settings (in the order
+    the harness reads them), then the words, one a line. shape: 0 bare, 2 inside
+    NSAppTransportSecurity (+4 pinned domains, +8 an unknown key, +16 a CFBundleIdentifier).
+    A Boolean is True, False, or raw steering bytes. entries: one per word, (form, keys): form 0
+    the word, 3 in upper case, ("/", n) with a prefix length, 6 the next word, a dot and the
+    word, 7 the word, a dot and the next; keys among includes, insecure, forward (Booleans) and version ("TLSv1.0"...)."""
+    def boolean(value):
+        return value if isinstance(value, list) else [8 if value else 0]
+
+    steer = [shape]
+    for value in (arbitrary, local, media, web):  # NSAllowsArbitraryLoads, then the overriding keys
+        steer += [0] if value is None else [1] + boolean(value)
+    if entries is None:
+        steer.append(0)
+    else:
+        steer.append(2)
+        for form, keys in entries:
+            steer += [4, form[1]] if isinstance(form, tuple) else [form]
+            bits = [k in keys for k in ("includes", "insecure", "forward", "version", "other")]
+            steer.append(sum(1 << i for i, on in enumerate(bits) if on))
+            for key in ("includes", "insecure", "forward"):
+                if key in keys:
+                    steer += boolean(keys[key])
+            if "version" in keys:
+                version = keys["version"]
+                steer += version if isinstance(version, list) else [["TLSv1.0", "TLSv1.1", "TLSv1.2", "TLSv1.3"].index(version) << 3]
+            if "other" in keys:
+                steer += [0, 8]  # NSRequiresCertificateTransparency = YES
+    steer += list(extra)
+    assert len(steer) < 256
+    return bytes([len(steer)] + steer) + "\n".join(words).encode()
+
+
+def ats_exceptions():
+    yes = {"includes": True}
+    inputs = [
+        # Apple's example: a legacy server and a private network, in an Info.plist.
+        ats(["legacy.example.com", "10.0.0.0"], shape=2 + 16, local=True,
+            entries=[(0, {"includes": True, "insecure": True, "version": "TLSv1.1", "forward": False}),
+                     (("/", 8), {"insecure": False})]),
+        # Arbitrary loads, with a parent entry and a more specific one below it.
+        ats(["example.org", "www.example.org", "strict.example.com", "api"], arbitrary=True,
+            entries=[(0, yes), (0, {"version": "TLSv1.3"}), (0, {}), (7, yes)]),
+        # NSAllowsArbitraryLoads beside the keys that make it ignored.
+        ats(["media.example.net"], arbitrary=True, media=False, entries=[(0, {"forward": False})]),
+        ats(["web.example.net"], shape=2, arbitrary=True, web=True),
+        ats(["10.1.2.3"], arbitrary=[12], local=[4]),  # JSON's true and false (NSNumbers)
+        # Nested ranges: the narrowest wins; an address key; a zone; loopback.
+        ats(["10.0.0.0", "10.1.0.0", "10.1.2.0", "10.1.2.3", "2001:db8::", "2001:db8:1::", "fe80::1%eth0", "::1"],
+            shape=2, local=True,
+            entries=[(("/", 8), {"version": "TLSv1.0"}), (("/", 16), {"version": "TLSv1.1"}),
+                     (("/", 24), {"version": "TLSv1.3"}), (0, {"forward": False}), (("/", 32), {"insecure": True}),
+                     (("/", 48), {"version": "TLSv1.3"}), (0, {}), (0, {"version": "TLSv1.0"})], extra=[0x5A, 0xA5, 0x0F]),
+        # Keys in any case, set in code as well.
+        ats(["Legacy.Example.COM", "EXAMPLE.org", "2001:DB8::"],
+            entries=[(0, {"version": "TLSv1.0"}), (3, yes), (("/", 32), {"version": "TLSv1.3"})], extra=[0, 1]),
+        # Names below and above one another, and an address key that is no parent of names.
+        ats(["example.com", "1.2.3.4", "2.3.4", "www"], entries=[(0, yes), (0, yes), (0, yes), (7, {})]),
+        # Unqualified and .local names, and the other systems' keys.
+        ats(["printer", "printer.local", "a.b.local.", "localhost", "printer."], shape=2 + 4 + 8 + 16,
+            entries=[(0, {"other": True}), (0, {}), (0, yes), (0, {}), (0, {})]),
+        # Wrong values: a string for a Boolean, an unknown TLS version, an entry that is no dictionary.
+        ats(["example.com"], local=[6, 3]),
+        ats(["example.com"], entries=[(0, {"version": [5]})]),
+        ats(["example.com", "10.0.0.0"], entries=[(0, {"includes": [6, 4]}), (("/", 33), {})]),
+        bytes([4, 0, 0, 0, 0]) + b"example.com",  # no settings at all
+        bytes([2, 3, 3]) + b"example.com",  # NSAppTransportSecurity = "YES"
+        bytes([8, 0, 0, 0, 0, 0, 2, 0, 0xE3]) + b"example.com",  # an entry that is a string
+    ]
+    write("ats-exceptions", inputs)
+
+
+def certificates():
+    """Real certificates, made with openssl as Tests/.../TransportSecurityPolicyTests.swift makes
+    them: roots (RSA 2048 with SHA-256 and SHA-1, EC P-256, Ed25519) and leaves the first one
+    issued (RSA 1024, 2048 and 4096, EC P-224, P-256, P-384 and P-521, one signed with SHA-1)."""
+    made = {}
+    with tempfile.TemporaryDirectory() as directory:
+        def run(*arguments):
+            subprocess.run(("openssl",) + arguments, cwd=directory, check=True, capture_output=True)
+
+        def der(name):
+            run("x509", "-in", name + ".pem", "-outform", "DER", "-out", name + ".der")
+            made[name] = (pathlib.Path(directory) / (name + ".der")).read_bytes()
+
+        def root(name, key, *extra):
+            run("req", "-x509", "-newkey", *key, "-nodes", "-keyout", name + ".key", "-out", name + ".pem",
+                "-days", "3650", "-subj", "/CN=" + name, *extra)
+            der(name)
+
+        def leaf(name, key, *extra):
+            run("req", "-newkey", *key, "-nodes", "-keyout", name + ".key", "-out", name + ".csr", "-subj", "/CN=" + name)
+            run("x509", "-req", "-in", name + ".csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial",
+                "-out", name + ".pem", "-days", "3650", *extra)
+            der(name)
+
+        (pathlib.Path(directory) / "leaf.ext").write_text("subjectAltName=DNS:example.com\n")
+        root("ca", ["rsa:2048"], "-sha256")
+        root("sha1root", ["rsa:2048"], "-sha1")
+        root("ecroot", ["ec", "-pkeyopt", "ec_paramgen_curve:prime256v1"], "-sha256")
+        root("edroot", ["ed25519"])
+        leaf("rsa2048", ["rsa:2048"], "-sha256", "-extfile", "leaf.ext")
+        leaf("rsa1024", ["rsa:1024"], "-sha256")
+        leaf("rsa4096", ["rsa:4096"], "-sha512")
+        leaf("p256", ["ec", "-pkeyopt", "ec_paramgen_curve:prime256v1"], "-sha256")
+        leaf("p384", ["ec", "-pkeyopt", "ec_paramgen_curve:secp384r1"], "-sha384")
+        leaf("p224", ["ec", "-pkeyopt", "ec_paramgen_curve:secp224r1"], "-sha256")
+        leaf("p521", ["ec", "-pkeyopt", "ec_paramgen_curve:secp521r1"], "-sha512")
+        leaf("sha1", ["rsa:2048"], "-sha1")
+    return made
+
+
+def long_length(der):
+    """The certificate with its outer length written in four bytes."""
+    header = 2 + (der[1] & 0x7F if der[1] & 0x80 else 0)
+    contents = der[header:]
+    return bytes([der[0], 0x84]) + struct.pack(">I", len(contents)) + contents
+
+
+def certificate_der():
+    folder = CORPUS / "certificate-der"
+    if folder.is_dir() and any(folder.iterdir()) and "--new-certificates" not in sys.argv:
+        return  # kept: new ones would differ in every byte of their keys
+    c = certificates()
+
+    def chain(certs, flags=0):
+        """A flags byte (bit 0: forward secrecy not required), the count less one, the lengths
+        of all but the last (2 bytes each), then the certificates, leaf first."""
+        lengths = b"".join(struct.pack(">H", len(cert)) for cert in certs[:-1])
+        return bytes([flags, len(certs) - 1]) + lengths + b"".join(certs)
+
+    inputs = [chain([cert]) for cert in c.values()]
+    inputs += [
+        chain([c["rsa2048"], c["ca"]]), chain([c["p256"], c["p384"], c["ca"]]), chain([c["rsa2048"], c["sha1root"]]),
+        chain([c["sha1"], c["ca"]]), chain([c["rsa2048"], c["sha1"]]), chain([c["rsa1024"], c["ca"]]),
+        chain([c["rsa1024"], c["ca"]], flags=1), chain([c["rsa4096"], c["ecroot"], c["edroot"], c["ca"]], flags=0x32),
+        chain([c["rsa2048"][:300]]), chain([c["p256"] + b"\x00"]), chain([bytes([0x30, 0x03, 0x02, 0x01, 0x00])]),
+        chain([long_length(c["p256"])]),  # its length in 4 bytes: not DER's shortest, still read
+    ]
+    write("certificate-der", inputs)
+
+
 irc()
 chat_server_state()
 txt_records()
@@ -192,3 +341,5 @@ no_proxy()
 http_connect()
 socks5()
 server_hello()
+ats_exceptions()
+certificate_der()

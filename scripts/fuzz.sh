@@ -37,7 +37,7 @@ case "$seconds" in
 '' | *[!0-9]*) echo "fuzz.sh: seconds must be a whole number, got '$seconds'" >&2; exit 2 ;;
 esac
 
-all_targets=(irc-message irc-tag irc-line-framer dnssd-txt-record netservice-txt chat-service-record netlink-message no-proxy-list http-connect socks5 server-hello http-head-gate peer-address-group chat-server-state)
+all_targets=(irc-message irc-tag irc-line-framer dnssd-txt-record netservice-txt chat-service-record netlink-message no-proxy-list http-connect socks5 server-hello http-head-gate peer-address-group chat-server-state ats-exceptions certificate-der)
 if [ $# -gt 0 ]; then targets=("$@"); else targets=("${all_targets[@]}"); fi
 
 chat=(Examples/ChatProtocol/*.swift)
@@ -52,6 +52,12 @@ state=("$server"/ChatServerState*.swift "$server/ChatServerClient.swift" "$serve
     "$server/ChatServerAction.swift" "$server/ChatServerIdentity.swift" "$kit/Listener/PeerAddressGroup.swift"
     "$server"/Links/ChatServerState*.swift "$server/Links/ChatLinkPeer.swift" "$server/Links/ChatServerLink.swift"
     "$server/Links/ChatNetworkServer.swift" "$server/Links/ChatLinkTraffic.swift")
+# App Transport Security: its code names StreamTLSConfiguration.Version, and that file's
+# certificate, key and pin types (NIOSSL's) are stood in for by TransportSecurityFuzzSupport.
+ats=("$kit/TransportSecurity/StreamTransportSecurity.swift" "$kit/TransportSecurity/TransportSecurityHost.swift"
+    "$kit/TransportSecurity/TransportSecurityRequirements.swift" "$kit/TransportSecurity/CertificateStrength.swift"
+    "$kit/TransportSecurity/DERReader.swift" "$kit/TLS/StreamTLSConfiguration.swift" "$kit/Task/StreamTaskError.swift"
+    Fuzz/Targets/TransportSecurityFuzzSupport.swift)
 
 # The harness and library sources of a target, and whether it needs NIOCore.
 sources() {
@@ -75,6 +81,9 @@ sources() {
     http-head-gate) echo Fuzz/Targets/HTTPHeadGateFuzz.swift "$http/HTTPResponseHeadGate.swift" ;;
     peer-address-group) echo Fuzz/Targets/PeerAddressGroupFuzz.swift "$kit/Listener/PeerAddressGroup.swift" ;;
     chat-server-state) echo Fuzz/Targets/ChatServerStateFuzz.swift "${state[@]}" "${chat[@]}" ;;
+    ats-exceptions) echo Fuzz/Targets/ATSExceptionsFuzz.swift "${ats[@]}" \
+        "$kit/TransportSecurity/StreamTransportSecurity+Dictionary.swift" ;;
+    certificate-der) echo Fuzz/Targets/CertificateDERFuzz.swift "${ats[@]}" ;;
     *) echo "fuzz.sh: no target named '$1' (targets: ${all_targets[*]})" >&2; return 1 ;;
     esac
 }

@@ -110,8 +110,10 @@ public struct StreamTransportSecurity: Sendable, Hashable {
             let best = ranges.filter { $0.2.contains(address) }.max { $0.2.prefixLength < $1.2.prefixLength }
             return best.map { ($0.0, $0.1) }
         }
-        guard let dot = target.text.firstIndex(of: ".") else { return nil }
-        let parent = String(target.text[target.text.index(after: dot)...])
+        // The first label ends at the byte "." (a `Character` fuses it with a combining mark).
+        let name = target.text.utf8
+        guard let dot = name.firstIndex(of: UInt8(ascii: ".")) else { return nil }
+        let parent = String(decoding: name[name.index(after: dot)...], as: UTF8.self)
         if AddressRange(parent) == nil, let entry = entries[parent], entry.includesSubdomains { return (parent, entry) }
         return nil
     }

@@ -33,10 +33,14 @@ struct TransportSecurityHost {
 
     /// A name ATS never applies to: one without a dot (`printer`, `localhost`), or a `.local`
     /// name (multicast DNS).
+    ///
+    /// The dots are bytes: as a `Character`, a dot followed by a combining mark is another
+    /// character, and the name would seem to have none.
     var isUnqualifiedOrLocalName: Bool {
         guard address == nil else { return false }
-        let name = text.hasSuffix(".") ? String(text.dropLast()) : text
-        return !name.contains(".") || name.hasSuffix(".local")
+        var name = text.utf8[...]
+        if name.last == UInt8(ascii: ".") { name = name.dropLast() }
+        return !name.contains(UInt8(ascii: ".")) || name.reversed().starts(with: ".local".utf8.reversed())
     }
 
     /// The bytes of a textual IPv4 or IPv6 address (an IPv6 zone, `%eth0`, is left out).
@@ -45,7 +49,11 @@ struct TransportSecurityHost {
         if inet_pton(AF_INET, text, &v4) == 1 {
             return withUnsafeBytes(of: &v4) { Array($0) }
         }
-        let unzoned = text.split(separator: "%", maxSplits: 1).first.map(String.init) ?? text
+        // The zone starts at the byte "%" (a `Character` fuses it with a combining mark), and
+        // the address is what comes before it, even if nothing does.
+        let unzoned =
+            text.utf8.firstIndex(of: UInt8(ascii: "%")).map { String(decoding: text.utf8[..<$0], as: UTF8.self) }
+            ?? text
         var v6 = in6_addr()
         guard inet_pton(AF_INET6, unzoned, &v6) == 1 else { return nil }
         return withUnsafeBytes(of: &v6) { Array($0) }

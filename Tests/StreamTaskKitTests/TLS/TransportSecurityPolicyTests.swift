@@ -245,6 +245,44 @@ import Testing
         }
     }
 
+    // Found by the ats-exceptions fuzz target (its inputs are in Fuzz/Regressions/ats-exceptions):
+    // hosts were read by `Character`, and a dot or a percent sign followed by a combining mark is
+    // another character.
+
+    @Test(arguments: ["evil.\u{301}com", "a.\u{7A6}b", "printer.\u{301}", "x.\u{5B3}local"])
+    func aDotBeforeACombiningMarkStillMakesANameQualified(host: String) throws {
+        let rules = try #require(StreamTransportSecurity().requirements(forHost: host))
+        #expect(rules.exceptionDomain == nil)
+        #expect(rules.minimumVersion == .tls1_2)
+    }
+
+    @Test func anEntryStartingWithACombiningMarkCoversItsSubdomains() throws {
+        let key = "\u{5B3}1.example"
+        let policy = StreamTransportSecurity(exceptionDomains: [
+            key: Exception(includesSubdomains: true, minimumTLSVersion: .tls1_0)
+        ])
+        let rules = try #require(policy.requirements(forHost: "www." + key))
+        #expect(rules.exceptionDomain == key)
+        #expect(rules.minimumVersion == .tls1_0)
+        #expect(try #require(policy.requirements(forHost: "a.www." + key)).exceptionDomain == nil)
+    }
+
+    @Test func aZoneIsLeftOutOnlyAfterAnAddress() throws {
+        let policy = StreamTransportSecurity(exceptionDomains: [
+            "::1": Exception(minimumTLSVersion: .tls1_0), "8::/16": Exception(minimumTLSVersion: .tls1_0),
+        ])
+        // Nothing before the zone: a name without a dot, not the address after the sign.
+        for host in ["%::1", "%8::"] {
+            #expect(StreamTransportSecurity().requirements(forHost: host) == nil, "\(host)")
+            #expect(policy.requirements(forHost: host) == nil, "\(host)")
+        }
+        #expect(try #require(policy.requirements(forHost: "[::1%lo]")).exceptionDomain == "::1")
+        // A zone that starts with a combining mark still follows an address.
+        let zoned = "fe80::1%\u{301}eth0"
+        #expect(try #require(StreamTransportSecurity().requirements(forHost: zoned)).exceptionDomain == nil)
+        #expect(StreamTransportSecurity(allowsLocalNetworking: true).requirements(forHost: zoned) == nil)
+    }
+
     @Test func theRequirementsCarryTheMatchedException() throws {
         let policy = StreamTransportSecurity(exceptionDomains: [
             "legacy.example.com": Exception(
