@@ -160,11 +160,12 @@ private let keyKinds = [
 ]
 private let strongSignatures: Set = [
     "sha256WithRSAEncryption", "sha384WithRSAEncryption", "sha512WithRSAEncryption", "ecdsa-with-SHA256",
-    "ecdsa-with-SHA384", "ecdsa-with-SHA512", "Ed25519", "Ed448",
+    "ecdsa-with-SHA384", "ecdsa-with-SHA512", "Ed25519", "Ed448", "rsassaPss-with-SHA256", "rsassaPss-with-SHA384",
+    "rsassaPss-with-SHA512",
 ]
 private let weakSignatures: Set = [
     "md2WithRSAEncryption", "md5WithRSAEncryption", "sha1WithRSAEncryption", "sha224WithRSAEncryption",
-    "ecdsa-with-SHA1", "ecdsa-with-SHA224", "dsa-with-sha1",
+    "ecdsa-with-SHA1", "ecdsa-with-SHA224", "dsa-with-sha1", "rsassaPss-with-SHA1", "rsassaPss-with-SHA224",
 ]
 
 /// The fields of a certificate, read plainly: `Certificate ::= SEQUENCE { tbs, signatureAlgorithm, … }`,
@@ -248,7 +249,8 @@ private func checkStrength(_ der: [UInt8]) {
         "\(what): a signature with \(name) counted \(strength.hasStrongSignatureHash ? "strong" : "weak")")
     require(
         strongSignatures.contains(name) || weakSignatures.contains(name)
-            || (plain.signatureOID.map { $0 == name } ?? true),
+            || (plain.signatureOID.map { $0 == name } ?? true)
+            || (plain.signatureOID == "1.2.840.113549.1.1.10" && name.hasPrefix("rsassaPss with ")),
         "\(what): the signature algorithm is \(plain.signatureOID ?? "unread")")
 }
 

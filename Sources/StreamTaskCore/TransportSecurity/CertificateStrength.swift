@@ -49,7 +49,10 @@ struct CertificateStrength: Equatable {
             let keyAlgorithm = keyInfo[0].children, let keyOID = keyAlgorithm.first
         else { return nil }
         let signatureOID = DERReader.dotted(signature.contents)
-        let (name, strong) = Self.signatureAlgorithms[signatureOID] ?? (signatureOID, false)
+        let (name, strong) =
+            signatureOID == Self.rsassaPSS
+            ? Self.pssAlgorithm(parameters: parts[1].children?.dropFirst().first)
+            : Self.signatureAlgorithms[signatureOID] ?? (signatureOID, false)
         signatureAlgorithm = name
         hasStrongSignatureHash = strong
         isSelfIssued = tbs[2].contents == tbs[4].contents
@@ -100,6 +103,31 @@ struct CertificateStrength: Equatable {
         "1.2.840.10040.4.3": ("dsa-with-sha1", false),
         "1.3.101.112": ("Ed25519", true),
         "1.3.101.113": ("Ed448", true),
+    ]
+
+    /// RSASSA-PSS (RFC 4055), whose hash is named in its parameters.
+    private static let rsassaPSS = "1.2.840.113549.1.1.10"
+
+    /// An RSASSA-PSS signature's name and whether its hash is SHA-256 or stronger: the hash is
+    /// the parameters' `[0]` field, SHA-1 when it is absent (RFC 4055, section 3.1).
+    private static func pssAlgorithm(parameters: DERReader.Element?) -> (String, Bool) {
+        let fields = parameters.flatMap { $0.tag == DERReader.sequence ? $0.children : nil } ?? []
+        guard let field = fields.first(where: { $0.tag == 0xA0 }) else { return ("rsassaPss-with-SHA1", false) }
+        guard let hash = field.children?.first?.children?.first, hash.tag == DERReader.objectIdentifier else {
+            return ("rsassaPss with an unreadable hash", false)
+        }
+        let oid = DERReader.dotted(hash.contents)
+        guard let (name, strong) = pssHashes[oid] else { return ("rsassaPss with hash \(oid)", false) }
+        return ("rsassaPss-with-\(name)", strong)
+    }
+
+    /// Hash algorithms by identifier: the name, and whether it is SHA-256 or stronger.
+    private static let pssHashes: [String: (String, Bool)] = [
+        "1.3.14.3.2.26": ("SHA1", false),
+        "2.16.840.1.101.3.4.2.4": ("SHA224", false),
+        "2.16.840.1.101.3.4.2.1": ("SHA256", true),
+        "2.16.840.1.101.3.4.2.2": ("SHA384", true),
+        "2.16.840.1.101.3.4.2.3": ("SHA512", true),
     ]
 
     /// Named curves by identifier, with their size in bits.

@@ -40,7 +40,9 @@ extension StreamTransportSecurity {
         guard let entries = domains as? [String: Any] else {
             throw Self.wrongType("NSExceptionDomains", "a dictionary")
         }
-        for (domain, value) in entries {
+        // In code-point order, so that of keys differing only in case the lowercase one is read
+        // last and wins, in every process.
+        for (domain, value) in entries.sorted(by: { $0.key < $1.key }) {
             guard let entry = value as? [String: Any] else {
                 throw Self.wrongType("NSExceptionDomains[\"\(domain)\"]", "a dictionary")
             }

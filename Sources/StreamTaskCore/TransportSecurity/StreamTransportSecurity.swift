@@ -72,7 +72,9 @@ public struct StreamTransportSecurity: Sendable, Hashable {
     public var allowsLocalNetworking: Bool
     /// `NSExceptionDomains`: rules by lowercase domain name (no port, no wildcard), IP address,
     /// or CIDR range (`192.0.2.0/24`, `2001:db8::/32`). A name matches names only and an
-    /// address addresses only, whatever the name resolves to.
+    /// address addresses only, whatever the name resolves to. Of keys that differ only in case,
+    /// the lowercase one applies; of ranges equally narrow that hold an address, the first key
+    /// in code-point order.
     public var exceptionDomains: [String: DomainException]
 
     /// ATS's defaults: every rule, everywhere but unqualified and `.local` names.
@@ -101,13 +103,20 @@ public struct StreamTransportSecurity: Sendable, Hashable {
     /// The entry that governs `target`: its exact key, else the most specific range holding its
     /// address, else its parent domain's entry when that includes subdomains.
     private func exception(for target: TransportSecurityHost) -> (String, DomainException)? {
-        let entries = Dictionary(exceptionDomains.map { ($0.key.lowercased(), $0.value) }) { first, _ in first }
+        // Keys that differ only in case: the one in lowercase wins, else the first in code-point
+        // order, the same in every process (dictionary order is not).
+        let entries = Dictionary(
+            exceptionDomains.sorted { $0.key > $1.key }.map { ($0.key.lowercased(), $0.value) }
+        ) { first, _ in first }
         if let exact = entries[target.text] { return (target.text, exact) }
         if let address = target.address {
             let ranges = entries.compactMap { key, value in
                 AddressRange(key).map { (key, value, $0) }
             }
-            let best = ranges.filter { $0.2.contains(address) }.max { $0.2.prefixLength < $1.2.prefixLength }
+            // The narrowest range; between ranges as narrow, the first key in code-point order.
+            let best = ranges.filter { $0.2.contains(address) }.max {
+                ($0.2.prefixLength, $1.0) < ($1.2.prefixLength, $0.0)
+            }
             return best.map { ($0.0, $0.1) }
         }
         // The first label ends at the byte "." (a `Character` fuses it with a combining mark).

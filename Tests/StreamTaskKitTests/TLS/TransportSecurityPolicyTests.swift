@@ -100,6 +100,33 @@ import Testing
         #expect(try #require(policy.requirements(forHost: "10.20.30.40")).exceptionDomain == "10.0.0.0/8")
     }
 
+    @Test func ofEntriesThatDifferOnlyInCaseTheLowercaseOneWinsEveryTime() throws {
+        let entries = [
+            "Example.com": Exception(minimumTLSVersion: .tls1_0),
+            "example.com": Exception(minimumTLSVersion: .tls1_1),
+            "EXAMPLE.COM": Exception(minimumTLSVersion: .tls1_3),
+        ]
+        let policy = StreamTransportSecurity(exceptionDomains: entries)
+        #expect(try #require(policy.requirements(forHost: "example.com")).minimumVersion == .tls1_1)
+        let loaded = try StreamTransportSecurity(dictionary: [
+            "NSExceptionDomains": [
+                "Example.com": ["NSExceptionMinimumTLSVersion": "TLSv1.0"],
+                "example.com": ["NSExceptionMinimumTLSVersion": "TLSv1.1"],
+                "EXAMPLE.COM": ["NSExceptionMinimumTLSVersion": "TLSv1.3"],
+            ]
+        ])
+        #expect(loaded.exceptionDomains["example.com"]?.minimumTLSVersion == .tls1_1)
+    }
+
+    @Test func ofRangesAsNarrowTheFirstInCodePointOrderWins() throws {
+        let policy = StreamTransportSecurity(exceptionDomains: [
+            "10.9.0.0/8": Exception(minimumTLSVersion: .tls1_1),
+            "10.0.0.0/8": Exception(minimumTLSVersion: .tls1_0),
+            "10.5.0.0/8": Exception(minimumTLSVersion: .tls1_3),
+        ])
+        #expect(try #require(policy.requirements(forHost: "10.1.2.3")).exceptionDomain == "10.0.0.0/8")
+    }
+
     @Test func anExactEntryCoversItsHostOnly() throws {
         let policy = StreamTransportSecurity(exceptionDomains: [
             "legacy.example.com": Exception(minimumTLSVersion: .tls1_0)
@@ -721,6 +748,17 @@ import Testing
         #expect(strength.hasStrongSignatureHash)
     }
 
+    @Test func anRSAPSSSignatureIsAsStrongAsTheHashItsParametersName() async throws {
+        let certificates = try await GeneratedCertificates.get()
+        let sha256 = try #require(CertificateStrength(der: certificates.pssSHA256Root))
+        #expect(sha256.signatureAlgorithm == "rsassaPss-with-SHA256")
+        #expect(sha256.hasStrongSignatureHash)
+        #expect(sha256.keyKind == "RSA")
+        let sha1 = try #require(CertificateStrength(der: certificates.pssSHA1Root))
+        #expect(sha1.signatureAlgorithm == "rsassaPss-with-SHA1")
+        #expect(!sha1.hasStrongSignatureHash)
+    }
+
     @Test func ecKeysReportTheirCurveSize() async throws {
         let certificates = try await GeneratedCertificates.get()
         let p256 = try #require(CertificateStrength(der: certificates.ecP256))
@@ -902,6 +940,9 @@ private struct GeneratedCertificates: Sendable {
     var ecP384: [UInt8] = []
     /// RSA 2048, issued by the CA with SHA-1.
     var sha1Signed: [UInt8] = []
+    /// RSA 2048, self-signed with RSASSA-PSS over SHA-256, and over SHA-1.
+    var pssSHA256Root: [UInt8] = []
+    var pssSHA1Root: [UInt8] = []
 
     private static let shared = Task {
         try await offCooperativePool { Result { try make() } }.get()
@@ -948,6 +989,9 @@ private struct GeneratedCertificates: Sendable {
         certificates.ecP256 = try leaf("p256", ["ec", "-pkeyopt", "ec_paramgen_curve:prime256v1"], ["-sha256"])
         certificates.ecP384 = try leaf("p384", ["ec", "-pkeyopt", "ec_paramgen_curve:secp384r1"], ["-sha256"])
         certificates.sha1Signed = try leaf("sha1", ["rsa:2048"], ["-sha1"])
+        let pss = ["-sigopt", "rsa_padding_mode:pss"]
+        certificates.pssSHA256Root = try root("pss256", ["rsa:2048"], ["-sha256"] + pss)
+        certificates.pssSHA1Root = try root("pss1", ["rsa:2048"], ["-sha1"] + pss)
         return certificates
     }
 }
