@@ -15,7 +15,7 @@ import NIOPosix
 //
 //   stk-bench bulk --bytes N --rounds R
 //   stk-bench rtt --count N --rounds R
-//   stk-bench fanout --connections C --messages N --rounds R
+//   stk-bench fanout --connections C --messages N --rounds R [--only VARIANT]
 //   stk-bench tls-bulk --bytes N --cert PEM --key PEM
 //   stk-bench idle-listener --count N
 //   stk-bench idle-clients --port P --count N
@@ -126,6 +126,8 @@ do {
                 { try await FanOut.asyncChannel(connections: connections, messages: $0, placement: placement) }
             )
         }
+        // `--only NAME` runs one variant, to profile it on its own; the report then has no ratios.
+        if let only = options.string("only") { variants = variants.filter { $0.0 == only } }
         for (_, run) in variants { _ = try await run(min(messages, 1_000)) }
         var rate: [String: [Double]] = [:]
         var cpu: [String: [Double]] = [:]  // CPU microseconds per message delivered
@@ -144,7 +146,7 @@ do {
             report("fanout.\(name).per_second", median(rate[name]!))
             report("fanout.\(name).cpu_us", median(cpu[name]!))
         }
-        reportAgainstAsyncChannel("fanout", rates: rate, cpu: cpu)
+        if options.string("only") == nil { reportAgainstAsyncChannel("fanout", rates: rate, cpu: cpu) }
     case "tls-bulk":
         guard let certificate = options.string("cert"), let key = options.string("key") else {
             throw BenchError("tls-bulk needs --cert and --key")
