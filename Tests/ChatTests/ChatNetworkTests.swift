@@ -186,10 +186,18 @@ struct ChatNetworkTests {
             let erin = network.client(on: .two)
             try await erin.register("erin")
             try await erin.join("#lab")
-            try await erin.send("NAMES #lab")
-            let names = try await erin.waitFor(command: "353")
-            let members = Set((names.parameters.last ?? "").split(separator: " ").map(String.init))
-            #expect(members == ["irssiuser", "ours", "carol", "dave", "erin"], "\(names)")
+            // Each join is known on its own server at once, and on the others once it has
+            // crossed the links (dave's, from one through the hub to two): ask until it has.
+            let everyone: Set<String> = ["irssiuser", "ours", "carol", "dave", "erin"]
+            var members: Set<String> = []
+            for _ in 0..<50 where members != everyone {
+                try await erin.send("NAMES #lab")
+                let names = try await erin.waitFor(command: "353")
+                members = Set((names.parameters.last ?? "").split(separator: " ").map(String.init))
+                try await erin.waitFor(command: "366")
+                if members != everyone { try await Task.sleep(for: .milliseconds(200)) }
+            }
+            #expect(members == everyone)
 
             // irssi and our client talk across two links.
             step = "irssi and our client talk"
