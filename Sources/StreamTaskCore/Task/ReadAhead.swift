@@ -38,7 +38,7 @@ struct ReadAhead: Sendable {
     private var limit = Int.max
 
     /// Bytes lent and not taken yet.
-    var count: Int { bytes?.readableBytes ?? 0 }
+    var count: Int { bytes.queuedByteCount }
 
     // MARK: From any thread
 
@@ -75,12 +75,7 @@ struct ReadAhead: Sendable {
     }
 
     private mutating func takeFront(_ length: Int) -> (bytes: ByteBuffer, resumesInput: Bool) {
-        let taken = bytes!.readSlice(length: length)!
-        if bytes!.readableBytes == 0 {
-            bytes = nil
-        } else if bytes!.readerIndex > 64 * 1024 && bytes!.readerIndex > bytes!.readableBytes {
-            bytes!.discardReadBytes()
-        }
+        let taken = bytes.dequeue(length)
         let resumesInput = inputHeld && count < limit
         if resumesInput { inputHeld = false }
         return (taken, resumesInput)
@@ -96,12 +91,7 @@ struct ReadAhead: Sendable {
         precondition(mayLend, "bytes lent while an operation was on its way to the loop")
         self.limit = limit
         isOpen = true
-        guard var more, more.readableBytes > 0 else { return }
-        if bytes == nil {
-            bytes = more
-        } else {
-            bytes!.writeBuffer(&more)
-        }
+        if let more { bytes.enqueue(more) }
     }
 
     /// Whether the loop, about to ask for input, must hold it back instead: the lent bytes and

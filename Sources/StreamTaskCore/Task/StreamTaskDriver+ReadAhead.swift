@@ -50,13 +50,12 @@ extension StreamTaskDriver {
     }
 
     /// A read off the loop took the lent bytes below the input limit: the input held back for
-    /// them is asked for again (the machine's burst of reads ends, with nothing).
+    /// them is asked for again (the machine's burst of reads, never carried out, ends).
     func readAheadDrained() {
         onLoop {
             guard self.inputHeld else { return }
             self.inputHeld = false
-            self.machine.inputRequestWithdrawn()
-            self.carryOut(self.machine.process())
+            self.carryOut(self.machine.receiveCompleted())
         }
     }
 }

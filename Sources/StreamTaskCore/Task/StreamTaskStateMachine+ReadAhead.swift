@@ -41,14 +41,7 @@ extension StreamTaskStateMachine {
 
     /// Takes back the bytes lent and not read: they came before anything buffered since.
     mutating func reclaim(_ lent: ByteBuffer) {
-        guard lent.readableBytes > 0 else { return }
-        guard var rest = buffer, rest.readableBytes > 0 else {
-            buffer = lent
-            return
-        }
-        var bytes = lent
-        bytes.writeBuffer(&rest)
-        buffer = bytes
+        buffer.requeueInFront(lent)
     }
 
     /// The last ``Action/requestInput`` was not carried out (lent bytes filled the input limit,

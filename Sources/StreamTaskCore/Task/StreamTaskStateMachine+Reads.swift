@@ -64,15 +64,7 @@ extension StreamTaskStateMachine {
 
     /// Takes `count` bytes off the front of the buffer.
     private mutating func take(_ count: Int) -> ByteBuffer {
-        guard count > 0, buffer != nil else { return ByteBuffer() }
-        precondition(count <= buffer!.readableBytes, "a read took more bytes than are buffered")
-        let bytes = buffer!.readSlice(length: count)!
-        if buffer!.readableBytes == 0 {
-            buffer = nil
-        } else if buffer!.readerIndex > 64 * 1024 && buffer!.readerIndex > buffer!.readableBytes {
-            buffer!.discardReadBytes()
-        }
-        return bytes
+        buffer.dequeue(count)
     }
 }
 

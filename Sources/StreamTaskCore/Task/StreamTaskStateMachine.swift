@@ -125,7 +125,7 @@ struct StreamTaskStateMachine {
     }
 
     /// Bytes received and not yet read.
-    var bufferedByteCount: Int { buffer?.readableBytes ?? 0 }
+    var bufferedByteCount: Int { buffer.queuedByteCount }
 
     /// Whether any operation is still waiting or in flight.
     var hasPendingOperations: Bool { !pending.isEmpty }
@@ -191,12 +191,7 @@ struct StreamTaskStateMachine {
             break
         }
         guard input != .shutDown, !inbound.hasEnded else { return [] }
-        var bytes = bytes
-        if buffer == nil || buffer!.readableBytes == 0 {
-            buffer = bytes
-        } else {
-            buffer!.writeBuffer(&bytes)
-        }
+        buffer.enqueue(bytes)
         return process()
     }
 
