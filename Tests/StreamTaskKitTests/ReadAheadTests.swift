@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 import Foundation
+import NIOConcurrencyHelpers
 import NIOCore
 import Testing
 
@@ -23,13 +24,13 @@ import Testing
         var ahead = ReadAhead()
         let outcome1 = ahead.take(minLength: 1, maxLength: 3)
         #expect(outcome1 == nil, "nothing is lent yet")
-        ahead.lend(ByteBuffer(string: "hello"), limit: 100)
+        _ = ahead.lend(ByteBuffer(string: "hello"), limit: 100)
         let outcome2 = ahead.take(minLength: 1, maxLength: 3)
         #expect(text(outcome2) == "hel")
-        ahead.operationSubmitted()
+        _ = ahead.operationSubmitted()
         let outcome3 = ahead.take(minLength: 1, maxLength: 3)
         #expect(outcome3 == nil, "a read is on its way to the loop")
-        let outcome4 = ahead.reclaim(arriving: true)
+        let outcome4 = ahead.reclaim(arriving: true).lent
         #expect(outcome4.map { String(buffer: $0) } == "lo")
         #expect(ahead.count == 0)
         #expect(ahead.mayLend)
@@ -37,8 +38,8 @@ import Testing
 
     @Test func theLoopLendsOnlyOnceEveryOperationOnItsWayHasArrived() {
         var ahead = ReadAhead()
-        ahead.operationSubmitted()
-        ahead.operationSubmitted()
+        _ = ahead.operationSubmitted()
+        _ = ahead.operationSubmitted()
         #expect(!ahead.mayLend)
         _ = ahead.reclaim(arriving: true)
         #expect(!ahead.mayLend, "one operation is still on its way")
@@ -51,7 +52,7 @@ import Testing
 
     @Test func aReadTheLentBytesCannotSatisfyAtOnceGoesToTheLoop() {
         var ahead = ReadAhead()
-        ahead.lend(ByteBuffer(string: "abc"), limit: 100)
+        _ = ahead.lend(ByteBuffer(string: "abc"), limit: 100)
         let outcome5 = ahead.take(minLength: 4, maxLength: 10)
         #expect(outcome5 == nil, "it wants more than is lent")
         let outcome6 = ahead.take(minLength: 0, maxLength: 0)
@@ -67,7 +68,7 @@ import Testing
 
     @Test func aDelimitedReadTakesThroughTheFirstDelimiterWithinItsMaximum() {
         var ahead = ReadAhead()
-        ahead.lend(ByteBuffer(string: "PING a\r\nPING b\r\n"), limit: 100)
+        _ = ahead.lend(ByteBuffer(string: "PING a\r\nPING b\r\n"), limit: 100)
         let outcome10 = ahead.take(through: Array("\r\n".utf8), maxLength: 5)
         #expect(outcome10 == nil, "the delimiter ends past the maximum")
         let outcome11 = ahead.take(through: Array("\r\n".utf8), maxLength: 8)
@@ -79,15 +80,15 @@ import Testing
 
     @Test func lendingAddsBehindWhatIsLentAlready() {
         var ahead = ReadAhead()
-        ahead.lend(ByteBuffer(string: "ab"), limit: 100)
-        ahead.lend(ByteBuffer(string: "cd"), limit: 100)
+        _ = ahead.lend(ByteBuffer(string: "ab"), limit: 100)
+        _ = ahead.lend(ByteBuffer(string: "cd"), limit: 100)
         let outcome13 = ahead.take(minLength: 4, maxLength: 4)
         #expect(text(outcome13) == "abcd")
     }
 
     @Test func heldInputIsResumedByTheReadThatTakesTheBytesBelowTheLimit() {
         var ahead = ReadAhead()
-        ahead.lend(ByteBuffer(string: "0123456789"), limit: 8)
+        _ = ahead.lend(ByteBuffer(string: "0123456789"), limit: 8)
         let outcome14 = ahead.holdsInput(buffered: -3)
         #expect(!outcome14, "under the limit, input goes on")
         let outcome15 = ahead.holdsInput(buffered: 0)
@@ -98,6 +99,147 @@ import Testing
         #expect(outcome17?.resumesInput == true, "7 bytes are under it")
         let outcome18 = ahead.take(minLength: 1, maxLength: 1)
         #expect(outcome18?.resumesInput == false, "the loop is told once")
+    }
+}
+
+/// Reads that find nothing lent and wait in the lending (`ParkedRead`), as values.
+@Suite struct ReadAheadParkingTests {
+    private func read(
+        _ id: UInt64, _ operation: StreamTaskStateMachine.Operation = .read(minLength: 1, maxLength: 3),
+        timeout: TimeInterval = 0, startedAt: NIODeadline = .uptimeNanoseconds(0),
+        abandoned: NIOLockedValueBox<Bool>? = nil
+    ) -> ParkedRead {
+        ParkedRead(
+            operation: operation, id: OperationID(rawValue: id), timeout: timeout, startedAt: startedAt,
+            abandoned: abandoned
+        ) { _ in }
+    }
+
+    private func parks(_ ahead: inout ReadAhead, _ read: ParkedRead) -> Bool {
+        ahead.park(read).parked
+    }
+
+    @Test func aReadParksOnlyInAnOpenEmptyLendingAndOneAtATime() {
+        var ahead = ReadAhead()
+        #expect(!parks(&ahead, read(1)), "the lending is not open")
+        _ = ahead.lend(ByteBuffer(string: "x"), limit: 100)
+        #expect(!parks(&ahead, read(1)), "bytes are lent: the read takes them instead")
+        _ = ahead.take(minLength: 1, maxLength: 1)
+        #expect(parks(&ahead, read(1)))
+        #expect(ahead.hasParkedRead)
+        #expect(!parks(&ahead, read(2)), "one read is parked already")
+        let taken = ahead.take(minLength: 0, maxLength: 10)
+        #expect(taken == nil, "nothing is lent while a read is parked")
+    }
+
+    @Test func readsTheMachineWouldRefuseOrWhoseCallerLeftDoNotPark() {
+        var ahead = ReadAhead()
+        _ = ahead.lend(nil, limit: 100)
+        #expect(!parks(&ahead, read(1, .read(minLength: 0, maxLength: 0))))
+        #expect(!parks(&ahead, read(1, .read(minLength: 5, maxLength: 2))))
+        #expect(!parks(&ahead, read(1, .readThrough(delimiter: [], maxLength: 10))))
+        #expect(!parks(&ahead, read(1, .readThrough(delimiter: Array("\r\n".utf8), maxLength: 1))))
+        #expect(!parks(&ahead, read(1, .closeRead)))
+        #expect(!parks(&ahead, read(1, abandoned: NIOLockedValueBox(true))))
+        #expect(!ahead.hasParkedRead)
+        #expect(parks(&ahead, read(1, .readThrough(delimiter: Array("\n".utf8), maxLength: 1))))
+    }
+
+    @Test func bytesLentThatSatisfyTheParkedReadAreItsAndTheRestStaysLent() throws {
+        var ahead = ReadAhead()
+        _ = ahead.lend(nil, limit: 100)
+        #expect(parks(&ahead, read(7)))
+        guard
+            case .satisfied(let parked, let bytes, let resumesInput) = ahead.lend(
+                ByteBuffer(string: "hello"), limit: 100)
+        else {
+            Issue.record("the bytes satisfy the read")
+            return
+        }
+        #expect(parked.id == OperationID(rawValue: 7))
+        #expect(String(buffer: bytes) == "hel")
+        #expect(!resumesInput)
+        #expect(!ahead.hasParkedRead)
+        #expect(ahead.isOpen)
+        let rest = ahead.take(minLength: 1, maxLength: 10)
+        #expect(rest.map { String(buffer: $0.bytes) } == "lo")
+    }
+
+    @Test func bytesThatFallShortSendTheReadAndEveryLentByteToTheMachine() {
+        var ahead = ReadAhead()
+        _ = ahead.lend(nil, limit: 100)
+        #expect(parks(&ahead, read(3, .readThrough(delimiter: Array("\n".utf8), maxLength: 100))))
+        guard case .fellShort(let parked, let lent) = ahead.lend(ByteBuffer(string: "ab"), limit: 100) else {
+            Issue.record("no delimiter yet: the machine decides")
+            return
+        }
+        #expect(parked.id == OperationID(rawValue: 3))
+        #expect(lent.map { String(buffer: $0) } == "ab")
+        #expect(!ahead.isOpen, "the lending closed with the bytes given back")
+        #expect(ahead.count == 0)
+        #expect(!ahead.hasParkedRead)
+        #expect(ahead.mayLend, "nothing is on its way: the loop lends again once the machine allows")
+    }
+
+    @Test func anOperationSubmittedSendsTheParkedReadAheadOfItself() {
+        var ahead = ReadAhead()
+        _ = ahead.lend(nil, limit: 100)
+        #expect(parks(&ahead, read(1)))
+        let first = ahead.operationSubmitted()
+        #expect(first?.id == OperationID(rawValue: 1))
+        #expect(!ahead.hasParkedRead)
+        _ = ahead.reclaim(arriving: true)
+        #expect(!ahead.mayLend, "the parked read and the operation are both on their way")
+        _ = ahead.reclaim(arriving: true)
+        #expect(ahead.mayLend)
+        #expect(ahead.operationSubmitted() == nil, "nothing parked: nothing goes first")
+    }
+
+    @Test func theLoopTakesTheParkedReadBackWithTheLentBytes() {
+        var ahead = ReadAhead()
+        _ = ahead.lend(nil, limit: 100)
+        #expect(parks(&ahead, read(4)))
+        let (lent, parked) = ahead.reclaim(arriving: false)
+        #expect(lent == nil)
+        #expect(parked?.id == OperationID(rawValue: 4))
+        #expect(!ahead.hasParkedRead)
+    }
+
+    @Test func onlyTheReadParkedUnderAnIDIsUnparkedByIt() {
+        var ahead = ReadAhead()
+        _ = ahead.lend(nil, limit: 100)
+        #expect(parks(&ahead, read(4)))
+        #expect(ahead.unpark(OperationID(rawValue: 5)) == nil)
+        #expect(ahead.hasParkedRead)
+        #expect(ahead.unpark(OperationID(rawValue: 4))?.id == OperationID(rawValue: 4))
+        #expect(!ahead.hasParkedRead)
+    }
+
+    @Test func theTimerIsArmedForTheEarliestDeadlineAndMovesOnToTheNext() {
+        var ahead = ReadAhead()
+        _ = ahead.lend(nil, limit: 100)
+        let start = NIODeadline.uptimeNanoseconds(1_000_000_000)
+        let first = ahead.park(read(1, timeout: 10, startedAt: start))
+        #expect(first.armTimerAt == start + .seconds(Int64(10)))
+        _ = ahead.unpark(OperationID(rawValue: 1))
+        let later = ahead.park(read(2, timeout: 20, startedAt: start))
+        #expect(later.parked)
+        #expect(later.armTimerAt == nil, "the timer armed fires first, and moves on")
+        let (expired, rearmAt) = ahead.parkTimerFired(now: start + .seconds(Int64(10)))
+        #expect(expired == nil)
+        #expect(rearmAt == start + .seconds(Int64(20)))
+        let (expiredLater, rearmAgain) = ahead.parkTimerFired(now: start + .seconds(Int64(20)))
+        #expect(expiredLater?.id == OperationID(rawValue: 2))
+        #expect(rearmAgain == nil)
+        #expect(!ahead.hasParkedRead)
+        let sooner = ahead.park(read(3, timeout: 1, startedAt: start + .seconds(Int64(20))))
+        #expect(sooner.armTimerAt == start + .seconds(Int64(21)), "the timer is disarmed: armed anew")
+        _ = ahead.unpark(OperationID(rawValue: 3))
+        let soonest = ahead.park(read(4, timeout: 1, startedAt: start))
+        #expect(soonest.armTimerAt == start + .seconds(Int64(1)), "earlier than the timer armed")
+        _ = ahead.unpark(OperationID(rawValue: 4))
+        let none = ahead.park(read(5, timeout: 0, startedAt: start))
+        #expect(none.parked && none.armTimerAt == nil, "no timeout, no timer")
     }
 }
 

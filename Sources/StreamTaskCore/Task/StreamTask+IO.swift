@@ -27,7 +27,9 @@ extension StreamTask {
     /// issued; after ``closeRead()`` reads fail with ``StreamTaskError/Code/readClosed``.
     ///
     /// A read that the bytes already received satisfy completes on the caller's thread, without
-    /// a trip to the event loop (see <doc:Performance>); any other waits there, in order.
+    /// a trip to the event loop; one that finds nothing received waits for the loop to complete
+    /// it as the bytes arrive, and any other waits in the loop's queue, in order (see
+    /// <doc:Performance>).
     ///
     /// A read that times out throws ``StreamTaskError/Code/timedOut`` and loses nothing: the
     /// bytes that had arrived stay buffered for the next read. So does a read whose Swift task is
@@ -223,7 +225,7 @@ extension StreamTask {
             }
         } onCancel: {
             abandoned.withLockedValue { $0 = true }
-            driver.abandon(id)
+            abandon(id)
         }
     }
 }

@@ -17,17 +17,44 @@ extension StreamTask {
     func readFromLentBytes(_ operation: StreamTaskStateMachine.Operation) -> ByteBuffer? {
         let taken = withShared { shared -> (bytes: ByteBuffer, resumesInput: Bool)? in
             guard shared.state == .running, shared.readAhead.isOpen else { return nil }
-            switch operation {
-            case .read(let minLength, let maxLength):
-                return shared.readAhead.take(minLength: minLength, maxLength: maxLength)
-            case .readThrough(let delimiter, let maxLength):
-                return shared.readAhead.take(through: delimiter, maxLength: maxLength)
-            case .write, .closeRead, .closeWrite, .startTLS, .stopTLS, .captureStreams:
-                return nil
-            }
+            return shared.readAhead.take(for: operation)
         }
         guard let taken else { return nil }
         if taken.resumesInput { driver.readAheadDrained() }
         return taken.bytes
+    }
+
+    /// Queues a read-lane operation or barrier: parks a read that finds the lending open and
+    /// empty (see `ParkedRead`), or else closes the lending and sends the operation to the
+    /// loop, after the read parked before it, if any.
+    func submitClaimingInput(_ read: ParkedRead, fromStreams: Bool) {
+        let onLoop = eventLoop.inEventLoop
+        let (parked, armTimerAt, parkedBefore) = withShared { shared -> (Bool, NIODeadline?, ParkedRead?) in
+            if !fromStreams, shared.state == .running {
+                let (parked, armTimerAt) = shared.readAhead.park(read)
+                if parked { return (true, armTimerAt, nil) }
+            }
+            let before = shared.readAhead.operationSubmitted()
+            // Off the loop the read parked is sent while the lock is held, so that no operation
+            // submitted after this one reaches the loop ahead of it. On the loop it cannot be
+            // sent here (it would run at once, and take the lock again); nothing else reaches
+            // the loop before this caller is done.
+            if let before, !onLoop { driver.submit(before) }
+            return (false, nil, onLoop ? before : nil)
+        }
+        if let armTimerAt { driver.armParkTimer(at: armTimerAt) }
+        if parked { return }
+        if let parkedBefore { driver.submit(parkedBefore) }
+        driver.submit(read, fromStreams: fromStreams)
+    }
+
+    /// The caller of a read stopped waiting: if the read is parked, it fails now; otherwise the
+    /// loop withdraws it from wherever it is.
+    func abandon(_ id: OperationID) {
+        if let read = withShared({ $0.readAhead.unpark(id) }) {
+            read.completion(.failure(StreamTaskDriver.abandonedError))
+        } else {
+            driver.abandon(id)
+        }
     }
 }

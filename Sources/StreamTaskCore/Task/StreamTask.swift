@@ -273,7 +273,12 @@ public final class StreamTask: StreamSessionTask, @unchecked Sendable, CustomStr
         startedAt: NIODeadline = .now(),
         completion: @escaping StreamTaskDriver.Completion
     ) {
-        if operation.claimsInput { withShared { $0.readAhead.operationSubmitted() } }
+        if operation.claimsInput {
+            let read = ParkedRead(
+                operation: operation, id: id ?? makeOperationID(), timeout: timeout, startedAt: startedAt,
+                abandoned: abandoned, completion: completion)
+            return submitClaimingInput(read, fromStreams: fromStreams)
+        }
         driver.submit(
             operation, id: id ?? makeOperationID(), timeout: timeout, abandoned: abandoned, fromStreams: fromStreams,
             startedAt: startedAt, completion: completion)

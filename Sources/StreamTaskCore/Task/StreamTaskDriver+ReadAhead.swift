@@ -11,33 +11,79 @@ import NIOCore
 
 extension StreamTaskDriver {
     /// After the machine's actions: lends what it buffered to reads off the loop, when the
-    /// machine and the task allow it (see `ReadAhead`).
+    /// machine and the task allow it (see `ReadAhead`), and completes the read parked there if
+    /// the bytes satisfy it, or queues it if they fall short.
     func lendBuffer() {
-        guard let owner, machine.mayLendBuffer else { return }
+        guard let owner else { return }
+        guard machine.mayLendBuffer else {
+            // The lending is open only while the machine could lend: whatever closed it (the
+            // input ended, the task was suspended or handed over) takes the bytes back, and the
+            // read parked, which the machine then decides.
+            if lending { reclaimLentBytes(arriving: false) }
+            return
+        }
         // Nothing to add to a lending that is open already: skip the lock.
         if lending, machine.bufferedByteCount == 0 { return }
         let limit = configuration.inboundBufferLimit
-        let lent = owner.withShared { shared in
-            guard shared.readAhead.mayLend, shared.state == .running else { return false }
-            shared.readAhead.lend(machine.lendBuffer(), limit: limit)
-            return true
+        let outcome = owner.withShared { shared -> ReadAhead.LendOutcome? in
+            guard shared.readAhead.mayLend, shared.state == .running else { return nil }
+            return shared.readAhead.lend(machine.lendBuffer(), limit: limit)
         }
-        if lent { lending = true }
+        guard let outcome else { return }
+        lending = true
+        switch outcome {
+        case .nothingParked:
+            break
+        case .satisfied(let read, let bytes, let resumesInput):
+            read.completion(.success((bytes, false)))
+            if resumesInput { readAheadDrained() }
+        case .fellShort(let read, let lent):
+            takeBack(lent: lent, parked: read)
+        }
     }
 
     /// Takes the lent bytes back into the machine, ahead of anything buffered since, before an
     /// input that may need them; `arriving` when a submitted operation reached the loop. Input
-    /// held back for them is the machine's to ask for again, at its next pass.
+    /// held back for them is the machine's to ask for again, at its next pass. A read parked in
+    /// the lending is queued first: it was issued before anything that comes next.
     func reclaimLentBytes(arriving: Bool) {
         guard arriving || lending else { return }
+        let (lent, parked) = owner?.withShared({ $0.readAhead.reclaim(arriving: arriving) }) ?? (nil, nil)
+        takeBack(lent: lent, parked: parked)
+    }
+
+    /// The lending is closed: `lent` goes back to the machine and `parked` into its queue.
+    private func takeBack(lent: ByteBuffer?, parked: ParkedRead?) {
         lending = false
-        if let lent = owner?.withShared({ $0.readAhead.reclaim(arriving: arriving) }) {
-            machine.reclaim(lent)
-        }
+        if let lent { machine.reclaim(lent) }
         if inputHeld {
             inputHeld = false
             machine.inputRequestWithdrawn()
         }
+        if let parked { accept(parked) }
+    }
+
+    /// Arms the timer for reads parked in the lending to fire at `deadline`, unless it fires
+    /// by then already.
+    func armParkTimer(at deadline: NIODeadline) {
+        onLoop {
+            if let armed = self.parkTimer?.deadline, armed <= deadline { return }
+            self.parkTimer?.scheduled.cancel()
+            let scheduled = self.eventLoop.scheduleTask(deadline: deadline) { self.parkTimerFired() }
+            self.parkTimer = (scheduled, deadline)
+        }
+    }
+
+    /// Fails the read parked if its time is up, or moves the timer on to its deadline.
+    private func parkTimerFired() {
+        parkTimer = nil
+        guard let owner else { return }
+        let (expired, rearmAt) = owner.withShared { $0.readAhead.parkTimerFired(now: .now()) }
+        if let expired {
+            let error = Self.timeoutError(for: expired.operation, after: expired.timeout)
+            expired.completion(.failure(error.at(host: host, port: port)))
+        }
+        if let rearmAt { armParkTimer(at: rearmAt) }
     }
 
     /// Whether a `requestInput` must wait because the lent bytes fill the input limit; if so,

@@ -59,6 +59,8 @@ package final class StreamTaskDriver: @unchecked Sendable {
     var attachments: [any StreamTaskAttachment] = []
     private var completions: [OperationID: Completion] = [:]
     private var timers: [OperationID: Scheduled<Void>] = [:]
+    /// The timer for reads parked in the lending (see `ReadAhead`), and when it fires.
+    var parkTimer: (scheduled: Scheduled<Void>, deadline: NIODeadline)?
     private var performing = false
     /// Whether the owner's `ReadAhead` may hold lent bytes (see `lendBuffer()`).
     var lending = false
@@ -133,6 +135,13 @@ package final class StreamTaskDriver: @unchecked Sendable {
         }
     }
 
+    /// Queues `read`, a read-lane operation or barrier counted as on its way to the loop.
+    func submit(_ read: ParkedRead, fromStreams: Bool = false) {
+        submit(
+            read.operation, id: read.id, timeout: read.timeout, abandoned: read.abandoned, fromStreams: fromStreams,
+            startedAt: read.startedAt, completion: read.completion)
+    }
+
     private func enqueue(
         _ operation: StreamTaskStateMachine.Operation,
         id: OperationID,
@@ -144,6 +153,28 @@ package final class StreamTaskDriver: @unchecked Sendable {
     ) {
         eventLoop.preconditionInEventLoop()
         if operation.claimsInput { reclaimLentBytes(arriving: true) }
+        accept(
+            operation, id: id, timeout: timeout, abandoned: abandoned, fromStreams: fromStreams,
+            startedAt: startedAt, completion: completion)
+    }
+
+    /// Queues a read that was parked in the lending and did not complete there.
+    func accept(_ read: ParkedRead) {
+        accept(
+            read.operation, id: read.id, timeout: read.timeout, abandoned: read.abandoned, fromStreams: false,
+            startedAt: read.startedAt, completion: read.completion)
+    }
+
+    /// Queues `operation` in the machine, on the loop, with its timer.
+    private func accept(
+        _ operation: StreamTaskStateMachine.Operation,
+        id: OperationID,
+        timeout: TimeInterval,
+        abandoned: NIOLockedValueBox<Bool>?,
+        fromStreams: Bool,
+        startedAt: NIODeadline,
+        completion: @escaping Completion
+    ) {
         if abandoned?.withLockedValue({ $0 }) == true {
             completion(.failure(Self.abandonedError))
             return
@@ -271,6 +302,8 @@ package final class StreamTaskDriver: @unchecked Sendable {
         }
         // The metrics keep what TLS negotiated; the handler itself goes with the connection.
         tls.handler = nil
+        parkTimer?.scheduled.cancel()
+        parkTimer = nil
         guard let task = owner else { return }
         owner = nil
         let error = machine.closeError

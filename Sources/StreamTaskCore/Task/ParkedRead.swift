@@ -1,0 +1,49 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the swift-stream-task-kit open source project
+//
+// Licensed under Apache License v2.0; see LICENSE for license information
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
+import Foundation
+import NIOConcurrencyHelpers
+import NIOCore
+
+/// A read issued off the loop that found nothing lent, waiting in the lending (`ReadAhead`)
+/// for the loop's next bytes instead of going to the loop itself.
+///
+/// It is everything the loop would need to queue it in the machine: when the bytes the loop
+/// lends next satisfy it, the loop completes it there and then, under the task's lock; in any
+/// other case (the bytes fall short, the input ends, another read-lane operation or barrier is
+/// submitted, the task closes) it joins the machine's queue as if it had just arrived, ahead
+/// of whatever comes next.
+struct ParkedRead: Sendable {
+    let operation: StreamTaskStateMachine.Operation
+    let id: OperationID
+    /// Seconds the caller gave it; 0 for none.
+    let timeout: TimeInterval
+    /// When it was issued: its timeout counts from here.
+    let startedAt: NIODeadline
+    /// Set when the caller stopped waiting (see `StreamTask.awaitOperation`).
+    let abandoned: NIOLockedValueBox<Bool>?
+    let completion: StreamTaskDriver.Completion
+
+    /// When it times out; `nil` without a timeout.
+    var deadline: NIODeadline? { timeout > 0 ? startedAt + .seconds(timeout) : nil }
+
+    /// Whether it may wait in the lending: a read or delimited read whose arguments the machine
+    /// would accept (it decides any other, with its own error), not abandoned already.
+    var mayPark: Bool {
+        switch operation {
+        case .read(let minLength, let maxLength):
+            guard minLength >= 0, maxLength >= max(minLength, 1) else { return false }
+        case .readThrough(let delimiter, let maxLength):
+            guard !delimiter.isEmpty, maxLength >= delimiter.count else { return false }
+        case .write, .closeRead, .closeWrite, .startTLS, .stopTLS, .captureStreams:
+            return false
+        }
+        return abandoned?.withLockedValue({ $0 }) != true
+    }
+}

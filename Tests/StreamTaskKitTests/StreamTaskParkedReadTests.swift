@@ -1,0 +1,167 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the swift-stream-task-kit open source project
+//
+// Licensed under Apache License v2.0; see LICENSE for license information
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
+import Foundation
+import NIOConcurrencyHelpers
+import NIOCore
+import Testing
+
+@testable import StreamTaskCore
+
+/// Reads from Swift's cooperative pool that find nothing buffered wait in the lending
+/// (`ParkedRead`), and the loop completes them as their bytes come, over real sockets on
+/// 127.0.0.1: every rule a read queued on the loop keeps holds for them too.
+@Suite(.timeLimit(.minutes(1))) struct StreamTaskParkedReadTests {
+    /// A connected pair whose client lends its (empty) buffer already.
+    private func lendingPair() async throws -> (server: LoopbackServer, client: StreamTask, peer: StreamTask) {
+        let pair = try await LoopbackServer.connectedPair()
+        #expect(try await pair.client.eventuallyOnLoop { $0.lending })
+        return pair
+    }
+
+    /// Waits until a read is parked in `client`'s lending, or is not, as `parked` says.
+    private func readParked(_ client: StreamTask, _ parked: Bool = true) async throws -> Bool {
+        for _ in 0..<5_000 {
+            if client.withShared({ $0.readAhead.hasParkedRead }) == parked { return true }
+            try await Task.sleep(for: .milliseconds(1))
+        }
+        return false
+    }
+
+    /// Reads what one read with at least one byte and at most `max` gets, as text.
+    private func read(_ client: StreamTask, max: Int = 100, timeout: TimeInterval = 10) async throws -> String {
+        let (data, _) = try await client.readData(ofMinLength: 1, maxLength: max, timeout: timeout)
+        return String(decoding: data ?? Data(), as: UTF8.self)
+    }
+
+    @Test func aReadThatFindsNothingWaitsInTheLendingAndTheLoopCompletesIt() async throws {
+        let (server, client, peer) = try await lendingPair()
+        async let got = read(client)
+        #expect(try await readParked(client))
+        let machineIdle = try await client.onLoop { !$0.machine.hasPendingOperations }
+        #expect(machineIdle, "the parked read never reached the machine")
+        try await peer.write("hello")
+        #expect(try await got == "hello")
+        client.cancel()
+        await server.stop()
+    }
+
+    @Test func readsIssuedAfterAParkedReadCompleteAfterIt() async throws {
+        let (server, client, peer) = try await lendingPair()
+        async let first = read(client, max: 3)
+        #expect(try await readParked(client))
+        async let second = client.readText(count: 3)
+        #expect(try await readParked(client, false), "the read after it sent it to the loop first")
+        try await peer.write("abcdef")
+        #expect(try await first == "abc")
+        #expect(try await second == "def")
+        client.cancel()
+        await server.stop()
+    }
+
+    @Test func aParkedReadTimesOutAndLosesNothing() async throws {
+        let (server, client, peer) = try await lendingPair()
+        // A first read with a long timeout arms the timer far ahead; the next one, with a short
+        // timeout, must not wait for it (the suite's time limit is far shorter).
+        async let longWait = read(client, timeout: 600)
+        #expect(try await readParked(client))
+        try await peer.write("one")
+        #expect(try await longWait == "one")
+        #expect(try await client.eventuallyOnLoop { $0.lending })
+        await expectStreamError(.timedOut) { _ = try await read(client, timeout: 0.2) }
+        #expect(!client.withShared { $0.readAhead.hasParkedRead })
+        try await peer.write("late")
+        #expect(try await read(client) == "late", "the bytes after the timeout go to the next read")
+        client.cancel()
+        await server.stop()
+    }
+
+    @Test func aParkedReadWhoseSwiftTaskIsCancelledFailsAndLosesNothing() async throws {
+        let (server, client, peer) = try await lendingPair()
+        let waiting = Task { try await read(client) }
+        #expect(try await readParked(client))
+        waiting.cancel()
+        await expectStreamError(.cancelled) { _ = try await waiting.value }
+        #expect(!client.withShared { $0.readAhead.hasParkedRead })
+        try await peer.write("kept")
+        #expect(try await read(client) == "kept")
+        #expect(client.state == .running, "a cancelled read leaves the task alone")
+        client.cancel()
+        await server.stop()
+    }
+
+    @Test func aParkedReadGetsTheEndOfTheStream() async throws {
+        let (server, client, peer) = try await lendingPair()
+        async let got = client.readData(ofMinLength: 1, maxLength: 10, timeout: 10)
+        #expect(try await readParked(client))
+        peer.closeWrite()
+        let (data, atEOF) = try await got
+        #expect(data == Data())
+        #expect(atEOF)
+        client.cancel()
+        await server.stop()
+    }
+
+    @Test func aParkedDelimitedReadTheFirstBytesFallShortOfGetsTheWholeLine() async throws {
+        let (server, client, peer) = try await lendingPair()
+        async let line = client.readLine()
+        #expect(try await readParked(client))
+        try await peer.write("PRIV")
+        #expect(try await readParked(client, false), "the bytes fell short: the machine has the read")
+        try await peer.write("MSG #a :hi\r\nNEXT\r\n")
+        #expect(try await line == "PRIVMSG #a :hi\r\n")
+        #expect(try await client.readLine() == "NEXT\r\n")
+        client.cancel()
+        await server.stop()
+    }
+
+    @Test func cancellingTheTaskFailsAParkedRead() async throws {
+        let (server, client, _) = try await lendingPair()
+        let got = Task { try await read(client) }
+        #expect(try await readParked(client))
+        client.cancel()
+        await expectStreamError(.cancelled) { _ = try await got.value }
+        await server.stop()
+    }
+
+    @Test func aParkedReadWaitsWhileTheTaskIsSuspended() async throws {
+        let (server, client, peer) = try await lendingPair()
+        let done = NIOLockedValueBox(false)
+        let got = Task {
+            defer { done.withLockedValue { $0 = true } }
+            return try await read(client)
+        }
+        #expect(try await readParked(client))
+        client.suspend()
+        try await peer.write("held")
+        // The bytes reach the client's buffer, and the read must still wait.
+        #expect(try await client.eventuallyOnLoop { $0.unreadByteCount == 4 })
+        let completedWhileSuspended = done.withLockedValue { $0 }
+        #expect(!completedWhileSuspended)
+        client.resume()
+        #expect(try await got.value == "held")
+        client.cancel()
+        await server.stop()
+    }
+
+    @Test func aCompletionHandlerReadParksToo() async throws {
+        let (server, client, peer) = try await lendingPair()
+        let got = client.recordedRead(count: 2)
+        #expect(try await readParked(client))
+        try await peer.write("ok")
+        var values: [String] = []
+        for _ in 0..<1000 where values.isEmpty {
+            values = got.values
+            if values.isEmpty { try await Task.sleep(for: .milliseconds(10)) }
+        }
+        #expect(values == ["ok"])
+        client.cancel()
+        await server.stop()
+    }
+}
