@@ -165,3 +165,49 @@ import Testing
         await server.stop()
     }
 }
+
+/// Many megabytes read from the pool while a writer on the pool keeps the connection full: reads
+/// park, take lent bytes and go to the loop in every mix, and every byte arrives in order.
+@Suite(.timeLimit(.minutes(2))) struct StreamTaskParkedReadBulkTests {
+    @Test(arguments: [64 * 1024, 256 * 1024])
+    func aBulkTransferReadFromThePoolGetsEveryByteInOrder(inboundLimit: Int) async throws {
+        let configuration = StreamSession.Configuration.default
+        configuration.inboundBufferLimit = inboundLimit
+        let (server, client, peer) = try await LoopbackServer.connectedPair(configuration: configuration)
+        let chunk = 64 * 1024
+        let chunks = 1024
+        let writing = Task {
+            var buffer = ByteBuffer()
+            for index in 0..<chunks {
+                buffer.clear()
+                buffer.writeRepeatingByte(UInt8(truncatingIfNeeded: index), count: chunk)
+                try await peer.write(buffer, timeout: 30)
+            }
+        }
+        var received = 0
+        var outOfOrder = 0
+        while received < chunk * chunks {
+            let data: Data?
+            let atEOF: Bool
+            do {
+                (data, atEOF) = try await client.readData(ofMinLength: 1, maxLength: 65536, timeout: 10)
+            } catch {
+                let state = try await client.onLoop { d in
+                    "lending \(d.lending) inputHeld \(d.inputHeld) inbound \(d.machine.inbound) buffered \(d.machine.bufferedByteCount) pending \(d.machine.pending.count) ahead \(client.withShared { $0.readAhead })"
+                }
+                Issue.record("stalled after \(received): \(state)")
+                throw error
+            }
+            #expect(!atEOF)
+            for byte in data ?? Data() {
+                if byte != UInt8(truncatingIfNeeded: received / chunk) { outOfOrder += 1 }
+                received += 1
+            }
+        }
+        #expect(received == chunk * chunks)
+        #expect(outOfOrder == 0)
+        try await writing.value
+        client.cancel()
+        await server.stop()
+    }
+}
