@@ -13,7 +13,7 @@ import NIOPosix
 // stk-bench: the library against raw SwiftNIO, alternating runs in one process so that the
 // machine's noise cancels in the ratio. scripts/bench.sh runs it; see Benchmarks/BENCHMARKS.md.
 //
-//   stk-bench bulk --bytes N --rounds R
+//   stk-bench bulk --bytes N --rounds R [--only VARIANT]
 //   stk-bench rtt --count N --rounds R
 //   stk-bench fanout --connections C --messages N --rounds R [--only VARIANT]
 //   stk-bench tls-bulk --bytes N --cert PEM --key PEM
@@ -39,6 +39,9 @@ do {
             (placement.rawValue, { try await Bulk.asyncChannel(total: $0, placement: placement) })
         }
         variants.append(("nio", { try await Bulk.rawNIO(total: $0, group: group) }))
+        // `--only NAME` runs one variant, to profile it on its own; the report then has no ratios.
+        let only = options.string("only")
+        if let only { variants = variants.filter { $0.0 == only } }
         // One short warm-up of each, not counted.
         for (_, run) in variants { _ = try await run(min(total, 64 << 20)) }
         var rates: [String: [Double]] = [:]
@@ -57,6 +60,7 @@ do {
             report("bulk.\(name).bytes_per_second", median(values))
             report("bulk.\(name).cpu_seconds_per_gib", median(cpu[name]!))
         }
+        guard only == nil else { break }
         for placement in Placement.allCases {
             report("bulk.ratio\(placement.ratioSuffix)", medianRatio(rates[placement.rawValue]!, rates["nio"]!))
         }
