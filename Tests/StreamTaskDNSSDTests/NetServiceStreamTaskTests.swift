@@ -51,7 +51,11 @@ import Testing
         try await requireDaemon()
         let name = uniqueServiceName("nobody")
         let configuration = StreamSessionConfiguration.default
-        configuration.timeoutIntervalForRequest = 6  // 3 s to resolve
+        // 10 s to resolve, and 10 s more before the task's own connect timeout: the DNS-SD
+        // queue is shared by every test of the suite, and under the full suite's load it has
+        // been seen several seconds behind, which with 3 s and 3 s let the connect timeout fire
+        // first (connectTimeout, not the resolver's hostNotFound).
+        configuration.timeoutIntervalForRequest = 20
         let task = StreamSession(configuration: configuration).streamTask(
             with: NetService(domain: "local.", type: uniqueServiceType() + ".", name: name))
         task.resume()
