@@ -150,6 +150,27 @@ import Testing
         await server.stop()
     }
 
+    @Test func aBufferReadTakesLentBytesParksAndGetsTheEndAsADataReadDoes() async throws {
+        let (server, client, peer) = try await lendingPair()
+        try await peer.write("abcdef")
+        #expect(try await client.eventuallyOnLoop { $0.unreadByteCount == 6 })
+        let first = try await client.readBuffer(ofMinLength: 2, maxLength: 4, timeout: 10)
+        #expect(String(buffer: first.buffer) == "abcd")
+        #expect(!first.atEOF)
+        let second = try await client.readBuffer(ofMinLength: 1, maxLength: 10, timeout: 10)
+        #expect(String(buffer: second.buffer) == "ef")
+        async let third = client.readBuffer(ofMinLength: 1, maxLength: 10, timeout: 10)
+        #expect(try await readParked(client))
+        try await peer.write("g")
+        #expect(String(buffer: try await third.buffer) == "g")
+        peer.closeWrite()
+        let end = try await client.readBuffer(ofMinLength: 1, maxLength: 10, timeout: 10)
+        #expect(end.buffer.readableBytes == 0)
+        #expect(end.atEOF)
+        client.cancel()
+        await server.stop()
+    }
+
     @Test func aCompletionHandlerReadParksToo() async throws {
         let (server, client, peer) = try await lendingPair()
         let got = client.recordedRead(count: 2)

@@ -30,7 +30,7 @@ enum Bulk {
         let start = now()
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask(executorPreference: placement.executor(for: pair.server)) {
-                try await pair.server.receive(total)
+                try await pair.server.receive(total, asBuffers: placement.writesByteBuffer)
             }
             group.addTask(executorPreference: placement.executor(for: pair.client)) {
                 let buffer = ByteBuffer(bytes: chunk)

@@ -101,12 +101,14 @@ enum Placement: String, CaseIterable {
     /// operation starts and completes on one thread.
     case eventLoop = "library"
     /// On the task's event loop, writing `ByteBuffer`s (`write(_:timeout:)` with a buffer),
-    /// which go to the channel without the copy a `Data` takes. (Round trips do not use it.)
+    /// which go to the channel without the copy a `Data` takes, and reading them
+    /// (`readBuffer`). (Round trips do not use it.)
     case eventLoopByteBuffer = "library_bytebuffer"
     /// On Swift's cooperative pool, the default: each operation crosses to the event loop and
     /// its result crosses back.
     case pool = "library_pool"
-    /// On the pool, writing `ByteBuffer`s, as `NIOAsyncChannel` code does. (Bulk only.)
+    /// On the pool, writing and reading `ByteBuffer`s, as `NIOAsyncChannel` code does. (Bulk
+    /// only.)
     case poolByteBuffer = "library_pool_bytebuffer"
 
     func executor(for task: StreamTask) -> (any TaskExecutor)? {
@@ -124,12 +126,21 @@ enum Placement: String, CaseIterable {
 }
 
 extension StreamTask {
-    /// Reads, up to 64 KiB at a time, until `count` bytes have come.
-    func receive(_ count: Int) async throws {
+    /// Reads, up to 64 KiB at a time, until `count` bytes have come: as `Data`, or with
+    /// `asBuffers` as SwiftNIO buffers (`readBuffer`), which skips the copy into a `Data`.
+    func receive(_ count: Int, asBuffers: Bool = false) async throws {
         var received = 0
         while received < count {
-            let (data, atEOF) = try await readData(ofMinLength: 1, maxLength: 65536, timeout: 0)
-            received += data?.count ?? 0
+            let atEOF: Bool
+            if asBuffers {
+                let read = try await readBuffer(ofMinLength: 1, maxLength: 65536, timeout: 0)
+                received += read.buffer.readableBytes
+                atEOF = read.atEOF
+            } else {
+                let (data, end) = try await readData(ofMinLength: 1, maxLength: 65536, timeout: 0)
+                received += data?.count ?? 0
+                atEOF = end
+            }
             if atEOF { throw BenchError("end of stream after \(received) of \(count) bytes") }
         }
     }

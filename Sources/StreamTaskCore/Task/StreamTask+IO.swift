@@ -54,6 +54,27 @@ extension StreamTask {
         return (Data(buffer: outcome.bytes, byteTransferStrategy: .automatic), outcome.atEOF)
     }
 
+    /// Reads at least `minBytes` and at most `maxBytes` bytes into a SwiftNIO buffer, by the
+    /// same rules as ``readData(ofMinLength:maxLength:timeout:)``.
+    ///
+    /// A `Data` is a copy of the bytes received; the buffer returned here shares their storage,
+    /// as `NIOAsyncChannel`'s inbound stream hands on the channel's buffers. Use this form when
+    /// the bytes go on to SwiftNIO code, or for bulk transfers, where the copy is a good part
+    /// of the cost. This is the library's own form: Apple's API has no counterpart.
+    ///
+    /// - Returns: The bytes (empty only at end of stream) and whether the stream has ended
+    ///   with nothing left to read.
+    public func readBuffer(
+        ofMinLength minBytes: Int,
+        maxLength maxBytes: Int,
+        timeout: TimeInterval
+    ) async throws -> (buffer: ByteBuffer, atEOF: Bool) {
+        let operation = StreamTaskStateMachine.Operation.read(minLength: minBytes, maxLength: maxBytes)
+        if !Task.isCancelled, let bytes = readFromLentBytes(operation) { return (bytes, false) }
+        let outcome = try await awaitOperation(operation, timeout: timeout)
+        return (outcome.bytes, outcome.atEOF)
+    }
+
     /// Reads at least `minBytes` and at most `maxBytes` bytes, with the session's read timeout.
     public func readData(ofMinLength minBytes: Int, maxLength maxBytes: Int) async throws -> (Data?, Bool) {
         try await readData(ofMinLength: minBytes, maxLength: maxBytes, timeout: configuration.timeoutIntervalForRead)
