@@ -102,20 +102,20 @@ import Testing
     }
 }
 
-/// Reads that find nothing lent and wait in the lending (`ParkedRead`), as values.
+/// Reads that find nothing lent and wait in the lending, as values.
 @Suite struct ReadAheadParkingTests {
     private func read(
         _ id: UInt64, _ operation: StreamTaskStateMachine.Operation = .read(minLength: 1, maxLength: 3),
         timeout: TimeInterval = 0, startedAt: NIODeadline = .uptimeNanoseconds(0),
         abandoned: NIOLockedValueBox<Bool>? = nil
-    ) -> ParkedRead {
-        ParkedRead(
+    ) -> OperationRequest {
+        OperationRequest(
             operation: operation, id: OperationID(rawValue: id), timeout: timeout, startedAt: startedAt,
             abandoned: abandoned
         ) { _ in }
     }
 
-    private func parks(_ ahead: inout ReadAhead, _ read: ParkedRead) -> Bool {
+    private func parks(_ ahead: inout ReadAhead, _ read: OperationRequest) -> Bool {
         ahead.park(read).parked
     }
 

@@ -15,7 +15,7 @@ import Testing
 @testable import StreamTaskCore
 
 /// Reads from Swift's cooperative pool that find nothing buffered wait in the lending
-/// (`ParkedRead`), and the loop completes them as their bytes come, over real sockets on
+/// (`ReadAhead`), and the loop completes them as their bytes come, over real sockets on
 /// 127.0.0.1: every rule a read queued on the loop keeps holds for them too.
 @Suite(.timeLimit(.minutes(1))) struct StreamTaskParkedReadTests {
     /// A connected pair whose client lends its (empty) buffer already.

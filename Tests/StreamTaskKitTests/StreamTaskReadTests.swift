@@ -63,7 +63,7 @@ import Testing
         let first = Recorder<(Data?, Bool)>()
         client.readData(ofMinLength: 0, maxLength: 2, timeout: 10) { data, atEOF, _ in first.append((data, atEOF)) }
         // It waits in the machine's queue, or, issued while the loop lends its empty buffer,
-        // parked in the lending (`ParkedRead`).
+        // parked in the lending (`ReadAhead`).
         let waits = try await client.onLoop { driver in
             driver.machine.pending.count == 1 || client.withShared { $0.readAhead.hasParkedRead }
         }

@@ -20,7 +20,7 @@ import NIOCore
 /// the order they were issued and see the bytes in the order they came: a read that takes lent
 /// bytes is one that would have completed at once on the loop, with the same bytes.
 ///
-/// A read that finds nothing lent waits here (``ParkedRead``) rather than going to the loop:
+/// A read that finds nothing lent waits here (parked) rather than going to the loop:
 /// the loop completes it as it lends the next bytes, or, when they fall short or anything else
 /// happens first, queues it in the machine ahead of what comes next. So a reader that keeps up
 /// with its peer costs the loop nothing until its bytes come. Its timeout is one timer on the
@@ -36,10 +36,10 @@ struct ReadAhead: Sendable {
         case nothingParked
         /// The bytes satisfied the read parked: complete it with them; `resumesInput` as for
         /// ``take(for:)``.
-        case satisfied(ParkedRead, bytes: ByteBuffer, resumesInput: Bool)
+        case satisfied(OperationRequest, bytes: ByteBuffer, resumesInput: Bool)
         /// The bytes fell short of the read parked: the lending is closed, and the read and
         /// every lent byte go to the machine, which decides it as it decides any read.
-        case fellShort(ParkedRead, lent: ByteBuffer?)
+        case fellShort(OperationRequest, lent: ByteBuffer?)
     }
 
     /// The bytes lent, oldest first; `nil` when none are.
@@ -56,7 +56,7 @@ struct ReadAhead: Sendable {
     private var limit = Int.max
     /// The read waiting for the next bytes lent, if any; only while the lending is open and
     /// holds no bytes.
-    private var parked: ParkedRead?
+    private var parked: OperationRequest?
     /// When the loop's timer for parked reads fires, if it is armed (or being armed).
     private var parkTimerDeadline: NIODeadline?
 
@@ -71,7 +71,7 @@ struct ReadAhead: Sendable {
     /// A read-lane operation or barrier is on its way to the loop: no read takes lent bytes
     /// until the loop has taken them back and queued it. A read parked was issued before it:
     /// it is returned, counted as on its way too, to be sent to the loop first.
-    mutating func operationSubmitted() -> ParkedRead? {
+    mutating func operationSubmitted() -> OperationRequest? {
         isOpen = false
         onTheirWay += 1
         guard let read = parked else { return nil }
@@ -83,7 +83,7 @@ struct ReadAhead: Sendable {
     /// Parks `read` if the lending is open, holds no bytes and no read is parked yet.
     /// `armTimerAt` is set when the loop's timer must be armed for it (it has a deadline and
     /// the timer fires later, or not at all).
-    mutating func park(_ read: ParkedRead) -> (parked: Bool, armTimerAt: NIODeadline?) {
+    mutating func park(_ read: OperationRequest) -> (parked: Bool, armTimerAt: NIODeadline?) {
         guard isOpen, parked == nil, count == 0, read.mayPark else { return (false, nil) }
         parked = read
         guard let deadline = read.deadline else { return (true, nil) }
@@ -93,7 +93,7 @@ struct ReadAhead: Sendable {
     }
 
     /// Takes the read parked as `id` back, if it is still parked (its caller stopped waiting).
-    mutating func unpark(_ id: OperationID) -> ParkedRead? {
+    mutating func unpark(_ id: OperationID) -> OperationRequest? {
         guard parked?.id == id else { return nil }
         defer { parked = nil }
         return parked
@@ -171,7 +171,7 @@ struct ReadAhead: Sendable {
 
     /// Closes the lending and gives back what was not taken, and the read parked, which the
     /// loop queues before anything else. `arriving` says a submitted operation reached the loop.
-    mutating func reclaim(arriving: Bool) -> (lent: ByteBuffer?, parked: ParkedRead?) {
+    mutating func reclaim(arriving: Bool) -> (lent: ByteBuffer?, parked: OperationRequest?) {
         if arriving { onTheirWay -= 1 }
         isOpen = false
         inputHeld = false
@@ -184,7 +184,7 @@ struct ReadAhead: Sendable {
 
     /// The loop's timer for parked reads fired at `now`: returns the read parked if its time is
     /// up, and when to fire next if a read parked later has a deadline still to come.
-    mutating func parkTimerFired(now: NIODeadline) -> (expired: ParkedRead?, rearmAt: NIODeadline?) {
+    mutating func parkTimerFired(now: NIODeadline) -> (expired: OperationRequest?, rearmAt: NIODeadline?) {
         parkTimerDeadline = nil
         guard let read = parked, let deadline = read.deadline else { return (nil, nil) }
         if deadline <= now {

@@ -25,13 +25,14 @@ extension StreamTask {
     }
 
     /// Queues a read-lane operation or barrier: parks a read that finds the lending open and
-    /// empty (see `ParkedRead`), or else closes the lending and sends the operation to the
-    /// loop, after the read parked before it, if any.
-    func submitClaimingInput(_ read: ParkedRead, fromStreams: Bool) {
+    /// empty (see `OperationRequest`), or else closes the lending and sends the operation to
+    /// the loop, after the read parked before it, if any.
+    func submitClaimingInput(_ request: OperationRequest) {
         let onLoop = eventLoop.inEventLoop
-        let (parked, armTimerAt, parkedBefore) = withShared { shared -> (Bool, NIODeadline?, ParkedRead?) in
-            if !fromStreams, shared.state == .running {
-                let (parked, armTimerAt) = shared.readAhead.park(read)
+        let (parked, armTimerAt, parkedBefore) = withShared {
+            shared -> (Bool, NIODeadline?, OperationRequest?) in
+            if !request.fromStreams, shared.state == .running {
+                let (parked, armTimerAt) = shared.readAhead.park(request)
                 if parked { return (true, armTimerAt, nil) }
             }
             let before = shared.readAhead.operationSubmitted()
@@ -45,7 +46,7 @@ extension StreamTask {
         if let armTimerAt { driver.armParkTimer(at: armTimerAt) }
         if parked { return }
         if let parkedBefore { driver.submit(parkedBefore) }
-        driver.submit(read, fromStreams: fromStreams)
+        driver.submit(request)
     }
 
     /// The caller of a read stopped waiting: if the read is parked, it fails now; otherwise the

@@ -273,15 +273,11 @@ public final class StreamTask: StreamSessionTask, @unchecked Sendable, CustomStr
         startedAt: NIODeadline = .now(),
         completion: @escaping StreamTaskDriver.Completion
     ) {
-        if operation.claimsInput {
-            let read = ParkedRead(
-                operation: operation, id: id ?? makeOperationID(), timeout: timeout, startedAt: startedAt,
-                abandoned: abandoned, completion: completion)
-            return submitClaimingInput(read, fromStreams: fromStreams)
-        }
-        driver.submit(
-            operation, id: id ?? makeOperationID(), timeout: timeout, abandoned: abandoned, fromStreams: fromStreams,
-            startedAt: startedAt, completion: completion)
+        let request = OperationRequest(
+            operation: operation, id: id ?? makeOperationID(), timeout: timeout, startedAt: startedAt,
+            abandoned: abandoned, fromStreams: fromStreams, completion: completion)
+        if operation.claimsInput { return submitClaimingInput(request) }
+        driver.submit(request)
     }
 
     // MARK: Shared state and events

@@ -61,7 +61,7 @@ extension StreamTaskDriver {
     }
 
     /// The lending is closed: `lent` goes back to the machine and `parked` into its queue.
-    private func takeBack(lent: ByteBuffer?, parked: ParkedRead?) {
+    private func takeBack(lent: ByteBuffer?, parked: OperationRequest?) {
         lending = false
         if let lent { machine.reclaim(lent) }
         if inputHeld {

@@ -120,62 +120,35 @@ package final class StreamTaskDriver: @unchecked Sendable {
         startedAt: NIODeadline = .now(),
         completion: @escaping Completion
     ) {
+        submit(
+            OperationRequest(
+                operation: operation, id: id, timeout: timeout, startedAt: startedAt, abandoned: abandoned,
+                fromStreams: fromStreams, completion: completion))
+    }
+
+    /// Queues `request` (a read-lane operation or barrier among them is counted as on its way
+    /// to the loop).
+    func submit(_ request: OperationRequest) {
         // Not through `onLoop`: on the loop, as code on the task's executor is, no closure
         // is made for the hop that is not taken.
         if eventLoop.inEventLoop {
-            enqueue(
-                operation, id: id, timeout: timeout, abandoned: abandoned, fromStreams: fromStreams,
-                startedAt: startedAt, completion: completion)
+            enqueue(request)
         } else {
-            eventLoop.execute {
-                self.enqueue(
-                    operation, id: id, timeout: timeout, abandoned: abandoned, fromStreams: fromStreams,
-                    startedAt: startedAt, completion: completion)
-            }
+            eventLoop.execute { self.enqueue(request) }
         }
     }
 
-    /// Queues `read`, a read-lane operation or barrier counted as on its way to the loop.
-    func submit(_ read: ParkedRead, fromStreams: Bool = false) {
-        submit(
-            read.operation, id: read.id, timeout: read.timeout, abandoned: read.abandoned, fromStreams: fromStreams,
-            startedAt: read.startedAt, completion: read.completion)
-    }
-
-    private func enqueue(
-        _ operation: StreamTaskStateMachine.Operation,
-        id: OperationID,
-        timeout: TimeInterval,
-        abandoned: NIOLockedValueBox<Bool>?,
-        fromStreams: Bool,
-        startedAt: NIODeadline,
-        completion: @escaping Completion
-    ) {
+    private func enqueue(_ request: OperationRequest) {
         eventLoop.preconditionInEventLoop()
-        if operation.claimsInput { reclaimLentBytes(arriving: true) }
-        accept(
-            operation, id: id, timeout: timeout, abandoned: abandoned, fromStreams: fromStreams,
-            startedAt: startedAt, completion: completion)
+        if request.operation.claimsInput { reclaimLentBytes(arriving: true) }
+        accept(request)
     }
 
-    /// Queues a read that was parked in the lending and did not complete there.
-    func accept(_ read: ParkedRead) {
-        accept(
-            read.operation, id: read.id, timeout: read.timeout, abandoned: read.abandoned, fromStreams: false,
-            startedAt: read.startedAt, completion: read.completion)
-    }
-
-    /// Queues `operation` in the machine, on the loop, with its timer.
-    private func accept(
-        _ operation: StreamTaskStateMachine.Operation,
-        id: OperationID,
-        timeout: TimeInterval,
-        abandoned: NIOLockedValueBox<Bool>?,
-        fromStreams: Bool,
-        startedAt: NIODeadline,
-        completion: @escaping Completion
-    ) {
-        if abandoned?.withLockedValue({ $0 }) == true {
+    /// Queues `request` in the machine, on the loop, with its timer: an operation that reached
+    /// the loop, or a read that waited in the lending and did not complete there.
+    func accept(_ request: OperationRequest) {
+        let (operation, id, timeout, completion) = (request.operation, request.id, request.timeout, request.completion)
+        if request.abandoned?.withLockedValue({ $0 }) == true {
             completion(.failure(Self.abandonedError))
             return
         }
@@ -184,7 +157,7 @@ package final class StreamTaskDriver: @unchecked Sendable {
             let error = Self.timeoutError(for: operation, after: timeout)
             // From the call, not from here: the hop to the loop, and a `Data` write's copy,
             // come out of the time the caller gave.
-            timers[id] = eventLoop.scheduleTask(deadline: startedAt + .seconds(timeout)) {
+            timers[id] = eventLoop.scheduleTask(deadline: request.startedAt + .seconds(timeout)) {
                 self.timers[id] = nil
                 if self.tls.unwrapping == id {
                     self.stopTLSTimedOut(id, after: timeout)
@@ -193,7 +166,7 @@ package final class StreamTaskDriver: @unchecked Sendable {
                 }
             }
         }
-        carryOut(machine.enqueue(operation, id: id, fromStreams: fromStreams))
+        carryOut(machine.enqueue(operation, id: id, fromStreams: request.fromStreams))
     }
 
     /// The caller stopped waiting for operation `id` (its Swift task was cancelled).

@@ -11,15 +11,15 @@ import Foundation
 import NIOConcurrencyHelpers
 import NIOCore
 
-/// A read issued off the loop that found nothing lent, waiting in the lending (`ReadAhead`)
-/// for the loop's next bytes instead of going to the loop itself.
+/// An operation as it was submitted: everything the loop needs to queue it in the machine.
 ///
-/// It is everything the loop would need to queue it in the machine: when the bytes the loop
-/// lends next satisfy it, the loop completes it there and then, under the task's lock; in any
-/// other case (the bytes fall short, the input ends, another read-lane operation or barrier is
-/// submitted, the task closes) it joins the machine's queue as if it had just arrived, ahead
-/// of whatever comes next.
-struct ParkedRead: Sendable {
+/// A read issued off the loop that finds the lending open and empty waits in it as one of
+/// these (see `ReadAhead`) instead of going to the loop: when the bytes the loop lends next
+/// satisfy it, the loop completes it there and then, under the task's lock; in any other case
+/// (the bytes fall short, the input ends, another read-lane operation or barrier is submitted,
+/// the task closes) it joins the machine's queue as if it had just arrived, ahead of whatever
+/// comes next.
+struct OperationRequest: Sendable {
     let operation: StreamTaskStateMachine.Operation
     let id: OperationID
     /// Seconds the caller gave it; 0 for none.
@@ -28,6 +28,8 @@ struct ParkedRead: Sendable {
     let startedAt: NIODeadline
     /// Set when the caller stopped waiting (see `StreamTask.awaitOperation`).
     let abandoned: NIOLockedValueBox<Bool>?
+    /// Issued by the streams the connection was handed over to, not by the task.
+    var fromStreams = false
     let completion: StreamTaskDriver.Completion
 
     /// When it times out; `nil` without a timeout.
