@@ -46,12 +46,8 @@ extension StreamTask {
         maxLength maxBytes: Int,
         timeout: TimeInterval
     ) async throws -> (Data?, Bool) {
-        let operation = StreamTaskStateMachine.Operation.read(minLength: minBytes, maxLength: maxBytes)
-        if !Task.isCancelled, let bytes = readFromLentBytes(operation) {
-            return (Data(buffer: bytes, byteTransferStrategy: .automatic), false)
-        }
-        let outcome = try await awaitOperation(operation, timeout: timeout)
-        return (Data(buffer: outcome.bytes, byteTransferStrategy: .automatic), outcome.atEOF)
+        let (bytes, atEOF) = try await readBuffer(ofMinLength: minBytes, maxLength: maxBytes, timeout: timeout)
+        return (Data(buffer: bytes, byteTransferStrategy: .automatic), atEOF)
     }
 
     /// Reads at least `minBytes` and at most `maxBytes` bytes into a SwiftNIO buffer, by the
