@@ -39,12 +39,8 @@ struct OperationRequest: Sendable {
     /// would accept (it decides any other, with its own error), not abandoned already.
     var mayPark: Bool {
         switch operation {
-        case .read(let minLength, let maxLength):
-            guard minLength >= 0, maxLength >= max(minLength, 1) else { return false }
-        case .readThrough(let delimiter, let maxLength):
-            guard !delimiter.isEmpty, maxLength >= delimiter.count else { return false }
-        case .write, .closeRead, .closeWrite, .startTLS, .stopTLS, .captureStreams:
-            return false
+        case .read, .readThrough: guard operation.argumentError == nil else { return false }
+        case .write, .closeRead, .closeWrite, .startTLS, .stopTLS, .captureStreams: return false
         }
         return abandoned?.withLockedValue({ $0 }) != true
     }

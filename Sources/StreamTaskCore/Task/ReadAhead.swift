@@ -119,7 +119,9 @@ struct ReadAhead: Sendable {
     /// gets, if the lent bytes satisfy it at once; `nil` otherwise, and the read goes to the
     /// loop. `resumesInput` says the loop must be told to ask for input again.
     mutating func take(minLength: Int, maxLength: Int) -> (bytes: ByteBuffer, resumesInput: Bool)? {
-        guard isOpen, parked == nil, minLength >= 0, maxLength >= Swift.max(minLength, 1) else { return nil }
+        guard isOpen, parked == nil,
+            StreamTaskStateMachine.Operation.read(minLength: minLength, maxLength: maxLength).argumentError == nil
+        else { return nil }
         let available = count
         guard available > 0, available >= minLength else { return nil }
         return takeFront(Swift.min(available, maxLength))
@@ -128,7 +130,9 @@ struct ReadAhead: Sendable {
     /// Takes the bytes through the first `delimiter`, if it ends within the first `maxLength`
     /// lent bytes; `nil` otherwise, and the read goes to the loop.
     mutating func take(through delimiter: [UInt8], maxLength: Int) -> (bytes: ByteBuffer, resumesInput: Bool)? {
-        guard isOpen, parked == nil, !delimiter.isEmpty, maxLength >= delimiter.count,
+        guard isOpen, parked == nil,
+            StreamTaskStateMachine.Operation.readThrough(delimiter: delimiter, maxLength: maxLength).argumentError
+                == nil,
             let end = bytes?.endOfFirst(delimiter, within: Swift.min(count, maxLength))
         else { return nil }
         return takeFront(end)

@@ -10,6 +10,37 @@
 import NIOCore
 
 extension StreamTaskStateMachine.Operation {
+    /// Why a read's arguments are refused; `nil` when they are valid, and for any operation
+    /// that is not a read. The machine refuses such a read with it, and neither the lending nor
+    /// a parked read ever takes one on.
+    var argumentError: StreamTaskError? {
+        switch self {
+        case .read(let minLength, let maxLength):
+            if minLength < 0 {
+                return .invalidArgument("minLength must not be negative (got \(minLength))")
+            }
+            if maxLength < 1 {
+                return .invalidArgument("maxLength must be at least 1 (got \(maxLength))")
+            }
+            if maxLength < minLength {
+                return .invalidArgument("maxLength (\(maxLength)) must not be less than minLength (\(minLength))")
+            }
+            return nil
+        case .readThrough(let delimiter, let maxLength):
+            if delimiter.isEmpty {
+                return .invalidArgument("the delimiter must not be empty")
+            }
+            if maxLength < delimiter.count {
+                return .invalidArgument(
+                    "maxLength (\(maxLength)) must be at least the delimiter's length (\(delimiter.count))"
+                )
+            }
+            return nil
+        case .write, .closeRead, .closeWrite, .startTLS, .stopTLS, .captureStreams:
+            return nil
+        }
+    }
+
     /// Whether the operation takes bytes from the buffer, drops them or needs them where they
     /// are: a read, `closeRead`, or a barrier. Such an operation takes lent bytes back first
     /// (see `ReadAhead`); writes and `closeWrite` do not touch the input.

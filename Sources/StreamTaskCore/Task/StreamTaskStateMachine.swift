@@ -350,26 +350,8 @@ struct StreamTaskStateMachine {
 
     private func validate(_ operation: Operation) -> StreamTaskError? {
         switch operation {
-        case .read(let minLength, let maxLength):
-            if minLength < 0 {
-                return .invalidArgument("minLength must not be negative (got \(minLength))")
-            }
-            if maxLength < 1 {
-                return .invalidArgument("maxLength must be at least 1 (got \(maxLength))")
-            }
-            if maxLength < minLength {
-                return .invalidArgument("maxLength (\(maxLength)) must not be less than minLength (\(minLength))")
-            }
-            return input == .open ? nil : .readClosed
-        case .readThrough(let delimiter, let maxLength):
-            if delimiter.isEmpty {
-                return .invalidArgument("the delimiter must not be empty")
-            }
-            if maxLength < delimiter.count {
-                return .invalidArgument(
-                    "maxLength (\(maxLength)) must be at least the delimiter's length (\(delimiter.count))"
-                )
-            }
+        case .read, .readThrough:
+            if let error = operation.argumentError { return error }
             return input == .open ? nil : .readClosed
         case .write:
             return output == .open ? nil : .writeClosed
