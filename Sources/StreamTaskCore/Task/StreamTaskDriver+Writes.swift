@@ -39,14 +39,3 @@ extension StreamTaskDriver {
         }
     }
 }
-
-extension StreamTaskStateMachine.Action {
-    /// Whether carrying this out could lose or reorder bytes written but not flushed yet: a
-    /// flush held back for a batch (see `StreamTaskDriver.submit(_:)`) goes first.
-    var mayNeedEarlierWritesFlushed: Bool {
-        switch self {
-        case .shutdownOutput, .shutdownInput, .close, .startTLS, .stopTLS, .captureStreams: true
-        case .succeedRead, .succeed, .fail, .write, .flush, .requestInput, .emit: false
-        }
-    }
-}

@@ -67,12 +67,6 @@ package final class StreamTaskDriver: @unchecked Sendable {
     /// The machine asked for input that was held back for lent bytes and never requested.
     var inputHeld = false
     private var deferred: [(actions: [StreamTaskStateMachine.Action], complete: Bool)] = []
-    /// Operations submitted off the loop, waiting for the job that takes them all.
-    private let inbox = SubmissionInbox()
-    /// Set while the loop queues a batch from the inbox: its writes share one flush, at the end.
-    private var flushHeld = false
-    /// A flush the machine asked for while `flushHeld` was set.
-    private var flushWanted = false
 
     init(
         host: String,
@@ -134,41 +128,14 @@ package final class StreamTaskDriver: @unchecked Sendable {
 
     /// Queues `request` (a read-lane operation or barrier among them is counted as on its way
     /// to the loop).
-    ///
-    /// Off the loop it goes through the inbox: one loop job takes every operation submitted
-    /// before it runs, and the writes among them go out with one flush. On the loop (code on
-    /// the task's executor) it is queued at once, after whatever waits in the inbox.
     func submit(_ request: OperationRequest) {
+        // Not through `onLoop`: on the loop, as code on the task's executor is, no closure
+        // is made for the hop that is not taken.
         if eventLoop.inEventLoop {
-            enqueueInbox()
             enqueue(request)
-        } else if inbox.post(request) {
-            eventLoop.execute { self.enqueueInbox() }
+        } else {
+            eventLoop.execute { self.enqueue(request) }
         }
-    }
-
-    /// Queues what waits in the inbox, in the order it was submitted, with one flush for the
-    /// writes among it.
-    private func enqueueInbox() {
-        let requests = inbox.takeAll()
-        guard requests.count > 1 else {
-            if let request = requests.first { enqueue(request) }
-            return
-        }
-        // A completion run inside the batch may submit, and so take a batch of its own: the
-        // flush waits for the outer one.
-        let heldAlready = flushHeld
-        flushHeld = true
-        for request in requests { enqueue(request) }
-        flushHeld = heldAlready
-        if !heldAlready { flushIfWanted() }
-    }
-
-    /// Carries out the flush held back for a batch, if the machine asked for one.
-    private func flushIfWanted() {
-        guard flushWanted else { return }
-        flushWanted = false
-        handler?.flush()
     }
 
     private func enqueue(_ request: OperationRequest) {
@@ -254,7 +221,6 @@ package final class StreamTaskDriver: @unchecked Sendable {
             if thenComplete { complete() }
         }
         for action in actions {
-            if flushWanted, action.mayNeedEarlierWritesFlushed { flushIfWanted() }
             switch action {
             case .succeedRead(let id, let bytes, let atEOF):
                 finish(id, .success((bytes, atEOF)))
@@ -265,7 +231,7 @@ package final class StreamTaskDriver: @unchecked Sendable {
             case .write(let id, let bytes):
                 writeToChannel(bytes, id: id)
             case .flush:
-                if flushHeld { flushWanted = true } else { handler?.flush() }
+                handler?.flush()
             case .shutdownOutput:
                 handler?.shutdownOutput()
             case .shutdownInput:
