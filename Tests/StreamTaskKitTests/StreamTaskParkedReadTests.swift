@@ -52,6 +52,27 @@ import Testing
         await server.stop()
     }
 
+    /// The lending waits for the end of a burst of channel reads: a parked read wakes once,
+    /// with every byte of the burst, not once a read with the first of them. The burst is fired
+    /// into the client's pipeline on its loop, as a socket's readable event fires it.
+    @Test func aParkedReadWakesOnceABurstWithAllOfIt() async throws {
+        let (server, client, _) = try await lendingPair()
+        async let got = read(client)
+        #expect(try await readParked(client))
+        try await client.eventLoop.submit {
+            guard let pipeline = client.driver.handler?.context?.pipeline else {
+                throw StreamTaskError(.connectionClosed, "the client's channel is gone")
+            }
+            for part in ["one,", "two,", "three"] {
+                pipeline.syncOperations.fireChannelRead(NIOAny(ByteBuffer(string: part)))
+            }
+            pipeline.syncOperations.fireChannelReadComplete()
+        }.get()
+        #expect(try await got == "one,two,three")
+        client.cancel()
+        await server.stop()
+    }
+
     @Test func readsIssuedAfterAParkedReadCompleteAfterIt() async throws {
         let (server, client, peer) = try await lendingPair()
         async let first = read(client, max: 3)

@@ -154,6 +154,7 @@ final class ProxyHandshakeHandler<Handshake: ProxyHandshake>: ChannelInboundHand
                 let leftover = received
                 received = ByteBuffer()
                 context.fireChannelRead(wrapInboundOut(leftover))
+                context.fireChannelReadComplete()
             }
             if inputClosed {
                 context.fireUserInboundEventTriggered(ChannelEvent.inputClosed)

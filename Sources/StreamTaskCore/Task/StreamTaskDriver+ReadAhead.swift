@@ -11,8 +11,9 @@ import NIOCore
 
 extension StreamTaskDriver {
     /// After the machine's actions: lends what it buffered to reads off the loop, when the
-    /// machine and the task allow it (see `ReadAhead`), and completes the read parked there if
-    /// the bytes satisfy it, or queues it if they fall short.
+    /// machine and the task allow it (see `ReadAhead`) and no burst of channel reads is under
+    /// way, and completes the read parked there if the bytes satisfy it, or queues it if they
+    /// fall short.
     func lendBuffer() {
         guard let owner else { return }
         guard machine.mayLendBuffer else {
@@ -22,8 +23,9 @@ extension StreamTaskDriver {
             if lending { reclaimLentBytes(arriving: false) }
             return
         }
-        // Nothing to add to a lending that is open already: skip the lock.
-        if lending, machine.bufferedByteCount == 0 { return }
+        // Nothing to add to a lending that is open already: skip the lock. Mid-burst, the
+        // bytes wait for the rest of it.
+        if readBurst || (lending && machine.bufferedByteCount == 0) { return }
         let limit = configuration.inboundBufferLimit
         let lendsBytes = machine.bufferedByteCount > 0
         let outcome = owner.withShared { shared -> ReadAhead.LendOutcome? in

@@ -66,6 +66,10 @@ package final class StreamTaskDriver: @unchecked Sendable {
     var lending = false
     /// The machine asked for input that was held back for lent bytes and never requested.
     var inputHeld = false
+    /// Set from the first bytes of a burst of channel reads to its end (`channelReadComplete`):
+    /// lending waits for the end, so that a read parked off the loop is woken once a burst, not
+    /// once a read (as `NIOAsyncChannel` hands its inbound stream a burst at a time).
+    var readBurst = false
     private var deferred: [(actions: [StreamTaskStateMachine.Action], complete: Bool)] = []
 
     init(
@@ -336,15 +340,18 @@ package final class StreamTaskDriver: @unchecked Sendable {
         eventLoop.preconditionInEventLoop()
         let count = Int64(bytes.readableBytes)
         owner?.withShared { $0.metrics.countOfBytesReceived += count }
+        readBurst = true
         carryOut(machine.received(bytes))
     }
 
     func channelReceiveCompleted() {
+        readBurst = false
         carryOut(machine.receiveCompleted())
     }
 
     func channelInputClosed() {
         eventLoop.preconditionInEventLoop()
+        readBurst = false
         // Under TLS, input closed from the TLS handler is the peer's close_notify: the stream
         // itself ends only when the transport says so (TransportInputObserver), and the
         // conversation may go on in plaintext after stopTLS.
