@@ -64,9 +64,16 @@ func residentBytes() -> Int {
 /// A session for the benchmarks: no proxy from the environment, no timeouts, and App Transport
 /// Security's local networking allowed (every peer is on 127.0.0.1, reached by address, with the
 /// test certificate's name not checked).
-func benchSession(tls: StreamTLSConfiguration = StreamTLSConfiguration()) -> StreamSession {
+///
+/// `outboundBufferLimit`, when given, replaces the session's default (`--outbound-limit`), to
+/// measure what the limit costs or saves.
+func benchSession(
+    tls: StreamTLSConfiguration = StreamTLSConfiguration(),
+    outboundBufferLimit: Int? = nil
+) -> StreamSession {
     let configuration = StreamSession.Configuration(tls: tls, proxy: .direct)
     configuration.transportSecurity = StreamTransportSecurity(allowsLocalNetworking: true)
+    if let outboundBufferLimit { configuration.outboundBufferLimit = outboundBufferLimit }
     return StreamSession(configuration: configuration)
 }
 

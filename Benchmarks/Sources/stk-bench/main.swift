@@ -13,9 +13,9 @@ import NIOPosix
 // stk-bench: the library against raw SwiftNIO, alternating runs in one process so that the
 // machine's noise cancels in the ratio. scripts/bench.sh runs it; see Benchmarks/BENCHMARKS.md.
 //
-//   stk-bench bulk --bytes N --rounds R [--only VARIANT]
+//   stk-bench bulk --bytes N --rounds R [--only VARIANT] [--outbound-limit BYTES]
 //   stk-bench rtt --count N --rounds R
-//   stk-bench fanout --connections C --messages N --rounds R [--only VARIANT]
+//   stk-bench fanout --connections C --messages N --rounds R [--only VARIANT] [--outbound-limit BYTES]
 //   stk-bench tls-bulk --bytes N --cert PEM --key PEM
 //   stk-bench idle-listener --count N
 //   stk-bench idle-clients --port P --count N
@@ -30,7 +30,7 @@ do {
     case "bulk":
         let total = options.int("bytes", 1 << 30)
         let rounds = options.int("rounds", 3)
-        let session = benchSession()
+        let session = benchSession(outboundBufferLimit: options.string("outbound-limit").flatMap(Int.init))
         // Each variant: a name, and a run that returns bytes per second.
         var variants: [(String, (Int) async throws -> Double)] = Placement.allCases.map { placement in
             (placement.rawValue, { try await Bulk.library(total: $0, session: session, placement: placement) })
@@ -114,7 +114,7 @@ do {
         let connections = options.int("connections", 50)
         let messages = options.int("messages", 20_000)
         let rounds = options.int("rounds", 3)
-        let session = benchSession()
+        let session = benchSession(outboundBufferLimit: options.string("outbound-limit").flatMap(Int.init))
         var variants: [(String, (Int) async throws -> FanOut.Run)] = Placement.dataWrites.map { placement in
             (
                 placement.rawValue,
