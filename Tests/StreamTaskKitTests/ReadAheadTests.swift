@@ -22,13 +22,13 @@ import Testing
 
     @Test func aReadTakesLentBytesOnlyWhileTheLendingIsOpen() {
         var ahead = ReadAhead()
-        let outcome1 = ahead.take(minLength: 1, maxLength: 3)
+        let outcome1 = ahead.take(for: .read(minLength: 1, maxLength: 3))
         #expect(outcome1 == nil, "nothing is lent yet")
         _ = ahead.lend(ByteBuffer(string: "hello"), limit: 100)
-        let outcome2 = ahead.take(minLength: 1, maxLength: 3)
+        let outcome2 = ahead.take(for: .read(minLength: 1, maxLength: 3))
         #expect(text(outcome2) == "hel")
         _ = ahead.operationSubmitted()
-        let outcome3 = ahead.take(minLength: 1, maxLength: 3)
+        let outcome3 = ahead.take(for: .read(minLength: 1, maxLength: 3))
         #expect(outcome3 == nil, "a read is on its way to the loop")
         let outcome4 = ahead.reclaim(arriving: true).lent
         #expect(outcome4.map { String(buffer: $0) } == "lo")
@@ -53,27 +53,27 @@ import Testing
     @Test func aReadTheLentBytesCannotSatisfyAtOnceGoesToTheLoop() {
         var ahead = ReadAhead()
         _ = ahead.lend(ByteBuffer(string: "abc"), limit: 100)
-        let outcome5 = ahead.take(minLength: 4, maxLength: 10)
+        let outcome5 = ahead.take(for: .read(minLength: 4, maxLength: 10))
         #expect(outcome5 == nil, "it wants more than is lent")
-        let outcome6 = ahead.take(minLength: 0, maxLength: 0)
+        let outcome6 = ahead.take(for: .read(minLength: 0, maxLength: 0))
         #expect(outcome6 == nil, "the loop reports the invalid length")
-        let outcome7 = ahead.take(minLength: -1, maxLength: 2)
+        let outcome7 = ahead.take(for: .read(minLength: -1, maxLength: 2))
         #expect(outcome7 == nil)
-        let outcome8 = ahead.take(through: Array("\n".utf8), maxLength: 10)
+        let outcome8 = ahead.take(for: .readThrough(delimiter: Array("\n".utf8), maxLength: 10))
         #expect(outcome8 == nil, "no delimiter yet")
         #expect(ahead.count == 3, "a read that goes to the loop takes nothing")
-        let outcome9 = ahead.take(minLength: 0, maxLength: 10)
+        let outcome9 = ahead.take(for: .read(minLength: 0, maxLength: 10))
         #expect(text(outcome9) == "abc", "a minimum of 0 takes what is there")
     }
 
     @Test func aDelimitedReadTakesThroughTheFirstDelimiterWithinItsMaximum() {
         var ahead = ReadAhead()
         _ = ahead.lend(ByteBuffer(string: "PING a\r\nPING b\r\n"), limit: 100)
-        let outcome10 = ahead.take(through: Array("\r\n".utf8), maxLength: 5)
+        let outcome10 = ahead.take(for: .readThrough(delimiter: Array("\r\n".utf8), maxLength: 5))
         #expect(outcome10 == nil, "the delimiter ends past the maximum")
-        let outcome11 = ahead.take(through: Array("\r\n".utf8), maxLength: 8)
+        let outcome11 = ahead.take(for: .readThrough(delimiter: Array("\r\n".utf8), maxLength: 8))
         #expect(text(outcome11) == "PING a\r\n")
-        let outcome12 = ahead.take(through: Array("\r\n".utf8), maxLength: 100)
+        let outcome12 = ahead.take(for: .readThrough(delimiter: Array("\r\n".utf8), maxLength: 100))
         #expect(text(outcome12) == "PING b\r\n")
         #expect(ahead.count == 0)
     }
@@ -82,7 +82,7 @@ import Testing
         var ahead = ReadAhead()
         _ = ahead.lend(ByteBuffer(string: "ab"), limit: 100)
         _ = ahead.lend(ByteBuffer(string: "cd"), limit: 100)
-        let outcome13 = ahead.take(minLength: 4, maxLength: 4)
+        let outcome13 = ahead.take(for: .read(minLength: 4, maxLength: 4))
         #expect(text(outcome13) == "abcd")
     }
 
@@ -93,11 +93,11 @@ import Testing
         #expect(!outcome14, "under the limit, input goes on")
         let outcome15 = ahead.holdsInput(buffered: 0)
         #expect(outcome15)
-        let outcome16 = ahead.take(minLength: 1, maxLength: 1)
+        let outcome16 = ahead.take(for: .read(minLength: 1, maxLength: 1))
         #expect(outcome16?.resumesInput == false, "9 bytes are still at the limit")
-        let outcome17 = ahead.take(minLength: 2, maxLength: 2)
+        let outcome17 = ahead.take(for: .read(minLength: 2, maxLength: 2))
         #expect(outcome17?.resumesInput == true, "7 bytes are under it")
-        let outcome18 = ahead.take(minLength: 1, maxLength: 1)
+        let outcome18 = ahead.take(for: .read(minLength: 1, maxLength: 1))
         #expect(outcome18?.resumesInput == false, "the loop is told once")
     }
 }
@@ -124,11 +124,11 @@ import Testing
         #expect(!parks(&ahead, read(1)), "the lending is not open")
         _ = ahead.lend(ByteBuffer(string: "x"), limit: 100)
         #expect(!parks(&ahead, read(1)), "bytes are lent: the read takes them instead")
-        _ = ahead.take(minLength: 1, maxLength: 1)
+        _ = ahead.take(for: .read(minLength: 1, maxLength: 1))
         #expect(parks(&ahead, read(1)))
         #expect(ahead.hasParkedRead)
         #expect(!parks(&ahead, read(2)), "one read is parked already")
-        let taken = ahead.take(minLength: 0, maxLength: 10)
+        let taken = ahead.take(for: .read(minLength: 0, maxLength: 10))
         #expect(taken == nil, "nothing is lent while a read is parked")
     }
 
@@ -161,7 +161,7 @@ import Testing
         #expect(!resumesInput)
         #expect(!ahead.hasParkedRead)
         #expect(ahead.isOpen)
-        let rest = ahead.take(minLength: 1, maxLength: 10)
+        let rest = ahead.take(for: .read(minLength: 1, maxLength: 10))
         #expect(rest.map { String(buffer: $0.bytes) } == "lo")
     }
 

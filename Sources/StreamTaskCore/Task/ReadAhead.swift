@@ -107,34 +107,31 @@ struct ReadAhead: Sendable {
 
     /// Takes what `operation`, a read or delimited read, gets from the lent bytes, if they
     /// satisfy it at once; `nil` otherwise (and for any other operation).
+    /// A read whose arguments the machine would refuse takes nothing: the machine refuses it.
     mutating func take(for operation: StreamTaskStateMachine.Operation) -> (bytes: ByteBuffer, resumesInput: Bool)? {
-        switch operation {
+        guard isOpen, parked == nil, operation.argumentError == nil else { return nil }
+        return switch operation {
         case .read(let minLength, let maxLength): take(minLength: minLength, maxLength: maxLength)
         case .readThrough(let delimiter, let maxLength): take(through: delimiter, maxLength: maxLength)
         case .write, .closeRead, .closeWrite, .startTLS, .stopTLS, .captureStreams: nil
         }
     }
 
-    /// Takes what a read of at least `minLength` (at least one) and at most `maxLength` bytes
-    /// gets, if the lent bytes satisfy it at once; `nil` otherwise, and the read goes to the
-    /// loop. `resumesInput` says the loop must be told to ask for input again.
-    mutating func take(minLength: Int, maxLength: Int) -> (bytes: ByteBuffer, resumesInput: Bool)? {
-        guard isOpen, parked == nil,
-            StreamTaskStateMachine.Operation.read(minLength: minLength, maxLength: maxLength).argumentError == nil
-        else { return nil }
+    /// Takes what a read of at least `minLength` and at most `maxLength` bytes (arguments
+    /// checked by ``take(for:)``) gets, if the lent bytes satisfy it at once; `nil` otherwise,
+    /// and the read goes to the loop. `resumesInput` says the loop must be told to ask for
+    /// input again.
+    private mutating func take(minLength: Int, maxLength: Int) -> (bytes: ByteBuffer, resumesInput: Bool)? {
         let available = count
         guard available > 0, available >= minLength else { return nil }
         return takeFront(Swift.min(available, maxLength))
     }
 
     /// Takes the bytes through the first `delimiter`, if it ends within the first `maxLength`
-    /// lent bytes; `nil` otherwise, and the read goes to the loop.
-    mutating func take(through delimiter: [UInt8], maxLength: Int) -> (bytes: ByteBuffer, resumesInput: Bool)? {
-        guard isOpen, parked == nil,
-            StreamTaskStateMachine.Operation.readThrough(delimiter: delimiter, maxLength: maxLength).argumentError
-                == nil,
-            let end = bytes?.endOfFirst(delimiter, within: Swift.min(count, maxLength))
-        else { return nil }
+    /// lent bytes (arguments checked by ``take(for:)``); `nil` otherwise, and the read goes to
+    /// the loop.
+    private mutating func take(through delimiter: [UInt8], maxLength: Int) -> (bytes: ByteBuffer, resumesInput: Bool)? {
+        guard let end = bytes?.endOfFirst(delimiter, within: Swift.min(count, maxLength)) else { return nil }
         return takeFront(end)
     }
 

@@ -113,25 +113,9 @@ package final class StreamTaskDriver: @unchecked Sendable {
         }
     }
 
-    /// Queues `operation`; `completion` runs on the event loop when it finishes. When
-    /// `abandoned` is already set as the operation reaches the loop, it fails at once.
-    func submit(
-        _ operation: StreamTaskStateMachine.Operation,
-        id: OperationID,
-        timeout: TimeInterval,
-        abandoned: NIOLockedValueBox<Bool>? = nil,
-        fromStreams: Bool = false,
-        startedAt: NIODeadline = .now(),
-        completion: @escaping Completion
-    ) {
-        submit(
-            OperationRequest(
-                operation: operation, id: id, timeout: timeout, startedAt: startedAt, abandoned: abandoned,
-                fromStreams: fromStreams, completion: completion))
-    }
-
-    /// Queues `request` (a read-lane operation or barrier among them is counted as on its way
-    /// to the loop).
+    /// Queues `request`; its completion runs on the event loop when it finishes, and when its
+    /// `abandoned` is already set as it reaches the loop, it fails at once (a read-lane
+    /// operation or barrier among them is counted as on its way to the loop).
     func submit(_ request: OperationRequest) {
         // Not through `onLoop`: on the loop, as code on the task's executor is, no closure
         // is made for the hop that is not taken.
