@@ -26,6 +26,11 @@ public struct ChildProcessError: Error, CustomStringConvertible {
 /// A child process started with `posix_spawn`, in a process group of its own, with no signal
 /// blocked and its output in a file; reaped here with `waitpid`.
 ///
+/// A child never outlives its test: one whose `ChildProcess` goes away while it runs (a test
+/// that threw before its `stop()`) is killed then, and any still running when the test process
+/// exits are killed by an exit handler. Each is killed by its own process group, so nothing
+/// that this process did not start is touched.
+///
 /// Not Foundation's `Process`: a child inherits the signal mask of the thread that spawns it,
 /// and a test thread has SIGTERM and SIGCHLD blocked (dante would neither stop nor reap its
 /// own children); and `Process` sometimes missed these children's exits under parallel tests,
@@ -98,6 +103,17 @@ public final class ChildProcess: @unchecked Sendable {
         }
         self.pid = pid
         input = pipeInput ? FileHandle(fileDescriptor: inputEnds[1], closeOnDealloc: true) : nil
+        RunningChildren.shared.add(pid)
+    }
+
+    /// A child still running when nothing refers to it any more is killed and reaped: the test
+    /// that started it failed before stopping it.
+    deinit {
+        guard isRunning() else { return }
+        kill(-pid, SIGKILL)
+        var status: Int32 = 0
+        _ = waitpid(pid, &status, 0)
+        RunningChildren.shared.remove(pid)
     }
 
     /// Writes `line` and a newline to the child's standard input (needs `pipeInput`).
@@ -130,6 +146,7 @@ public final class ChildProcess: @unchecked Sendable {
             let result = waitpid(pid, &status, WNOHANG)
             if result == pid || (result == -1 && errno == ECHILD) { exited = true }
             if result == pid { self.status = status }
+            if exited { RunningChildren.shared.remove(pid) }
             return !exited
         }
     }
@@ -152,6 +169,31 @@ public final class ChildProcess: @unchecked Sendable {
         kill(-pid, SIGKILL)  // the group: dante's children too
         let last = Date().addingTimeInterval(5)
         while isRunning() && Date() < last { usleep(10_000) }
+    }
+}
+
+/// The process groups of the children started and not yet reaped, killed when the test process
+/// exits: nothing a test started may outlive the run, whatever path the test took.
+private final class RunningChildren: Sendable {
+    static let shared: RunningChildren = {
+        let registry = RunningChildren()
+        atexit { RunningChildren.shared.killAll() }
+        return registry
+    }()
+
+    private let pids = NIOLockedValueBox(Set<pid_t>())
+
+    func add(_ pid: pid_t) {
+        pids.withLockedValue { _ = $0.insert(pid) }
+    }
+
+    func remove(_ pid: pid_t) {
+        pids.withLockedValue { _ = $0.remove(pid) }
+    }
+
+    /// SIGKILL to each remaining child's process group (its own children too).
+    private func killAll() {
+        for pid in pids.withLockedValue({ $0 }) { kill(-pid, SIGKILL) }
     }
 }
 
