@@ -39,11 +39,11 @@ struct ReadAhead: Sendable {
         case satisfied(OperationRequest, bytes: ByteBuffer, resumesInput: Bool)
         /// The bytes fell short of the read parked: the lending is closed, and the read and
         /// every lent byte go to the machine, which decides it as it decides any read.
-        case fellShort(OperationRequest, lent: ByteBuffer?)
+        case fellShort(OperationRequest, lent: ByteQueue)
     }
 
     /// The bytes lent, oldest first; `nil` when none are.
-    private var bytes: ByteBuffer?
+    private var bytes = ByteQueue()
     /// Whether reads may take from ``bytes``.
     private(set) var isOpen = false
     /// Read-lane operations and barriers submitted that have not reached the loop yet.
@@ -61,7 +61,7 @@ struct ReadAhead: Sendable {
     private var parkTimerDeadline: NIODeadline?
 
     /// Bytes lent and not taken yet.
-    var count: Int { bytes.queuedByteCount }
+    var count: Int { bytes.readableBytes }
 
     /// Whether a read is parked, waiting for the next bytes lent.
     var hasParkedRead: Bool { parked != nil }
@@ -131,7 +131,7 @@ struct ReadAhead: Sendable {
     /// lent bytes (arguments checked by ``take(for:)``); `nil` otherwise, and the read goes to
     /// the loop.
     private mutating func take(through delimiter: [UInt8], maxLength: Int) -> (bytes: ByteBuffer, resumesInput: Bool)? {
-        guard let end = bytes?.endOfFirst(delimiter, within: Swift.min(count, maxLength)) else { return nil }
+        guard let end = bytes.endOfFirst(delimiter, within: Swift.min(count, maxLength)) else { return nil }
         return takeFront(end)
     }
 
@@ -149,11 +149,11 @@ struct ReadAhead: Sendable {
 
     /// Lends `more` (the loop's buffer) behind what is lent already, opens the lending, and
     /// says what that did for the read parked.
-    mutating func lend(_ more: ByteBuffer?, limit: Int) -> LendOutcome {
+    mutating func lend(_ more: ByteQueue, limit: Int) -> LendOutcome {
         precondition(mayLend, "bytes lent while an operation was on its way to the loop")
         self.limit = limit
         isOpen = true
-        if let more { bytes.enqueue(more) }
+        bytes.enqueue(contentsOf: more)
         guard let read = parked, count > 0 else { return .nothingParked }
         parked = nil
         if let taken = take(for: read.operation) {
@@ -172,12 +172,12 @@ struct ReadAhead: Sendable {
 
     /// Closes the lending and gives back what was not taken, and the read parked, which the
     /// loop queues before anything else. `arriving` says a submitted operation reached the loop.
-    mutating func reclaim(arriving: Bool) -> (lent: ByteBuffer?, parked: OperationRequest?) {
+    mutating func reclaim(arriving: Bool) -> (lent: ByteQueue, parked: OperationRequest?) {
         if arriving { onTheirWay -= 1 }
         isOpen = false
         inputHeld = false
         defer {
-            bytes = nil
+            bytes = ByteQueue()
             parked = nil
         }
         return (bytes, parked)

@@ -58,14 +58,14 @@ extension StreamTaskDriver {
     /// the lending is queued first: it was issued before anything that comes next.
     func reclaimLentBytes(arriving: Bool) {
         guard arriving || lending else { return }
-        let (lent, parked) = owner?.withShared({ $0.readAhead.reclaim(arriving: arriving) }) ?? (nil, nil)
+        let (lent, parked) = owner?.withShared({ $0.readAhead.reclaim(arriving: arriving) }) ?? (ByteQueue(), nil)
         takeBack(lent: lent, parked: parked)
     }
 
     /// The lending is closed: `lent` goes back to the machine and `parked` into its queue.
-    private func takeBack(lent: ByteBuffer?, parked: OperationRequest?) {
+    private func takeBack(lent: ByteQueue, parked: OperationRequest?) {
         lending = false
-        if let lent { machine.reclaim(lent) }
+        machine.reclaim(lent)
         if inputHeld {
             inputHeld = false
             machine.inputRequestWithdrawn()

@@ -65,13 +65,14 @@ extension StreamTaskStateMachine {
     }
 
     /// Hands the buffer over to be lent; the machine holds no bytes afterwards.
-    mutating func lendBuffer() -> ByteBuffer? {
-        defer { buffer = nil }
-        return buffer
+    mutating func lendBuffer() -> ByteQueue {
+        let lent = buffer
+        buffer = ByteQueue()
+        return lent
     }
 
     /// Takes back the bytes lent and not read: they came before anything buffered since.
-    mutating func reclaim(_ lent: ByteBuffer) {
+    mutating func reclaim(_ lent: ByteQueue) {
         buffer.requeueInFront(lent)
     }
 

@@ -35,7 +35,7 @@ extension StreamTaskStateMachine {
     mutating func completeReadThrough(_ id: OperationID, delimiter: [UInt8], maxLength: Int) -> Action? {
         if input == .shutDown { return .fail(id, .readClosed) }
         let available = bufferedByteCount
-        if let end = buffer?.endOfFirst(delimiter, within: Swift.min(available, maxLength)) {
+        if let end = buffer.endOfFirst(delimiter, within: Swift.min(available, maxLength)) {
             let bytes = take(end)
             return .succeedRead(id, bytes, atEOF: atCleanEnd)
         }

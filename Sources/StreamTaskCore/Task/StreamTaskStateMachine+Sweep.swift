@@ -228,14 +228,13 @@ extension StreamTaskStateMachine {
         }
         var early: ByteBuffer?
         if case .startTLS(let role) = item.operation, bufferedByteCount > 0 {
-            guard role.isServer, buffer!.startsLikeATLSHandshake else {
+            guard role.isServer, buffer.startsLikeATLSHandshake() else {
                 refusePlaintextInjection(item, at: index, &sweep)
                 return .stop
             }
             // A client may send its hello as soon as it reads the go-ahead: those bytes
             // belong to the TLS handler, not to any read.
-            early = buffer
-            buffer = nil
+            early = buffer.takeAll()
         }
         pending[index].stage = .underway
         switch item.operation {
@@ -252,7 +251,7 @@ extension StreamTaskStateMachine {
             .tlsPlaintextInjection,
             "\(bufferedByteCount) bytes arrived in plaintext before the TLS handshake began; the upgrade was refused and the connection closed"
         )
-        buffer = nil
+        buffer.removeAll()
         pending.remove(at: index)
         sweep.actions.append(.fail(item.id, error))
         sweep.actions += closed(error: error)

@@ -118,14 +118,14 @@ struct StreamTaskStateMachine {
     private(set) var owner = Owner.task
     var activity = Activity.running
     var pending: [Pending] = []
-    var buffer: ByteBuffer?
+    var buffer = ByteQueue()
 
     init(highWaterMark: Int = 256 * 1024) {
         self.highWaterMark = highWaterMark
     }
 
     /// Bytes received and not yet read.
-    var bufferedByteCount: Int { buffer.queuedByteCount }
+    var bufferedByteCount: Int { buffer.readableBytes }
 
     /// Whether any operation is still waiting or in flight.
     var hasPendingOperations: Bool { !pending.isEmpty }
@@ -307,7 +307,7 @@ struct StreamTaskStateMachine {
     mutating func cancel() -> [Action] {
         var actions: [Action] = pending.map { .fail($0.id, .cancelled) }
         pending.removeAll()
-        buffer = nil
+        buffer.removeAll()
         let wasConnected = isConnected
         if case .closed = connection { return actions }
         connection = .closed(.cancelled)
@@ -328,7 +328,7 @@ struct StreamTaskStateMachine {
     mutating func shutDownInput() -> [Action] {
         guard input != .shutDown else { return [] }
         input = .shutDown
-        buffer = nil
+        buffer.removeAll()
         // A clean end of stream has already been reported as the read side's close.
         var actions: [Action] = inbound.hasEndedCleanly ? [] : [.emit(.readClosed)]
         if isConnected, !inbound.hasEnded {
