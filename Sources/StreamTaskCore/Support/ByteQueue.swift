@@ -19,9 +19,12 @@ import NIOCore
 /// into a large allocation), whose bytes join the last one kept so that the memory held stays
 /// within about twice the bytes queued, whatever sizes a peer sends in.
 struct ByteQueue: Sendable {
-    /// The buffers, oldest first; none of them empty.
-    private var chunks = CircularBuffer<ByteBuffer>(initialCapacity: 4)
-    /// Bytes queued, over all the buffers.
+    /// The oldest buffer, `nil` when none is queued; held apart from the others so that the
+    /// usual queue of one buffer allocates nothing of its own.
+    private var first: ByteBuffer?
+    /// The buffers behind `first`, oldest first; made when a second one comes.
+    private var rest: CircularBuffer<ByteBuffer>?
+    /// Bytes queued, over all the buffers (none of which is empty).
     private(set) var readableBytes = 0
 
     /// An empty queue.
@@ -33,7 +36,7 @@ struct ByteQueue: Sendable {
     }
 
     /// The capacity of the buffers held: the memory the queue keeps, at least its bytes.
-    var heldCapacity: Int { chunks.reduce(0) { $0 + $1.capacity } }
+    var heldCapacity: Int { (first?.capacity ?? 0) + (rest?.reduce(0) { $0 + $1.capacity } ?? 0) }
 
     /// Whether no bytes are queued.
     var isEmpty: Bool { readableBytes == 0 }
@@ -51,20 +54,20 @@ struct ByteQueue: Sendable {
     mutating func enqueue(_ bytes: ByteBuffer) {
         guard bytes.readableBytes > 0 else { return }
         readableBytes += bytes.readableBytes
-        if chunks.isEmpty || Self.isMostlyBytes(bytes) {
-            chunks.append(bytes)
+        if first == nil || Self.isMostlyBytes(bytes) {
+            append(bytes)
             return
         }
-        var last = chunks.removeLast()
         var more = bytes
-        if last.writableBytes >= more.readableBytes {
-            last.writeBuffer(&more)  // in place: `last` is the only reference the queue has
-            chunks.append(last)
-        } else {
-            chunks.append(last)
+        let joinedLast = modifyLast { last in
+            guard last.writableBytes >= more.readableBytes else { return false }
+            last.writeBuffer(&more)
+            return true
+        }
+        if !joinedLast {
             var gathered = ByteBufferAllocator().buffer(capacity: Swift.max(more.readableBytes, Self.gatheringCapacity))
             gathered.writeBuffer(&more)
-            chunks.append(gathered)
+            append(gathered)
         }
     }
 
@@ -76,7 +79,10 @@ struct ByteQueue: Sendable {
             return
         }
         readableBytes += other.readableBytes
-        chunks.append(contentsOf: other.chunks)
+        if let otherFirst = other.first { append(otherFirst) }
+        if let otherRest = other.rest {
+            for chunk in otherRest { append(chunk) }
+        }
     }
 
     /// Puts the bytes of `front` ahead of what is queued.
@@ -93,13 +99,13 @@ struct ByteQueue: Sendable {
         guard count > 0 else { return ByteBuffer() }
         precondition(count <= readableBytes, "took more bytes than are queued")
         readableBytes -= count
-        if chunks[chunks.startIndex].readableBytes >= count {
+        if first!.readableBytes >= count {
             return takeFromFirst(count)
         }
         var joined = ByteBufferAllocator().buffer(capacity: count)
         var remaining = count
         while remaining > 0 {
-            var part = takeFromFirst(Swift.min(remaining, chunks[chunks.startIndex].readableBytes))
+            var part = takeFromFirst(Swift.min(remaining, first!.readableBytes))
             remaining -= part.readableBytes
             joined.writeBuffer(&part)
         }
@@ -108,9 +114,14 @@ struct ByteQueue: Sendable {
 
     /// `count` bytes off the first buffer, which holds them; the buffer goes once empty.
     private mutating func takeFromFirst(_ count: Int) -> ByteBuffer {
-        var first = chunks.removeFirst()
-        let taken = first.readSlice(length: count)!
-        if first.readableBytes > 0 { chunks.prepend(first) }
+        var front = first!
+        first = nil  // so that `front` holds the only reference the queue has
+        let taken = front.readSlice(length: count)!
+        if front.readableBytes > 0 {
+            first = front
+        } else {
+            first = rest?.popFirst()
+        }
         return taken
     }
 
@@ -123,7 +134,8 @@ struct ByteQueue: Sendable {
 
     /// Drops every byte queued.
     mutating func removeAll() {
-        chunks.removeAll(keepingCapacity: true)
+        first = nil
+        rest?.removeAll(keepingCapacity: true)
         readableBytes = 0
     }
 
@@ -132,16 +144,16 @@ struct ByteQueue: Sendable {
     /// delimiter split between two is found; later searches then find one buffer.
     mutating func endOfFirst(_ delimiter: [UInt8], within limit: Int) -> Int? {
         guard !isEmpty else { return nil }
-        if chunks.count > 1 { coalesce() }
-        return chunks[chunks.startIndex].endOfFirst(delimiter, within: limit)
+        if let rest, !rest.isEmpty { coalesce() }
+        return first!.endOfFirst(delimiter, within: limit)
     }
 
     /// Whether the bytes queued begin like a TLS handshake record (see
     /// `ByteBuffer.startsLikeATLSHandshake`).
     mutating func startsLikeATLSHandshake() -> Bool {
         guard !isEmpty else { return false }
-        if chunks[chunks.startIndex].readableBytes < 2 { coalesce() }
-        return chunks[chunks.startIndex].startsLikeATLSHandshake
+        if first!.readableBytes < 2 { coalesce() }
+        return first!.startsLikeATLSHandshake
     }
 
     /// Joins every buffer into one.
@@ -149,6 +161,36 @@ struct ByteQueue: Sendable {
         let count = readableBytes
         let joined = dequeue(count)
         readableBytes = count
-        chunks.append(joined)
+        append(joined)
+    }
+
+    // MARK: The buffers
+
+    /// Puts `chunk` (not empty) behind the others; counting its bytes is the caller's.
+    private mutating func append(_ chunk: ByteBuffer) {
+        guard first != nil else {
+            first = chunk
+            return
+        }
+        if rest == nil { rest = CircularBuffer(initialCapacity: 4) }
+        rest!.append(chunk)
+    }
+
+    /// Runs `body` on the newest buffer in place (the queue holding no other reference to it
+    /// meanwhile, so that it grows without a copy); returns what `body` did.
+    private mutating func modifyLast(_ body: (inout ByteBuffer) -> Bool) -> Bool {
+        if var others = rest, !others.isEmpty {
+            rest = nil
+            var last = others.removeLast()
+            let result = body(&last)
+            others.append(last)
+            rest = others
+            return result
+        }
+        var last = first!
+        first = nil
+        let result = body(&last)
+        first = last
+        return result
     }
 }
