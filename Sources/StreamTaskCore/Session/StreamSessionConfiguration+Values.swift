@@ -38,7 +38,7 @@ extension StreamSessionConfiguration {
         package var timeoutIntervalForWrite: TimeInterval = 0
         package var maximumConnectionsPerHost: Int = .max
         package var inboundBufferLimit = 256 * 1024
-        package var outboundBufferLimit = 64 * 1024
+        package var outboundBufferLimit = 1024 * 1024
         // TLS 1.0 as the session's own floor, as Apple's: App Transport Security, on by
         // default, raises it to TLS 1.2 wherever it applies, and its exceptions can lower it.
         package var tls = StreamTLSConfiguration(minimumVersion: .tls1_0)

@@ -110,7 +110,7 @@ extension StreamTask {
     }
 
     /// Writes `data`: returns once the bytes are queued to go out in order, or, when more than
-    /// the session's ``StreamSessionConfiguration/outboundBufferLimit`` (64 KiB) would then be
+    /// the session's ``StreamSessionConfiguration/outboundBufferLimit`` (1 MiB) would then be
     /// on their way, once every byte has been handed to the kernel.
     ///
     /// So a writer runs ahead of the network by at most that much, and no further: while the
