@@ -22,33 +22,32 @@ import Glibc
         kill(pid, 0) == 0 || errno != ESRCH
     }
 
-    @Test func aChildThatNobodyStoppedIsKilledWhenItsOwnerGoesAway() async throws {
+    /// Starts `sleep 60` off the cooperative pool, lets `body` do what a test would with it,
+    /// drops it, and returns its process id.
+    private static func startAndDrop(_ body: @escaping @Sendable (ChildProcess) -> Void) async throws -> pid_t {
         let output = FileManager.default.temporaryDirectory
             .appendingPathComponent("child-cleanup-\(UUID().uuidString).out").path
         defer { try? FileManager.default.removeItem(atPath: output) }
-        let pid = try await offCooperativePool {
+        return try await offCooperativePool {
             Result { () throws -> pid_t in
-                // Started and dropped without stop(), as a test that threw midway leaves it.
                 let child = try ChildProcess("/bin/sleep", ["60"], output: output)
-                #expect(child.isRunning())
+                body(child)
                 return child.pid
             }
         }.get()
+    }
+
+    @Test func aChildThatNobodyStoppedIsKilledWhenItsOwnerGoesAway() async throws {
+        // Started and dropped without stop(), as a test that threw midway leaves it.
+        let pid = try await Self.startAndDrop { child in #expect(child.isRunning()) }
         #expect(!Self.exists(pid), "the sleep started by the test is still there after its owner went away")
     }
 
     @Test func aStoppedChildIsReapedAndItsOwnerGoesAwayQuietly() async throws {
-        let output = FileManager.default.temporaryDirectory
-            .appendingPathComponent("child-cleanup-\(UUID().uuidString).out").path
-        defer { try? FileManager.default.removeItem(atPath: output) }
-        let pid = try await offCooperativePool {
-            Result { () throws -> pid_t in
-                let child = try ChildProcess("/bin/sleep", ["60"], output: output)
-                child.stop(grace: 1)
-                #expect(!child.isRunning())
-                return child.pid
-            }
-        }.get()
+        let pid = try await Self.startAndDrop { child in
+            child.stop(grace: 1)
+            #expect(!child.isRunning())
+        }
         #expect(!Self.exists(pid))
     }
 }
