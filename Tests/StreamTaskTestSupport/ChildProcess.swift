@@ -106,14 +106,10 @@ public final class ChildProcess: @unchecked Sendable {
         RunningChildren.shared.add(pid)
     }
 
-    /// A child still running when nothing refers to it any more is killed and reaped: the test
-    /// that started it failed before stopping it.
+    /// A child still running when nothing refers to it any more is stopped and reaped at once:
+    /// the test that started it failed before stopping it.
     deinit {
-        guard isRunning() else { return }
-        kill(-pid, SIGKILL)
-        var status: Int32 = 0
-        _ = waitpid(pid, &status, 0)
-        RunningChildren.shared.remove(pid)
+        stop(grace: 0)
     }
 
     /// Writes `line` and a newline to the child's standard input (needs `pipeInput`).
