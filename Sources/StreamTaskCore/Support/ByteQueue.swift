@@ -158,10 +158,7 @@ struct ByteQueue: Sendable {
 
     /// Joins every buffer into one.
     private mutating func coalesce() {
-        let count = readableBytes
-        let joined = dequeue(count)
-        readableBytes = count
-        append(joined)
+        if let joined = takeAll() { enqueue(joined) }
     }
 
     // MARK: The buffers
