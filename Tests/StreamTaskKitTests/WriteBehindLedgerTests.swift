@@ -11,63 +11,134 @@ import Testing
 
 @testable import StreamTaskCore
 
-/// The count behind async writes that return before their bytes reach the kernel.
+/// The count behind async writes that return before their bytes reach the kernel, and the
+/// writes that wait for room among them. Waiters here are plain numbers.
 @Suite struct WriteBehindLedgerTests {
-    /// `ledger.reserve(count, limit:)`, outside `#expect` (which cannot mutate).
-    private func reserving(_ ledger: inout WriteBehindLedger, _ count: Int, limit: Int) -> Bool {
-        ledger.reserve(count, limit: limit)
+    typealias Ledger = WriteBehindLedger<Int>
+
+    /// What `ledger.admit` says, outside `#expect` (which cannot mutate), as a word.
+    private func admitting(_ ledger: inout Ledger, _ count: Int, limit: Int, running: Bool = true) -> String {
+        switch ledger.admit(count, limit: limit, running: running) {
+        case .reserved: "reserved"
+        case .waitForRoom: "room"
+        case .waitForOutcome: "outcome"
+        case .failed(let error): "failed \(error.code)"
+        }
     }
 
-    private func connected() -> WriteBehindLedger {
-        var ledger = WriteBehindLedger()
+    /// What `ledger.release` decides, as waiters and a word.
+    private func releasing(_ ledger: inout Ledger, limit: Int, running: Bool = true) -> String {
+        switch ledger.release(limit: limit, running: running) {
+        case .none: "none"
+        case .granted(let waiters): "granted \(waiters)"
+        case .resubmitted(let waiters): "resubmitted \(waiters)"
+        case .failed(let waiters, let error): "failed \(waiters) \(error.code)"
+        }
+    }
+
+    private func connected() -> Ledger {
+        var ledger = Ledger()
         ledger.connected = true
         return ledger
     }
 
-    @Test func writesReturnEarlyUpToTheLimitAndWaitPastIt() {
+    @Test func writesReturnEarlyUpToTheLimitAndWaitForRoomPastIt() {
         var ledger = connected()
-        #expect(reserving(&ledger, 40, limit: 100))
-        #expect(reserving(&ledger, 60, limit: 100))
-        #expect(!reserving(&ledger, 1, limit: 100), "past the limit a write waits")
+        #expect(admitting(&ledger, 40, limit: 100) == "reserved")
+        #expect(admitting(&ledger, 60, limit: 100) == "reserved")
+        #expect(admitting(&ledger, 1, limit: 100) == "room", "past the limit a write waits for room")
         ledger.complete(40, error: nil)
         #expect(ledger.outstanding == 60)
-        #expect(reserving(&ledger, 40, limit: 100))
+        #expect(admitting(&ledger, 40, limit: 100) == "reserved")
         var fresh = connected()
-        #expect(!reserving(&fresh, 1, limit: 0), "a limit of 0 never lets a write return early")
+        #expect(admitting(&fresh, 1, limit: 0) == "outcome", "a limit of 0 never lets a write return early")
+        #expect(admitting(&fresh, 101, limit: 100) == "outcome", "a write larger than the limit waits for its bytes")
     }
 
-    @Test func beforeTheConnectionOrWithAFullChannelWritesWait() {
-        var ledger = WriteBehindLedger()
-        #expect(!reserving(&ledger, 1, limit: 100), "not connected yet")
-        ledger.connected = true
+    @Test func aWaitingWriteGetsRoomAtHalfTheLimitAndWritesWaitInOrder() {
+        var ledger = connected()
+        #expect(admitting(&ledger, 90, limit: 100) == "reserved")
+        #expect(admitting(&ledger, 20, limit: 100) == "room")
+        ledger.park(1, id: OperationID(rawValue: 1), count: 20)
+        #expect(admitting(&ledger, 5, limit: 100) == "room", "a write that would fit still queues behind a waiting one")
+        ledger.park(2, id: OperationID(rawValue: 2), count: 5)
+        ledger.complete(30, error: nil)
+        #expect(releasing(&ledger, limit: 100) == "none", "60 outstanding is more than half the limit")
+        ledger.complete(10, error: nil)
+        #expect(releasing(&ledger, limit: 100) == "granted [1, 2]", "at half the limit, as many as fit go, in order")
+        #expect(ledger.outstanding == 75)
+        #expect(ledger.waitingCount == 0)
+    }
+
+    @Test func aWaitingWriteWhoseBytesWouldPassTheLimitWaitsForThem() {
+        var ledger = connected()
+        #expect(admitting(&ledger, 50, limit: 100) == "reserved")
+        #expect(admitting(&ledger, 60, limit: 100) == "room")
+        ledger.park(1, id: OperationID(rawValue: 1), count: 60)
+        #expect(releasing(&ledger, limit: 100) == "none", "50 + 60 passes the limit")
+        ledger.complete(10, error: nil)
+        #expect(releasing(&ledger, limit: 100) == "granted [1]")
+    }
+
+    @Test func aFullChannelHoldsWaitingWritesUntilItTakesMore() {
+        var ledger = connected()
         ledger.channelWritable = false
-        #expect(!reserving(&ledger, 1, limit: 100), "the channel is full")
+        #expect(admitting(&ledger, 1, limit: 100) == "room", "the channel is full")
+        ledger.park(1, id: OperationID(rawValue: 1), count: 1)
+        #expect(releasing(&ledger, limit: 100) == "none")
         ledger.channelWritable = true
-        #expect(reserving(&ledger, 1, limit: 100))
+        #expect(releasing(&ledger, limit: 100) == "granted [1]")
         #expect(ledger.outstanding == 1)
     }
 
-    @Test func aFailureIsReportedOnceAndHoldsBackEarlyReturnsUntilThen() {
+    @Test func aWithdrawnWriteLeavesTheQueueAndIsNeverLetGo() {
         var ledger = connected()
-        #expect(reserving(&ledger, 10, limit: 100))
-        #expect(reserving(&ledger, 10, limit: 100))
-        ledger.complete(10, error: StreamTaskError(.connectionReset, "reset"))
-        ledger.complete(10, error: StreamTaskError(.timedOut, "timed out"))
-        #expect(!reserving(&ledger, 1, limit: 100), "an unreported failure makes the next write wait")
-        let first = ledger.takeFailure()
-        let second = ledger.takeFailure()
-        #expect(first?.code == .connectionReset, "the first failure")
-        #expect(second == nil, "reported once")
-        #expect(ledger.outstanding == 0)
+        #expect(admitting(&ledger, 100, limit: 100) == "reserved")
+        ledger.park(1, id: OperationID(rawValue: 1), count: 10)
+        ledger.park(2, id: OperationID(rawValue: 2), count: 10)
+        #expect(ledger.updateWaiter(OperationID(rawValue: 1)) { $0 = 11 })
+        #expect(ledger.withdraw(OperationID(rawValue: 1)) == 11, "the waiter as changed")
+        #expect(ledger.withdraw(OperationID(rawValue: 1)) == nil, "withdrawn once")
+        #expect(!ledger.updateWaiter(OperationID(rawValue: 1)) { $0 = 12 })
+        ledger.complete(100, error: nil)
+        #expect(releasing(&ledger, limit: 100) == "granted [2]")
     }
 
-    @Test func onceStoppedAConnectionComingUpDoesNotLetWritesReturnEarly() {
-        var ledger = WriteBehindLedger()
+    @Test func stoppingOrSuspendingResubmitsTheWaitingWritesInOrder() {
+        var ledger = connected()
+        #expect(admitting(&ledger, 100, limit: 100) == "reserved")
+        ledger.park(1, id: OperationID(rawValue: 1), count: 10)
+        ledger.park(2, id: OperationID(rawValue: 2), count: 10)
+        #expect(releasing(&ledger, limit: 100, running: false) == "resubmitted [1, 2]", "suspended")
+        ledger.park(3, id: OperationID(rawValue: 3), count: 10)
+        ledger.stopEarlyReturns()
+        #expect(releasing(&ledger, limit: 100) == "resubmitted [3]", "closeWrite, cancel or the close")
+        #expect(ledger.outstanding == 100, "resubmitted writes wait for their outcome and are not counted")
+    }
+
+    @Test func aFailureFailsTheWaitingWritesOrTheNextOneOnce() {
+        var ledger = connected()
+        #expect(admitting(&ledger, 60, limit: 100) == "reserved")
+        #expect(admitting(&ledger, 40, limit: 100) == "reserved")
+        ledger.park(1, id: OperationID(rawValue: 1), count: 10)
+        ledger.complete(60, error: StreamTaskError(.connectionReset, "reset"))
+        #expect(releasing(&ledger, limit: 100) == "failed [1] connectionReset", "the waiting write is not sent")
+        ledger.complete(40, error: StreamTaskError(.timedOut, "timed out"))
+        #expect(admitting(&ledger, 1, limit: 100) == "failed timedOut", "no waiter: the next write reports it")
+        #expect(admitting(&ledger, 1, limit: 100) == "reserved", "reported once")
+        #expect(ledger.outstanding == 1)
+    }
+
+    @Test func beforeTheConnectionOrOnceStoppedWritesWaitForTheirOutcome() {
+        var ledger = Ledger()
+        #expect(admitting(&ledger, 1, limit: 100) == "outcome", "not connected yet")
         ledger.stopEarlyReturns()  // closeWrite() before the connection is up
         ledger.connected = true
-        #expect(!reserving(&ledger, 1, limit: 100))
+        #expect(admitting(&ledger, 1, limit: 100) == "outcome")
         var closedAfterConnecting = connected()
         closedAfterConnecting.stopEarlyReturns()
-        #expect(!reserving(&closedAfterConnecting, 1, limit: 100))
+        #expect(admitting(&closedAfterConnecting, 1, limit: 100) == "outcome")
+        var suspended = connected()
+        #expect(admitting(&suspended, 1, limit: 100, running: false) == "outcome")
     }
 }

@@ -161,11 +161,16 @@ public final class StreamSessionConfiguration: @unchecked Sendable, NSCopying, C
     /// every second write (measured in `Benchmarks/FINDINGS.md`).
     ///
     /// Below it, an async write on a connected task is queued in order and returns at once, as
-    /// `NIOAsyncChannel`'s writer does; past it, the write waits until its bytes reach the
-    /// kernel, which holds a writer back to the pace of the peer. A write that returned and then
-    /// fails (the peer reset the connection, say) makes the next write throw that error. The
-    /// completion-handler `write` always completes when its bytes reach the kernel, as Apple's
-    /// does; so does every async write with 0 here.
+    /// `NIOAsyncChannel`'s writer does. Past it, or while the channel's own buffer is full, the
+    /// write waits for room, as `NIOAsyncChannel`'s writer waits for the channel to become
+    /// writable: it is queued, and returns, once the bytes on their way are down to half the
+    /// limit (and its own fit under it), which holds a writer back to the pace of the peer while
+    /// the socket still has half the limit to send. A write that times out or is cancelled while
+    /// it waits for room is withdrawn: nothing of it is sent and the connection stays open. A
+    /// write larger than the limit waits until its own bytes reach the kernel. A write that
+    /// returned and then fails (the peer reset the connection, say) makes the next write throw
+    /// that error. The completion-handler `write` always completes when its bytes reach the
+    /// kernel, as Apple's does; so does every async write with 0 here.
     public var outboundBufferLimit: Int {
         get { self[\.outboundBufferLimit] }
         set { self[\.outboundBufferLimit] = newValue }

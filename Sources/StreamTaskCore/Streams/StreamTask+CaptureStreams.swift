@@ -23,8 +23,14 @@ extension StreamTask {
     /// stream. The streams read and write the same connection, blocking the calling thread:
     /// see <doc:StreamHandover> for which threads may use them.
     public func captureStreams() {
-        // Writes issued after this fail at once rather than returning early.
-        withShared { $0.writeBehind.stopEarlyReturns() }
+        // Writes issued after this fail at once rather than returning early; writes waiting for
+        // room were issued before it, and go first.
+        let queued = releaseRoomWaiters { $0.stopEarlyReturns() }
+        afterReleasedWrites(queued) { self.submitCaptureStreams() }
+    }
+
+    /// Queues the hand-over, and tells the delegate when it took effect.
+    private func submitCaptureStreams() {
         submit(.captureStreams, timeout: 0) { result in
             guard case .success = result,
                 let delegate = self.taskDelegate(in: self.session) as? any StreamSessionCoreStreamDelegate
@@ -43,6 +49,7 @@ extension StreamTask {
     ///
     /// - Parameter timeout: Seconds to wait for the operations queued before it; 0 means none.
     public func captureFoundationStreams(timeout: TimeInterval = 0) async throws -> (InputStream, OutputStream) {
+        stopWritesReturningEarly()
         _ = try await awaitOperation(.captureStreams, timeout: timeout)
         return makeFoundationStreams()
     }
@@ -54,9 +61,17 @@ extension StreamTask {
     public func captureByteStreams(
         timeout: TimeInterval = 0
     ) async throws -> (bytes: CapturedBytes, writer: CapturedWriter) {
+        stopWritesReturningEarly()
         _ = try await awaitOperation(.captureStreams, timeout: timeout)
         let connection = CapturedConnection(task: self)
         return (CapturedBytes(connection: connection), CapturedWriter(connection: connection))
+    }
+
+    /// Writes issued from here on wait for their outcome, which fails once the streams have the
+    /// connection; writes waiting for room were issued before, and are queued first (behind a
+    /// loop job: the capture that follows should come from off the loop, as async code does).
+    private func stopWritesReturningEarly() {
+        releaseRoomWaiters { $0.stopEarlyReturns() }
     }
 
     func makeFoundationStreams() -> (InputStream, OutputStream) {

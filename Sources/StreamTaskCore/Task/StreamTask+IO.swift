@@ -109,19 +109,25 @@ extension StreamTask {
             upToAndIncluding: delimiter, maxLength: maxLength, timeout: configuration.timeoutIntervalForRead)
     }
 
-    /// Writes `data`: returns once the bytes are queued to go out in order, or, when more than
-    /// the session's ``StreamSessionConfiguration/outboundBufferLimit`` (1 MiB) would then be
-    /// on their way, once every byte has been handed to the kernel.
+    /// Writes `data`: returns once the bytes are queued to go out in order, while at most the
+    /// session's ``StreamSessionConfiguration/outboundBufferLimit`` (1 MiB) would then be on
+    /// their way and the channel takes more. Otherwise it first waits for room, as
+    /// `NIOAsyncChannel`'s writer waits for writability: until the bytes on their way are down to
+    /// half the limit (and its own fit under it) and the channel takes more; then it is queued
+    /// and returns. A write larger than the limit, or one before the connection is up, waits
+    /// until its own bytes have been handed to the kernel (a write before the connection fails
+    /// if the connection does).
     ///
     /// So a writer runs ahead of the network by at most that much, and no further: while the
-    /// peer does not read, writes wait here rather than piling up in memory. A write before the
-    /// connection is up waits for it (and fails if it fails). A write that returned early and
-    /// then fails makes the next write throw that error (a reset, say, also fails the reads);
-    /// to know that every byte has left, call ``closeWrite()`` or write with the
+    /// peer does not read, writes wait here rather than piling up in memory. Writes go out in
+    /// the order they were issued, those that waited for room included. A write that returned
+    /// early and then fails makes the next write throw that error (a reset, say, also fails the
+    /// reads); to know that every byte has left, call ``closeWrite()`` or write with the
     /// completion-handler form, which completes when its bytes reach the kernel, as Apple's does.
     ///
-    /// A write that times out before the channel took it is withdrawn and nothing of it is sent.
-    /// One that times out after the channel took it may have been sent in part, so the
+    /// A write that times out, or whose Swift task is cancelled, while it waits for room or
+    /// before the channel took it is withdrawn: nothing of it is sent, and the connection stays
+    /// open. One that times out after the channel took it may have been sent in part, so the
     /// connection is closed (the stream would no longer be at a message boundary). The timeout
     /// counts from this call: the copy of `data` into the channel's buffer, which for hundreds
     /// of megabytes takes a noticeable part of a second, comes out of it.
@@ -148,22 +154,21 @@ extension StreamTask {
     }
 
     /// Queues `buffer` and returns at once while the outbound limit allows it (see
-    /// ``write(_:timeout:)-(Data,_)``); otherwise waits until its bytes reach the kernel.
+    /// ``write(_:timeout:)-(Data,_)``); otherwise waits for room, or for its bytes to reach the
+    /// kernel when it is larger than the limit or the connection is not up.
     private func writeBehind(_ buffer: ByteBuffer, timeout: TimeInterval, startedAt: NIODeadline) async throws {
         let count = buffer.readableBytes
         let limit = configuration.outboundBufferLimit
-        let (queued, earlierFailure) = withShared { shared -> (Bool, StreamTaskError?) in
-            if let failure = shared.writeBehind.takeFailure() { return (false, failure) }
-            return (shared.state == .running && shared.writeBehind.reserve(count, limit: limit), nil)
-        }
-        if let earlierFailure { throw earlierFailure }
-        guard queued else {
+        let admission = withShared { $0.writeBehind.admit(count, limit: limit, running: $0.state == .running) }
+        switch admission {
+        case .reserved:
+            submitWriteBehind(buffer, timeout: timeout, startedAt: startedAt)
+        case .waitForRoom:
+            try await writeWhenRoom(buffer, timeout: timeout, startedAt: startedAt)
+        case .waitForOutcome:
             _ = try await awaitOperation(.write(buffer), timeout: timeout, startedAt: startedAt)
-            return
-        }
-        submit(.write(buffer), timeout: timeout, startedAt: startedAt) { result in
-            let error: StreamTaskError? = if case .failure(let error) = result { error } else { nil }
-            self.withShared { $0.writeBehind.complete(count, error: error) }
+        case .failed(let error):
+            throw error
         }
     }
 
@@ -212,9 +217,10 @@ extension StreamTask {
     /// may have issued its read first and the peer may answer only after the end of stream.
     /// Writes issued after this fail at once with ``StreamTaskError/Code/writeClosed``.
     public func closeWrite() {
-        // From here every write waits for its outcome, so one issued after this fails at once.
-        withShared { $0.writeBehind.stopEarlyReturns() }
-        submit(.closeWrite, timeout: 0) { _ in }
+        // From here every write waits for its outcome, so one issued after this fails at once;
+        // writes waiting for room were issued before it, and go first.
+        let queued = releaseRoomWaiters { $0.stopEarlyReturns() }
+        afterReleasedWrites(queued) { self.submit(.closeWrite, timeout: 0) { _ in } }
     }
 
     /// Queues `operation` and waits for it; cancelling the waiting Swift task withdraws it.

@@ -59,7 +59,7 @@ public final class StreamTask: StreamSessionTask, @unchecked Sendable, CustomStr
         package var started = false
         var error: StreamTaskError?
         var metrics: StreamTaskMetrics
-        var writeBehind = WriteBehindLedger()
+        var writeBehind = WriteBehindLedger<RoomWaiter>()
         var readAhead = ReadAhead()
         var nextOperation: UInt64 = 0
         /// While set, the delegate hears nothing about this task: it carries a data task, or
@@ -226,7 +226,10 @@ public final class StreamTask: StreamSessionTask, @unchecked Sendable, CustomStr
             shared.state = .suspended
             return true
         }
-        if suspends { driver.suspensionChanged() }
+        guard suspends else { return }
+        // Writes waiting for room now wait for their outcome, as writes issued while suspended do.
+        releaseRoomWaiters()
+        driver.suspensionChanged()
     }
 
     /// Cancels the task: every queued operation fails with ``StreamTaskError/Code/cancelled``
@@ -236,8 +239,14 @@ public final class StreamTask: StreamSessionTask, @unchecked Sendable, CustomStr
     /// Async writes that returned before their bytes left go out first, as the kernel still
     /// sends what a closed socket holds: the cancel waits for them, for at most 2 seconds.
     public override func cancel() {
+        // Writes waiting for room were issued before the cancel: they are queued ahead of it.
+        let queued = releaseRoomWaiters { $0.stopEarlyReturns() }
+        afterReleasedWrites(queued) { self.cancelAfterWrites() }
+    }
+
+    /// Cancels, after the writes that returned early have gone, for at most `cancelLinger`.
+    private func cancelAfterWrites() {
         let lingers = withShared { shared -> Bool in
-            shared.writeBehind.stopEarlyReturns()
             shared.readAhead.stop()
             return shared.state == .running && shared.writeBehind.outstanding > 0
         }

@@ -349,7 +349,7 @@ package final class StreamTaskDriver: @unchecked Sendable {
     }
 
     func channelWritabilityChanged(_ isWritable: Bool) {
-        owner?.withShared { $0.writeBehind.channelWritable = isWritable }
+        owner?.releaseRoomWaiters { $0.channelWritable = isWritable }
         carryOut(machine.writabilityChanged(isWritable))
     }
 
@@ -373,6 +373,9 @@ package final class StreamTaskDriver: @unchecked Sendable {
 
     func channelClosed() {
         reclaimLentBytes(arriving: false)
+        let task = owner
         carryOut(machine.closed(error: channelFailure), thenComplete: true)
+        // Writes waiting for room fail as queued writes do, with the reason the connection closed.
+        task?.releaseRoomWaiters { $0.stopEarlyReturns() }
     }
 }

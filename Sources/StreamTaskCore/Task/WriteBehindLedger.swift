@@ -8,33 +8,120 @@
 //===----------------------------------------------------------------------===//
 
 /// The async writes that returned before their bytes reached the kernel, counted under the
-/// task's lock: while fewer than the session's `outboundBufferLimit` bytes are outstanding and
-/// the channel takes more, a write on a connected task is queued and returns at once; past it,
-/// or while the channel is full, a write waits as the completion-handler form does. A failure
-/// of one that returned is kept for the next write.
-struct WriteBehindLedger: Sendable {
+/// task's lock, and the writes waiting for room to do the same.
+///
+/// While fewer than the session's `outboundBufferLimit` bytes are outstanding and the channel
+/// takes more, a write on a connected, running task is queued and returns at once. Past the
+/// limit, or while the channel is full, it waits for room (``Admission/waitForRoom``), as
+/// `NIOAsyncWriter` waits for writability: it is queued only once the outstanding bytes are down
+/// to half the limit (and its own bytes fit) and the channel takes more, so a writer that keeps
+/// ahead of the network keeps the socket fed instead of letting it drain before going on.
+/// Writes wait in the order they came. A write larger than the limit, or one before the
+/// connection is up or after early returns stopped, waits for its own outcome instead. A
+/// failure of a write that returned is kept for the next write.
+///
+/// `Waiter` is what the task keeps of a write waiting for room (its bytes and its caller).
+struct WriteBehindLedger<Waiter: Sendable>: Sendable {
+    /// What a write of some size may do now.
+    enum Admission {
+        /// Counted as outstanding: queue it and return.
+        case reserved
+        /// Park it (``park(_:id:count:)``) until ``release(limit:running:)`` lets it go.
+        case waitForRoom
+        /// Queue it and wait until its bytes reach the kernel, as the completion-handler form
+        /// does.
+        case waitForOutcome
+        /// An earlier write that had returned failed: throw this, and send nothing.
+        case failed(StreamTaskError)
+    }
+
+    /// What ``release(limit:running:)`` decided for the writes waiting for room, in the order
+    /// they waited.
+    enum Release {
+        case none
+        /// There is room for them, and they are counted as outstanding: queue them, and let
+        /// their callers return.
+        case granted([Waiter])
+        /// Early returns stopped (or the task is suspended): queue them as writes that wait for
+        /// their outcome, ahead of whatever stopped them.
+        case resubmitted([Waiter])
+        /// An earlier write that had returned failed: each fails with this, and sends nothing.
+        case failed([Waiter], StreamTaskError)
+    }
+
     /// Set once the connection is up: before it, a write waits, so that a refused or failed
     /// connection fails the write that was waiting for it.
     var connected = false
-    /// Set by `closeWrite()`, `captureStreams()` and `cancel()`, and never cleared (a connection
-    /// that comes up afterwards does not undo it): from then on every write waits for its
-    /// outcome, so that one the task can no longer send fails at once.
+    /// Set by `closeWrite()`, `captureStreams()`, `cancel()` and the connection's close, and
+    /// never cleared (a connection that comes up afterwards does not undo it): from then on
+    /// every write waits for its outcome, so that one the task can no longer send fails at once.
     private(set) var stopped = false
     /// The channel's writability, as the driver last saw it change: a full channel (its own
-    /// buffer past SwiftNIO's high-water mark) makes writes wait, as `NIOAsyncChannel`'s do.
+    /// buffer past SwiftNIO's high-water mark) makes writes wait for room.
     var channelWritable = true
     /// Bytes of writes that returned and have not completed yet.
     private(set) var outstanding = 0
     /// The first failure of a write that had returned, not yet reported.
     private var failure: StreamTaskError?
+    /// The writes waiting for room, oldest first.
+    private var waiting: [(id: OperationID, count: Int, waiter: Waiter)] = []
 
-    /// Whether a write of `count` bytes may return at once (and counts it if so).
-    mutating func reserve(_ count: Int, limit: Int) -> Bool {
-        guard connected, !stopped, channelWritable, failure == nil, outstanding + count <= limit else {
-            return false
-        }
+    /// How many writes wait for room.
+    var waitingCount: Int { waiting.count }
+
+    /// What a write of `count` bytes may do now; counts it as outstanding when it is
+    /// ``Admission/reserved``. `running` says the task is neither suspended nor done.
+    mutating func admit(_ count: Int, limit: Int, running: Bool) -> Admission {
+        if let failure = takeFailure() { return .failed(failure) }
+        guard connected, !stopped, running, count <= limit else { return .waitForOutcome }
+        guard waiting.isEmpty, channelWritable, outstanding + count <= limit else { return .waitForRoom }
         outstanding += count
+        return .reserved
+    }
+
+    /// Parks a write that was told to ``Admission/waitForRoom``, behind those waiting already.
+    mutating func park(_ waiter: Waiter, id: OperationID, count: Int) {
+        waiting.append((id, count, waiter))
+    }
+
+    /// Changes the parked waiter `id`; returns `false` when it is no longer parked.
+    mutating func updateWaiter(_ id: OperationID, _ body: (inout Waiter) -> Void) -> Bool {
+        guard let index = waiting.firstIndex(where: { $0.id == id }) else { return false }
+        body(&waiting[index].waiter)
         return true
+    }
+
+    /// Takes the parked waiter `id` away (its caller stopped waiting, or its time ran out).
+    mutating func withdraw(_ id: OperationID) -> Waiter? {
+        guard let index = waiting.firstIndex(where: { $0.id == id }) else { return nil }
+        return waiting.remove(at: index).waiter
+    }
+
+    /// Lets go the writes waiting for room that may go now: call it whenever a write completes,
+    /// the channel becomes writable, early returns stop, or the task is suspended.
+    ///
+    /// Once the outstanding bytes are down to half of `limit`, while the channel takes more,
+    /// the waiting writes get room in order for as many bytes as fit under the limit. The half
+    /// is what keeps a fast writer from waking once a write: it goes on with the socket still
+    /// holding half the limit.
+    mutating func release(limit: Int, running: Bool) -> Release {
+        guard !waiting.isEmpty else { return .none }
+        if let failure = takeFailure() {
+            defer { waiting.removeAll() }
+            return .failed(waiting.map(\.waiter), failure)
+        }
+        guard connected, !stopped, running else {
+            defer { waiting.removeAll() }
+            return .resubmitted(waiting.map(\.waiter))
+        }
+        guard channelWritable, outstanding <= limit / 2 else { return .none }
+        var granted: [Waiter] = []
+        while let first = waiting.first, outstanding + first.count <= limit {
+            outstanding += first.count
+            granted.append(first.waiter)
+            waiting.removeFirst()
+        }
+        return granted.isEmpty ? .none : .granted(granted)
     }
 
     /// No write returns early from here on.

@@ -1,0 +1,163 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the swift-stream-task-kit open source project
+//
+// Licensed under Apache License v2.0; see LICENSE for license information
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
+import Foundation
+import NIOConcurrencyHelpers
+import NIOCore
+
+/// An async write waiting for room among the bytes outstanding (see `WriteBehindLedger`): what
+/// it sends, and the caller it resumes. Nothing of it is with the loop until it is let go.
+struct RoomWaiter: Sendable {
+    let id: OperationID
+    let buffer: ByteBuffer
+    let timeout: TimeInterval
+    let startedAt: NIODeadline
+    /// Set when the caller's Swift task is cancelled (see `StreamTask.awaitOperation`).
+    let abandoned: NIOLockedValueBox<Bool>
+    let continuation: UnsafeContinuation<Void, any Error>
+    /// Fails the wait at its deadline, if it has one.
+    var timer: Scheduled<Void>?
+}
+
+extension StreamTask {
+    /// Queues `buffer` as a write that returned before its bytes left: its completion counts
+    /// it off the ledger, and lets go the writes that were waiting for the room.
+    func submitWriteBehind(_ buffer: ByteBuffer, id: OperationID? = nil, timeout: TimeInterval, startedAt: NIODeadline)
+    {
+        let count = buffer.readableBytes
+        submit(.write(buffer), id: id, timeout: timeout, startedAt: startedAt) { result in
+            let error: StreamTaskError? = if case .failure(let error) = result { error } else { nil }
+            self.releaseRoomWaiters { $0.complete(count, error: error) }
+        }
+    }
+
+    /// Waits until the ledger has room for `buffer`, then queues it and returns; or, when the
+    /// ledger says so as the write parks, fails, or waits for its outcome instead. A wait that
+    /// times out or whose caller is cancelled is withdrawn: nothing of it is sent.
+    func writeWhenRoom(_ buffer: ByteBuffer, timeout: TimeInterval, startedAt: NIODeadline) async throws {
+        let id = makeOperationID()
+        let abandoned = NIOLockedValueBox(false)
+        let count = buffer.readableBytes
+        let limit = configuration.outboundBufferLimit
+        try await withTaskCancellationHandler {
+            try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<Void, any Error>) in
+                let waiter = RoomWaiter(
+                    id: id, buffer: buffer, timeout: timeout, startedAt: startedAt, abandoned: abandoned,
+                    continuation: continuation)
+                // Asked again where the write parks: room may have come since the first answer.
+                // A cancellation before this point finds nothing parked, so it is checked here.
+                let admission = withShared { shared -> WriteBehindLedger<RoomWaiter>.Admission? in
+                    let admission = shared.writeBehind.admit(count, limit: limit, running: shared.state == .running)
+                    guard case .waitForRoom = admission, !Task.isCancelled else { return admission }
+                    shared.writeBehind.park(waiter, id: id, count: count)
+                    return nil
+                }
+                switch admission {
+                case nil:
+                    if timeout > 0 { armRoomTimer(for: id, timeout: timeout, startedAt: startedAt) }
+                case .reserved:
+                    submitWriteBehind(buffer, id: id, timeout: timeout, startedAt: startedAt)
+                    continuation.resume()
+                case .waitForOutcome:
+                    resubmit(waiter)
+                case .failed(let error):
+                    continuation.resume(throwing: error)
+                case .waitForRoom:
+                    continuation.resume(throwing: StreamTaskDriver.abandonedError)
+                }
+            }
+        } onCancel: {
+            abandoned.withLockedValue { $0 = true }
+            if let waiter = withShared({ $0.writeBehind.withdraw(id) }) {
+                waiter.timer?.cancel()
+                waiter.continuation.resume(throwing: StreamTaskDriver.abandonedError)
+            } else {
+                abandon(id)
+            }
+        }
+    }
+
+    /// Fails the wait for room of write `id` at its deadline, unless it ended before.
+    private func armRoomTimer(for id: OperationID, timeout: TimeInterval, startedAt: NIODeadline) {
+        let timer = eventLoop.scheduleTask(deadline: startedAt + .seconds(timeout)) {
+            guard let waiter = self.withShared({ $0.writeBehind.withdraw(id) }) else { return }
+            waiter.continuation.resume(
+                throwing: StreamTaskError(
+                    .timedOut,
+                    "the write timed out after \(timeout) s waiting for room among the bytes not yet sent; nothing of it was sent"
+                ))
+        }
+        let parked = withShared { $0.writeBehind.updateWaiter(id) { $0.timer = timer } }
+        if !parked { timer.cancel() }
+    }
+
+    /// Changes the ledger with `change`, then carries out what it decides for the writes
+    /// waiting for room. Writes let go are queued in the order they waited, in a loop job;
+    /// returns whether there was one (see ``afterReleasedWrites(_:_:)``).
+    @discardableResult
+    func releaseRoomWaiters(after change: (inout WriteBehindLedger<RoomWaiter>) -> Void = { _ in }) -> Bool {
+        let limit = configuration.outboundBufferLimit
+        let release = withShared { shared in
+            change(&shared.writeBehind)
+            return shared.writeBehind.release(limit: limit, running: shared.state == .running)
+        }
+        // Always through a loop job, even on the loop: writes issued before these may still be
+        // on their way there, as jobs of their own, and these must not overtake them. Their
+        // callers go on only once the job is queued, so nothing they write next overtakes it.
+        switch release {
+        case .none:
+            return false
+        case .granted(let waiters):
+            eventLoop.execute {
+                for waiter in waiters {
+                    waiter.timer?.cancel()
+                    self.submitWriteBehind(
+                        waiter.buffer, id: waiter.id, timeout: waiter.timeout, startedAt: waiter.startedAt)
+                }
+            }
+            for waiter in waiters { waiter.continuation.resume() }
+            return true
+        case .resubmitted(let waiters):
+            eventLoop.execute {
+                for waiter in waiters {
+                    waiter.timer?.cancel()
+                    self.resubmit(waiter)
+                }
+            }
+            return true
+        case .failed(let waiters, let error):
+            for waiter in waiters {
+                waiter.timer?.cancel()
+                waiter.continuation.resume(throwing: error)
+            }
+            return false
+        }
+    }
+
+    /// Runs `body`, which submits an operation, behind the writes that
+    /// ``releaseRoomWaiters(after:)`` queued in a loop job when `queued`: at once off the loop
+    /// (its submission follows the job), in a job of its own on it (where it would not).
+    func afterReleasedWrites(_ queued: Bool, _ body: @escaping @Sendable () -> Void) {
+        if queued && eventLoop.inEventLoop {
+            eventLoop.execute(body)
+        } else {
+            body()
+        }
+    }
+
+    /// Queues `waiter`'s write as one that waits for its outcome, and resumes its caller then.
+    private func resubmit(_ waiter: RoomWaiter) {
+        submit(
+            .write(waiter.buffer), id: waiter.id, timeout: waiter.timeout, abandoned: waiter.abandoned,
+            startedAt: waiter.startedAt
+        ) { result in
+            waiter.continuation.resume(with: result.map { _ in () }.mapError { $0 as any Error })
+        }
+    }
+}
