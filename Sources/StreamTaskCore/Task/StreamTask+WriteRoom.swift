@@ -20,6 +20,10 @@ struct RoomWaiter: Sendable {
     let startedAt: NIODeadline
     /// Set when the caller's Swift task is cancelled (see `StreamTask.awaitOperation`).
     let abandoned: NIOLockedValueBox<Bool>
+    /// Set as the write is queued to wait for its outcome: from then on a cancellation withdraws
+    /// it from the loop. A write let go with room is the caller's as if it had returned at once,
+    /// and a cancellation after that leaves it alone.
+    let waitsForOutcome: NIOLockedValueBox<Bool>
     let continuation: UnsafeContinuation<Void, any Error>
     /// Fails the wait at its deadline, if it has one.
     var timer: Scheduled<Void>?
@@ -43,13 +47,14 @@ extension StreamTask {
     func writeWhenRoom(_ buffer: ByteBuffer, timeout: TimeInterval, startedAt: NIODeadline) async throws {
         let id = makeOperationID()
         let abandoned = NIOLockedValueBox(false)
+        let waitsForOutcome = NIOLockedValueBox(false)
         let count = buffer.readableBytes
         let limit = configuration.outboundBufferLimit
         try await withTaskCancellationHandler {
             try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<Void, any Error>) in
                 let waiter = RoomWaiter(
                     id: id, buffer: buffer, timeout: timeout, startedAt: startedAt, abandoned: abandoned,
-                    continuation: continuation)
+                    waitsForOutcome: waitsForOutcome, continuation: continuation)
                 // Asked again where the write parks: room may have come since the first answer.
                 // A cancellation before this point finds nothing parked, so it is checked here.
                 let admission = withShared { shared -> WriteBehindLedger<RoomWaiter>.Admission? in
@@ -73,11 +78,12 @@ extension StreamTask {
                 }
             }
         } onCancel: {
+            // Flag first: a write queued after this looks fails as it reaches the loop.
             abandoned.withLockedValue { $0 = true }
             if let waiter = withShared({ $0.writeBehind.withdraw(id) }) {
                 waiter.timer?.cancel()
                 waiter.continuation.resume(throwing: StreamTaskDriver.abandonedError)
-            } else {
+            } else if waitsForOutcome.withLockedValue({ $0 }) {
                 abandon(id)
             }
         }
@@ -153,6 +159,7 @@ extension StreamTask {
 
     /// Queues `waiter`'s write as one that waits for its outcome, and resumes its caller then.
     private func resubmit(_ waiter: RoomWaiter) {
+        waiter.waitsForOutcome.withLockedValue { $0 = true }
         submit(
             .write(waiter.buffer), id: waiter.id, timeout: waiter.timeout, abandoned: waiter.abandoned,
             startedAt: waiter.startedAt
