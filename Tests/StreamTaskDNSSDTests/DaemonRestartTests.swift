@@ -131,14 +131,11 @@ struct DaemonRestartTests {
         let script = URL(fileURLWithPath: #filePath)
             .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("scripts/start-services.sh").path
-        let status = await offCooperativePool { () -> Int32 in
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/bin/bash")
-            process.arguments = [script, "--state", stateFile]
-            do { try process.run() } catch { return -1 }
-            process.waitUntilExit()
-            return process.terminationStatus
+        let run = await offCooperativePool {
+            try? ChildProcess.runToEnd(
+                "/bin/bash", [script, "--state", stateFile], in: FileManager.default.temporaryDirectory.path)
         }
-        try #require(status == 0, "scripts/start-services.sh could not start avahi-daemon again")
+        try #require(
+            run?.exitCode == 0, "scripts/start-services.sh could not start avahi-daemon again: \(run?.output ?? "")")
     }
 }

@@ -147,31 +147,28 @@ import Testing
         let server = try await LoopbackServer.start()
         var accepted = server.listener.connections.makeAsyncIterator()
 
-        let socat = Process()
-        socat.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        socat.arguments = ["socat", "-t", "5", "-", "TCP:127.0.0.1:\(server.port)"]
-        let input = Pipe()
-        let output = Pipe()
-        socat.standardInput = input
-        socat.standardOutput = output
-        try socat.run()
-        input.fileHandleForWriting.write(Data("hello from socat\n".utf8))
+        let output = FileManager.default.temporaryDirectory.appendingPathComponent("socat-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: output) }
+        let socat = try ChildProcess(
+            "/usr/bin/env", ["socat", "-t", "5", "-", "TCP:127.0.0.1:\(server.port)"], output: output,
+            errors: "/dev/null", pipeInput: true)
+        socat.send("hello from socat")
 
         let peer = try await server.accept(&accepted)
         let line = try await peer.readData(upToAndIncluding: Data("\n".utf8), maxLength: 100, timeout: 10)
         #expect(line == Data("hello from socat\n".utf8))
         try await peer.write("hello from StreamTaskKit\n")
         peer.closeWrite()
-        try input.fileHandleForWriting.close()
+        socat.closeInput()
         // socat half-closes after its input ends; we see end of stream.
         #expect(try await peer.readToEnd() == "")
-        let received = await offCooperativePool {
-            let data = output.fileHandleForReading.readDataToEndOfFile()
-            socat.waitUntilExit()
-            return data
+        let received = await offCooperativePool { () -> String in
+            let deadline = Date().addingTimeInterval(30)
+            while socat.isRunning() && Date() < deadline { usleep(5_000) }
+            return (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
         }
-        #expect(String(decoding: received, as: UTF8.self) == "hello from StreamTaskKit\n")
-        #expect(socat.terminationStatus == 0)
+        #expect(received == "hello from StreamTaskKit\n")
+        #expect(socat.exitCode == 0)
         await server.stop()
     }
 

@@ -171,32 +171,28 @@ func expectStreamError<T>(
 }
 
 /// A peer written with Python's standard library (`Peers/peer.py`), serving one connection.
-final class PythonPeer: @unchecked Sendable {
-    // @unchecked Sendable: used by one test at a time; Process and Pipe are thread-safe enough
-    // for reading one pipe from one task.
-    private let process = Process()
-    private let output = Pipe()
-    private let input = Pipe()
-    private(set) var port = 0
+///
+/// A ``ChildProcess``, not Foundation's `Process`: `Process.run()` on Linux sometimes crashes the
+/// test process (swift-corelibs-foundation PR 5472), and a child whose output is a pipe to the
+/// test runner then keeps the runner waiting for ever. The peer prints to a file instead.
+final class PythonPeer: Sendable {
+    private let child: ChildProcess
+    private let lines: ChildOutputLines
+    /// Where the peer's standard error goes: kept apart, so that a warning never comes before
+    /// the port, and removed with the peer.
+    private let errors: String
+    let port: Int
 
     static let script = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent()
         .appendingPathComponent("Peers/peer.py")
         .path
 
-    private init(script: String, mode: String, arguments: [String], debianPython: Bool) {
-        // Debian's own interpreter sees Debian's python3-* packages; another python3 first on
-        // PATH (pyenv, say) may not.
-        let debian = "/usr/bin/python3"
-        if debianPython && FileManager.default.isExecutableFile(atPath: debian) {
-            process.executableURL = URL(fileURLWithPath: debian)
-            process.arguments = [script, mode] + arguments
-        } else {
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            process.arguments = ["python3", script, mode] + arguments
-        }
-        process.standardOutput = output
-        process.standardInput = input
+    private init(child: ChildProcess, lines: ChildOutputLines, errors: String, port: Int) {
+        self.child = child
+        self.lines = lines
+        self.errors = errors
+        self.port = port
     }
 
     /// Starts the peer in `mode` and waits for it to report its port.
@@ -217,49 +213,52 @@ final class PythonPeer: @unchecked Sendable {
         arguments: [String],
         debianPython: Bool
     ) async throws -> PythonPeer {
-        let peer = PythonPeer(script: script, mode: mode, arguments: arguments, debianPython: debianPython)
-        try peer.process.run()
-        guard let line = await peer.readLine(), let port = Int(line) else {
-            peer.process.terminate()
-            throw StreamTaskError(.connectionFailed, "the Python peer did not report its port")
+        let files = FileManager.default.temporaryDirectory.appendingPathComponent("python-peer-\(UUID().uuidString)")
+            .path
+        // Debian's own interpreter sees Debian's python3-* packages; another python3 first on
+        // PATH (pyenv, say) may not.
+        let debian = "/usr/bin/python3"
+        let (path, prefix) =
+            debianPython && FileManager.default.isExecutableFile(atPath: debian)
+            ? (debian, [String]()) : ("/usr/bin/env", ["python3"])
+        let child = try ChildProcess(
+            path, prefix + [script, mode] + arguments, output: files + ".out", errors: files + ".err", pipeInput: true)
+        let lines = ChildOutputLines(child)
+        guard let line = await offCooperativePool({ lines.next() }), let port = Int(line) else {
+            child.stop(grace: 0)
+            let errors = (try? String(contentsOfFile: files + ".err", encoding: .utf8)) ?? ""
+            Self.remove(files)
+            throw StreamTaskError(.connectionFailed, "the Python peer did not report its port: \(errors)")
         }
-        peer.port = port
-        return peer
+        return PythonPeer(child: child, lines: lines, errors: files, port: port)
+    }
+
+    /// Removes the peer's output files.
+    private static func remove(_ files: String) {
+        try? FileManager.default.removeItem(atPath: files + ".out")
+        try? FileManager.default.removeItem(atPath: files + ".err")
     }
 
     /// The peer's next line of output, or `nil` when it has exited.
     func readLine() async -> String? {
-        await offCooperativePool { self.blockingReadLine() }
+        await offCooperativePool { self.lines.next() }
     }
 
-    private func blockingReadLine() -> String? {
-        var line = Data()
-        while true {
-            guard let byte = try? output.fileHandleForReading.read(upToCount: 1), !byte.isEmpty else {
-                return line.isEmpty ? nil : String(decoding: line, as: UTF8.self)
-            }
-            if byte == Data("\n".utf8) { return String(decoding: line, as: UTF8.self) }
-            line.append(byte)
-        }
-    }
-
-    /// Waits for the peer to exit; returns its remaining output lines.
+    /// Closes the peer's standard input and waits (at most 30 s) for it to exit; returns its
+    /// remaining output lines.
     func finish() async -> [String] {
         await offCooperativePool {
-            try? self.input.fileHandleForWriting.close()
-            var lines: [String] = []
-            while let line = self.blockingReadLine() { lines.append(line) }
-            self.process.waitUntilExit()
-            return lines
+            self.child.closeInput()
+            let deadline = Date().addingTimeInterval(30)
+            while self.child.isRunning() && Date() < deadline { usleep(5_000) }
+            return self.lines.rest()
         }
     }
 
     deinit {
-        // SIGKILL, without waiting: some peers (openssl s_server) ignore SIGTERM, and
-        // Foundation's waitUntilExit spins a run loop on the calling thread.
-        if process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
-        }
+        // SIGKILL at once: some peers (openssl s_server) ignore SIGTERM.
+        child.stop(grace: 0)
+        Self.remove(errors)
     }
 }
 

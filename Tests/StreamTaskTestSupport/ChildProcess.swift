@@ -44,14 +44,18 @@ public final class ChildProcess: @unchecked Sendable {
 
     /// Where the child's standard input writes go with `pipeInput`; `nil` otherwise.
     public let input: FileHandle?
+    /// The file that the child's standard output goes to.
+    public let outputPath: String
 
-    /// Starts `path` with `arguments`, its standard output and error into the file `output`,
+    /// Starts `path` with `arguments`, its standard output into the file `output` and its
+    /// standard error there too, or into the file `errors` when given (`/dev/null` to drop it),
     /// and its standard input from `/dev/null`, or from ``input`` when `pipeInput` is set.
     /// `environment` entries are added to (or replace) this process's environment.
     public init(
-        _ path: String, _ arguments: [String], output: String, pipeInput: Bool = false,
+        _ path: String, _ arguments: [String], output: String, errors: String? = nil, pipeInput: Bool = false,
         environment: [String: String] = [:]
     ) throws {
+        outputPath = output
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -68,7 +72,11 @@ public final class ChildProcess: @unchecked Sendable {
             posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         }
         posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        if let errors {
+            posix_spawn_file_actions_addopen(&actions, 2, errors, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        } else {
+            posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        }
         // Nothing else: an inherited listening socket would keep accepting connections for a
         // listener that another test has closed.
         guard Self.addCloseFrom(&actions, 3) == 0 else {

@@ -16,52 +16,36 @@ import NIOConcurrencyHelpers
 /// `-quiet` implies `-ign_eof`: s_client does not quit when its input ends, so the tests wait
 /// for the output they expect (for a bounded time) and then stop it.
 final class OpenSSLClient: Sendable {
-    private let process: Process
-    private let input: Pipe
-    private let received: NIOLockedValueBox<Data>
+    private let child: ChildProcess
 
-    private init(process: Process, input: Pipe, received: NIOLockedValueBox<Data>) {
-        self.process = process
-        self.input = input
-        self.received = received
+    private init(child: ChildProcess) {
+        self.child = child
     }
 
     static func start(port: Int, _ arguments: String...) throws -> OpenSSLClient {
-        let process = Process()
-        let input = Pipe()
-        let output = Pipe()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["openssl", "s_client", "-connect", "127.0.0.1:\(port)", "-quiet"] + arguments
-        process.standardInput = input
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let received = NIOLockedValueBox(Data())
-        Thread {
-            while let chunk = try? output.fileHandleForReading.read(upToCount: 4096), !chunk.isEmpty {
-                received.withLockedValue { $0.append(chunk) }
-            }
-        }.start()
-        return OpenSSLClient(process: process, input: input, received: received)
+        let output = FileManager.default.temporaryDirectory.appendingPathComponent("s_client-\(UUID().uuidString)").path
+        let child = try ChildProcess(
+            "/usr/bin/env", ["openssl", "s_client", "-connect", "127.0.0.1:\(port)", "-quiet"] + arguments,
+            output: output, errors: "/dev/null", pipeInput: true)
+        return OpenSSLClient(child: child)
     }
 
     func send(_ text: String) {
-        try? input.fileHandleForWriting.write(contentsOf: Data(text.utf8))
+        try? child.input?.write(contentsOf: Data(text.utf8))
     }
 
     /// What the server has sent so far, once it contains `expected` or after `seconds`.
     func output(containing expected: String, within seconds: Double = 10) async -> String {
         let deadline = Date().addingTimeInterval(seconds)
         while true {
-            let text = String(decoding: received.withLockedValue { $0 }, as: UTF8.self)
+            let text = String(decoding: FileManager.default.contents(atPath: child.outputPath) ?? Data(), as: UTF8.self)
             if text.contains(expected) || Date() >= deadline { return text }
             try? await Task.sleep(for: .milliseconds(10))
         }
     }
 
     deinit {
-        if process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
-        }
+        child.stop(grace: 0)
+        try? FileManager.default.removeItem(atPath: child.outputPath)
     }
 }

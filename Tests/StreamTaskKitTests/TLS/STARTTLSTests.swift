@@ -61,12 +61,9 @@ import Testing
             s.sendall(b"STARTTLS\\r\\nMAIL FROM:<forged@example.com>\\r\\n")
             print(s.recv(100).decode().strip())
             """
-        let python = Process()
-        python.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        python.arguments = ["python3", "-c", script]
-        let output = Pipe()
-        python.standardOutput = output
-        try python.run()
+        let output = FileManager.default.temporaryDirectory.appendingPathComponent("python-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: output) }
+        let python = try ChildProcess("/usr/bin/env", ["python3", "-c", script], output: output, errors: "/dev/null")
         let peer = try await server.accept(&accepted)
         #expect(try await peer.readLine() == "STARTTLS\r\n")
         try await peer.write("220 go ahead\r\n")
@@ -74,9 +71,9 @@ import Testing
             try await peer.startTLS(asServerWith: try certificates.serverConfiguration(), timeout: 10)
         }
         let printed = await offCooperativePool {
-            let data = output.fileHandleForReading.readDataToEndOfFile()
-            python.waitUntilExit()
-            return String(decoding: data, as: UTF8.self)
+            let deadline = Date().addingTimeInterval(30)
+            while python.isRunning() && Date() < deadline { usleep(5_000) }
+            return (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
         }
         #expect(printed == "220 go ahead\n")
         await server.stop()
@@ -177,30 +174,26 @@ import Testing
 
 /// aiosmtpd (Debian's python3-aiosmtpd), an SMTP server that offers STARTTLS, on a free port of 127.0.0.1.
 final class MailServer: Sendable {
-    private let process: Process
+    private let child: ChildProcess
     let port: Int
 
-    private init(process: Process, port: Int) {
-        self.process = process
+    private init(child: ChildProcess, port: Int) {
+        self.child = child
         self.port = port
     }
 
     static func start(certificate: String, key: String) async throws -> MailServer {
         let port = try freePort()
-        let process = Process()
         // Debian's interpreter, which sees Debian's python3-aiosmtpd package.
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        process.arguments = [
-            "-m", "aiosmtpd", "-n", "-l", "127.0.0.1:\(port)", "--tlscert", certificate, "--tlskey", key,
-        ]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let server = MailServer(process: process, port: port)
+        let child = try ChildProcess(
+            "/usr/bin/python3",
+            ["-m", "aiosmtpd", "-n", "-l", "127.0.0.1:\(port)", "--tlscert", certificate, "--tlskey", key],
+            output: "/dev/null")
+        let server = MailServer(child: child, port: port)
         // Wait (bounded) until it accepts connections.
         let probe = StreamSession(configuration: .init(timeoutIntervalForRequest: 1))
         for _ in 0..<100 {
-            guard process.isRunning else { break }
+            guard child.isRunning() else { break }
             let task = probe.loopbackTask(port: port)
             if (try? await task.readData(ofMinLength: 1, maxLength: 512, timeout: 2)) != nil {
                 task.cancel()
@@ -234,8 +227,6 @@ final class MailServer: Sendable {
     }
 
     deinit {
-        if process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
-        }
+        child.stop(grace: 0)
     }
 }

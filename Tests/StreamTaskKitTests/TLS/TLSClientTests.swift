@@ -215,15 +215,10 @@ import Testing
     /// The SHA-256 fingerprint as `openssl x509 -fingerprint -sha256` prints it.
     private func fingerprint(of pemFile: String) async throws -> String {
         let text = await offCooperativePool { () -> String in
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            process.arguments = ["openssl", "x509", "-in", pemFile, "-noout", "-fingerprint", "-sha256"]
-            let output = Pipe()
-            process.standardOutput = output
-            guard (try? process.run()) != nil else { return "" }
-            let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            process.waitUntilExit()
-            return text
+            let run = try? ChildProcess.runToEnd(
+                "/usr/bin/env", ["openssl", "x509", "-in", pemFile, "-noout", "-fingerprint", "-sha256"],
+                in: FileManager.default.temporaryDirectory.path)
+            return run?.output ?? ""
         }
         return String(try #require(text.split(separator: "=").last)).trimmingCharacters(in: .whitespacesAndNewlines)
     }

@@ -153,62 +153,46 @@ struct TestCertificates: Sendable {
 
 /// `openssl s_server` on 127.0.0.1, serving one connection; `-rev` sends each line back reversed.
 final class OpenSSLServer: Sendable {
-    private let process: Process
-    // Kept open for the server's lifetime: s_server reads its standard input.
-    private let input: Pipe
+    // Its standard input is kept open for the server's lifetime: s_server reads it.
+    private let child: ChildProcess
     let port: Int
 
-    private init(process: Process, input: Pipe, port: Int) {
-        self.process = process
-        self.input = input
+    private init(child: ChildProcess, port: Int) {
+        self.child = child
         self.port = port
     }
 
     /// Starts `openssl s_server -rev` with `arguments` added, and waits for its port.
     static func start(certificate: String, key: String, _ arguments: String...) async throws -> OpenSSLServer {
-        let process = Process()
-        let output = Pipe()
-        let input = Pipe()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments =
+        let output = FileManager.default.temporaryDirectory.appendingPathComponent("s_server-\(UUID().uuidString)").path
+        let child = try ChildProcess(
+            "/usr/bin/env",
             [
                 "openssl", "s_server", "-accept", "127.0.0.1:0", "-naccept", "1", "-rev",
                 "-cert", certificate, "-key", key,
-            ] + arguments
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        process.standardInput = input
-        try process.run()
+            ] + arguments,
+            output: output, errors: "/dev/null", pipeInput: true)
+        let lines = ChildOutputLines(child)
         let port: Int? = await offCooperativePool {
-            var line = Data()
-            while let byte = try? output.fileHandleForReading.read(upToCount: 1), !byte.isEmpty {
-                guard byte == Data("\n".utf8) else {
-                    line.append(byte)
-                    continue
-                }
-                let text = String(decoding: line, as: UTF8.self)
+            while let text = lines.next() {
                 if text.hasPrefix("ACCEPT "), let colon = text.lastIndex(of: ":") {
                     return Int(text[text.index(after: colon)...])
                 }
-                line = Data()
             }
             return nil
         }
         guard let port else {
-            process.terminate()
+            child.stop(grace: 0)
+            try? FileManager.default.removeItem(atPath: output)
             throw StreamTaskError(.connectionFailed, "openssl s_server did not report its port")
         }
-        // Keep reading what it prints, so that a full pipe never blocks it.
-        Thread { _ = output.fileHandleForReading.readDataToEndOfFile() }.start()
-        return OpenSSLServer(process: process, input: input, port: port)
+        return OpenSSLServer(child: child, port: port)
     }
 
     deinit {
-        // SIGKILL, without waiting: some peers (openssl s_server) ignore SIGTERM, and
-        // Foundation's waitUntilExit spins a run loop on the calling thread.
-        if process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
-        }
+        // SIGKILL at once: s_server ignores SIGTERM.
+        child.stop(grace: 0)
+        try? FileManager.default.removeItem(atPath: child.outputPath)
     }
 }
 
