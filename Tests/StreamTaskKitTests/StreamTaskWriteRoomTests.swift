@@ -79,6 +79,40 @@ import Testing
         await server.stop()
     }
 
+    @Test func aCancelFailsAWriteWaitingForRoomAndSendsNothingOfIt() async throws {
+        let (server, client, peer, filled) = try await pairWithAFullChannel()
+        let waiting = await startWaitingWrite("NEVER", on: client)
+        client.cancel()
+        await expectStreamError(.cancelled) { try await waiting.value }
+        let received = try await read(filled + 5, from: peer)
+        #expect(!received.suffix(5).elementsEqual(Data("NEVER".utf8)), "the write that waited was not sent")
+        #expect(received.count <= filled)
+        await server.stop()
+    }
+
+    /// Code on the task's executor closes the write side while another task's write waits for
+    /// room, then writes: the waiting write still goes first, and the later one fails.
+    @Test func onTheLoopACloseWriteAndTheWriteAfterItStayBehindAWaitingWrite() async throws {
+        let (server, client, peer, filled) = try await pairWithAFullChannel()
+        let waiting = await startWaitingWrite("TAIL", on: client)
+        let late = await Task(executorPreference: client.executor) { () -> StreamTaskError? in
+            client.closeWrite()
+            do {
+                try await client.write(Data("LATE".utf8), timeout: 10)
+                return nil
+            } catch {
+                return error as? StreamTaskError
+            }
+        }.value
+        #expect(late?.code == .writeClosed, "\(String(describing: late))")
+        let received = try await read(filled + 9, from: peer)
+        try await waiting.value
+        #expect(received.count == filled + 4)
+        #expect(received.suffix(4) == Data("TAIL".utf8))
+        client.cancel()
+        await server.stop()
+    }
+
     @Test func aWriteWaitingForRoomFailsWithTheConnectionWhenItCloses() async throws {
         let (server, client, peer, _) = try await pairWithAFullChannel()
         let stranded = await startWaitingWrite("STRANDED", on: client)

@@ -114,6 +114,10 @@ import Testing
         ledger.stopEarlyReturns()
         #expect(releasing(&ledger, limit: 100) == "resubmitted [3]", "closeWrite, cancel or the close")
         #expect(ledger.outstanding == 100, "resubmitted writes wait for their outcome and are not counted")
+        ledger.park(4, id: OperationID(rawValue: 4), count: 10)
+        ledger.park(5, id: OperationID(rawValue: 5), count: 10)
+        #expect(ledger.withdrawAll() == [4, 5], "a cancel takes them all, in order")
+        #expect(ledger.waitingCount == 0)
     }
 
     @Test func aFailureFailsTheWaitingWritesOrTheNextOneOnce() {

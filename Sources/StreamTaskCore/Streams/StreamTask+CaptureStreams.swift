@@ -25,12 +25,7 @@ extension StreamTask {
     public func captureStreams() {
         // Writes issued after this fail at once rather than returning early; writes waiting for
         // room were issued before it, and go first.
-        let queued = releaseRoomWaiters { $0.stopEarlyReturns() }
-        afterReleasedWrites(queued) { self.submitCaptureStreams() }
-    }
-
-    /// Queues the hand-over, and tells the delegate when it took effect.
-    private func submitCaptureStreams() {
+        releaseRoomWaiters { $0.stopEarlyReturns() }
         submit(.captureStreams, timeout: 0) { result in
             guard case .success = result,
                 let delegate = self.taskDelegate(in: self.session) as? any StreamSessionCoreStreamDelegate
@@ -68,8 +63,7 @@ extension StreamTask {
     }
 
     /// Writes issued from here on wait for their outcome, which fails once the streams have the
-    /// connection; writes waiting for room were issued before, and are queued first (behind a
-    /// loop job: the capture that follows should come from off the loop, as async code does).
+    /// connection; writes waiting for room were issued before, and are queued first.
     private func stopWritesReturningEarly() {
         releaseRoomWaiters { $0.stopEarlyReturns() }
     }

@@ -130,7 +130,9 @@ extension StreamTask {
     /// open. One that times out after the channel took it may have been sent in part, so the
     /// connection is closed (the stream would no longer be at a message boundary). The timeout
     /// counts from this call: the copy of `data` into the channel's buffer, which for hundreds
-    /// of megabytes takes a noticeable part of a second, comes out of it.
+    /// of megabytes takes a noticeable part of a second, comes out of it. A write that waited
+    /// for room and was queued returns as one queued at once does, and its bytes then have the
+    /// whole timeout again to reach the kernel.
     ///
     /// - Parameters:
     ///   - data: The bytes to send.
@@ -219,8 +221,8 @@ extension StreamTask {
     public func closeWrite() {
         // From here every write waits for its outcome, so one issued after this fails at once;
         // writes waiting for room were issued before it, and go first.
-        let queued = releaseRoomWaiters { $0.stopEarlyReturns() }
-        afterReleasedWrites(queued) { self.submit(.closeWrite, timeout: 0) { _ in } }
+        releaseRoomWaiters { $0.stopEarlyReturns() }
+        submit(.closeWrite, timeout: 0) { _ in }
     }
 
     /// Queues `operation` and waits for it; cancelling the waiting Swift task withdraws it.

@@ -83,6 +83,8 @@ extension StreamTask {
             if let waiter = withShared({ $0.writeBehind.withdraw(id) }) {
                 waiter.timer?.cancel()
                 waiter.continuation.resume(throwing: StreamTaskDriver.abandonedError)
+                // The writes that waited behind it may have room for themselves.
+                releaseRoomWaiters()
             } else if waitsForOutcome.withLockedValue({ $0 }) {
                 abandon(id)
             }
@@ -98,62 +100,64 @@ extension StreamTask {
                     .timedOut,
                     "the write timed out after \(timeout) s waiting for room among the bytes not yet sent; nothing of it was sent"
                 ))
+            self.releaseRoomWaiters()
         }
         let parked = withShared { $0.writeBehind.updateWaiter(id) { $0.timer = timer } }
         if !parked { timer.cancel() }
     }
 
     /// Changes the ledger with `change`, then carries out what it decides for the writes
-    /// waiting for room. Writes let go are queued in the order they waited, in a loop job;
-    /// returns whether there was one (see ``afterReleasedWrites(_:_:)``).
-    @discardableResult
-    func releaseRoomWaiters(after change: (inout WriteBehindLedger<RoomWaiter>) -> Void = { _ in }) -> Bool {
+    /// waiting for room. Writes let go are queued in the order they waited, in a loop job.
+    ///
+    /// Always a loop job, even on the loop: writes their callers issued before may still be on
+    /// their way there, as jobs of their own, and these must not overtake them. The job is
+    /// queued under the task's lock, so an operation that another thread submits after this
+    /// (a `closeWrite()` that found no write waiting, say) follows it; on the loop, the driver
+    /// sends operations submitted there through the loop's queue too until the job has run
+    /// (see `StreamTaskDriver.submit`). Callers let go resume only once the job is queued, so
+    /// nothing they write next overtakes it.
+    func releaseRoomWaiters(after change: (inout WriteBehindLedger<RoomWaiter>) -> Void = { _ in }) {
         let limit = configuration.outboundBufferLimit
-        let release = withShared { shared in
+        let release = withShared { shared -> WriteBehindLedger<RoomWaiter>.Release in
             change(&shared.writeBehind)
-            return shared.writeBehind.release(limit: limit, running: shared.state == .running)
+            let release = shared.writeBehind.release(limit: limit, running: shared.state == .running)
+            switch release {
+            case .granted(let waiters):
+                driver.queueReleasedWrites {
+                    for waiter in waiters {
+                        waiter.timer?.cancel()
+                        // Its timeout starts again: its caller goes on as if it had just
+                        // returned, and the wait for room is over.
+                        self.submitWriteBehind(waiter.buffer, id: waiter.id, timeout: waiter.timeout, startedAt: .now())
+                    }
+                }
+            case .resubmitted(let waiters):
+                driver.queueReleasedWrites {
+                    for waiter in waiters {
+                        waiter.timer?.cancel()
+                        self.resubmit(waiter)
+                    }
+                }
+            case .none, .failed:
+                break
+            }
+            return release
         }
-        // Always through a loop job, even on the loop: writes issued before these may still be
-        // on their way there, as jobs of their own, and these must not overtake them. Their
-        // callers go on only once the job is queued, so nothing they write next overtakes it.
         switch release {
-        case .none:
-            return false
         case .granted(let waiters):
-            eventLoop.execute {
-                for waiter in waiters {
-                    waiter.timer?.cancel()
-                    self.submitWriteBehind(
-                        waiter.buffer, id: waiter.id, timeout: waiter.timeout, startedAt: waiter.startedAt)
-                }
-            }
             for waiter in waiters { waiter.continuation.resume() }
-            return true
-        case .resubmitted(let waiters):
-            eventLoop.execute {
-                for waiter in waiters {
-                    waiter.timer?.cancel()
-                    self.resubmit(waiter)
-                }
-            }
-            return true
         case .failed(let waiters, let error):
-            for waiter in waiters {
-                waiter.timer?.cancel()
-                waiter.continuation.resume(throwing: error)
-            }
-            return false
+            fail(waiters, with: error)
+        case .none, .resubmitted:
+            break
         }
     }
 
-    /// Runs `body`, which submits an operation, behind the writes that
-    /// ``releaseRoomWaiters(after:)`` queued in a loop job when `queued`: at once off the loop
-    /// (its submission follows the job), in a job of its own on it (where it would not).
-    func afterReleasedWrites(_ queued: Bool, _ body: @escaping @Sendable () -> Void) {
-        if queued && eventLoop.inEventLoop {
-            eventLoop.execute(body)
-        } else {
-            body()
+    /// Fails writes taken out of the ledger: none of their bytes were sent.
+    func fail(_ waiters: [RoomWaiter], with error: StreamTaskError) {
+        for waiter in waiters {
+            waiter.timer?.cancel()
+            waiter.continuation.resume(throwing: error)
         }
     }
 

@@ -227,9 +227,10 @@ public final class StreamTask: StreamSessionTask, @unchecked Sendable, CustomStr
             return true
         }
         guard suspends else { return }
-        // Writes waiting for room now wait for their outcome, as writes issued while suspended do.
-        releaseRoomWaiters()
         driver.suspensionChanged()
+        // Writes waiting for room now wait for their outcome, as writes issued while suspended
+        // do; they reach the loop after the suspension, and wait there.
+        releaseRoomWaiters()
     }
 
     /// Cancels the task: every queued operation fails with ``StreamTaskError/Code/cancelled``
@@ -238,18 +239,18 @@ public final class StreamTask: StreamSessionTask, @unchecked Sendable, CustomStr
     ///
     /// Async writes that returned before their bytes left go out first, as the kernel still
     /// sends what a closed socket holds: the cancel waits for them, for at most 2 seconds.
+    /// Async writes still waiting for room (see ``write(_:timeout:)-(Data,_)``) never returned:
+    /// they fail with ``StreamTaskError/Code/cancelled``, and nothing of them is sent.
     public override func cancel() {
-        // Writes waiting for room were issued before the cancel: they are queued ahead of it.
-        let queued = releaseRoomWaiters { $0.stopEarlyReturns() }
-        afterReleasedWrites(queued) { self.cancelAfterWrites() }
-    }
-
-    /// Cancels, after the writes that returned early have gone, for at most `cancelLinger`.
-    private func cancelAfterWrites() {
-        let lingers = withShared { shared -> Bool in
+        // Writes waiting for room never returned: they fail as queued operations do. Those
+        // that returned go out first (below).
+        let (lingers, waiting) = withShared { shared -> (Bool, [RoomWaiter]) in
+            shared.writeBehind.stopEarlyReturns()
+            let waiting = shared.writeBehind.withdrawAll()
             shared.readAhead.stop()
-            return shared.state == .running && shared.writeBehind.outstanding > 0
+            return (shared.state == .running && shared.writeBehind.outstanding > 0, waiting)
         }
+        fail(waiting, with: .cancelled)
         guard lingers else { return driver.cancel() }
         // An empty write completes once every earlier write has. The cancel then waits its own
         // turn on the loop: run inside that write's completion, it would close the channel in

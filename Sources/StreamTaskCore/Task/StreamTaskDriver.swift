@@ -71,6 +71,10 @@ package final class StreamTaskDriver: @unchecked Sendable {
     /// once a read (as `NIOAsyncChannel` hands its inbound stream a burst at a time).
     var readBurst = false
     private var deferred: [(actions: [StreamTaskStateMachine.Action], complete: Bool)] = []
+    /// Jobs queued on the loop with writes the task's ledger let go, not yet run; and whether
+    /// one is running (see `queueReleasedWrites(_:)`).
+    private var releaseJobsQueued = 0
+    private var inReleaseJob = false
 
     init(
         host: String,
@@ -118,11 +122,28 @@ package final class StreamTaskDriver: @unchecked Sendable {
     /// operation or barrier among them is counted as on its way to the loop).
     func submit(_ request: OperationRequest) {
         // Not through `onLoop`: on the loop, as code on the task's executor is, no closure
-        // is made for the hop that is not taken.
-        if eventLoop.inEventLoop {
+        // is made for the hop that is not taken. (`inEventLoop` first: the counts below are
+        // the loop's own.)
+        if eventLoop.inEventLoop && (releaseJobsQueued == 0 || inReleaseJob) {
             enqueue(request)
         } else {
             eventLoop.execute { self.enqueue(request) }
+        }
+    }
+
+    /// Queues a loop job that submits writes let go by the task's write ledger (see
+    /// `StreamTask.releaseRoomWaiters`). Until a job queued on the loop has run, operations
+    /// submitted on the loop go through the loop's queue too, behind it, rather than at once
+    /// ahead of it; the job's own submissions go at once.
+    func queueReleasedWrites(_ body: @escaping @Sendable () -> Void) {
+        let queuedOnLoop = eventLoop.inEventLoop
+        if queuedOnLoop { releaseJobsQueued += 1 }
+        eventLoop.execute {
+            if queuedOnLoop { self.releaseJobsQueued -= 1 }
+            let outer = self.inReleaseJob
+            self.inReleaseJob = true
+            body()
+            self.inReleaseJob = outer
         }
     }
 

@@ -42,8 +42,9 @@ struct WriteBehindLedger<Waiter: Sendable>: Sendable {
         /// There is room for them, and they are counted as outstanding: queue them, and let
         /// their callers return.
         case granted([Waiter])
-        /// Early returns stopped (or the task is suspended): queue them as writes that wait for
-        /// their outcome, ahead of whatever stopped them.
+        /// Early returns stopped (`closeWrite()`, `captureStreams()`, the connection's close) or
+        /// the task is suspended: queue them as writes that wait for their outcome, ahead of
+        /// whatever stopped them. (A cancel takes them with ``withdrawAll()`` and fails them.)
         case resubmitted([Waiter])
         /// An earlier write that had returned failed: each fails with this, and sends nothing.
         case failed([Waiter], StreamTaskError)
@@ -127,6 +128,12 @@ struct WriteBehindLedger<Waiter: Sendable>: Sendable {
     /// No write returns early from here on.
     mutating func stopEarlyReturns() {
         stopped = true
+    }
+
+    /// Takes every write waiting for room away, in order (the task is cancelled: they fail).
+    mutating func withdrawAll() -> [Waiter] {
+        defer { waiting.removeAll() }
+        return waiting.map(\.waiter)
     }
 
     /// A write that had returned completed, with `error` if it failed.
