@@ -80,12 +80,9 @@ extension StreamTask {
         } onCancel: {
             // Flag first: a write queued after this looks fails as it reaches the loop.
             abandoned.withLockedValue { $0 = true }
-            if let waiter = withShared({ $0.writeBehind.withdraw(id) }) {
-                waiter.timer?.cancel()
-                waiter.continuation.resume(throwing: StreamTaskDriver.abandonedError)
-                // The writes that waited behind it may have room for themselves.
-                releaseRoomWaiters()
-            } else if waitsForOutcome.withLockedValue({ $0 }) {
+            if !withdrawWaitingWrite(id, failingWith: StreamTaskDriver.abandonedError),
+                waitsForOutcome.withLockedValue({ $0 })
+            {
                 abandon(id)
             }
         }
@@ -94,13 +91,12 @@ extension StreamTask {
     /// Fails the wait for room of write `id` at its deadline, unless it ended before.
     private func armRoomTimer(for id: OperationID, timeout: TimeInterval, startedAt: NIODeadline) {
         let timer = eventLoop.scheduleTask(deadline: startedAt + .seconds(timeout)) {
-            guard let waiter = self.withShared({ $0.writeBehind.withdraw(id) }) else { return }
-            waiter.continuation.resume(
-                throwing: StreamTaskError(
+            _ = self.withdrawWaitingWrite(
+                id,
+                failingWith: StreamTaskError(
                     .timedOut,
                     "the write timed out after \(timeout) s waiting for room among the bytes not yet sent; nothing of it was sent"
                 ))
-            self.releaseRoomWaiters()
         }
         let parked = withShared { $0.writeBehind.updateWaiter(id) { $0.timer = timer } }
         if !parked { timer.cancel() }
@@ -151,6 +147,16 @@ extension StreamTask {
         case .none, .resubmitted:
             break
         }
+    }
+
+    /// Takes write `id` out of the ledger and fails it with `error`, if it still waits for room
+    /// (its caller was cancelled, or its time ran out); the writes behind it may then have room.
+    /// Returns whether it was waiting.
+    private func withdrawWaitingWrite(_ id: OperationID, failingWith error: StreamTaskError) -> Bool {
+        guard let waiter = withShared({ $0.writeBehind.withdraw(id) }) else { return false }
+        fail([waiter], with: error)
+        releaseRoomWaiters()
+        return true
     }
 
     /// Fails writes taken out of the ledger: none of their bytes were sent.

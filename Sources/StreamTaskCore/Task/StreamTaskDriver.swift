@@ -139,11 +139,11 @@ package final class StreamTaskDriver: @unchecked Sendable {
         let queuedOnLoop = eventLoop.inEventLoop
         if queuedOnLoop { releaseJobsQueued += 1 }
         eventLoop.execute {
+            // Loop jobs never run inside one another, so there is no outer value to restore.
             if queuedOnLoop { self.releaseJobsQueued -= 1 }
-            let outer = self.inReleaseJob
             self.inReleaseJob = true
             body()
-            self.inReleaseJob = outer
+            self.inReleaseJob = false
         }
     }
 

@@ -107,14 +107,8 @@ struct WriteBehindLedger<Waiter: Sendable>: Sendable {
     /// holding half the limit.
     mutating func release(limit: Int, running: Bool) -> Release {
         guard !waiting.isEmpty else { return .none }
-        if let failure = takeFailure() {
-            defer { waiting.removeAll() }
-            return .failed(waiting.map(\.waiter), failure)
-        }
-        guard connected, !stopped, running else {
-            defer { waiting.removeAll() }
-            return .resubmitted(waiting.map(\.waiter))
-        }
+        if let failure = takeFailure() { return .failed(withdrawAll(), failure) }
+        guard connected, !stopped, running else { return .resubmitted(withdrawAll()) }
         guard channelWritable, outstanding <= limit / 2 else { return .none }
         var granted: [Waiter] = []
         while let first = waiting.first, outstanding + first.count <= limit {
@@ -130,7 +124,8 @@ struct WriteBehindLedger<Waiter: Sendable>: Sendable {
         stopped = true
     }
 
-    /// Takes every write waiting for room away, in order (the task is cancelled: they fail).
+    /// Takes every write waiting for room away, in order (a cancel fails them; ``release(limit:running:)``
+    /// hands them on when they all go the same way).
     mutating func withdrawAll() -> [Waiter] {
         defer { waiting.removeAll() }
         return waiting.map(\.waiter)
