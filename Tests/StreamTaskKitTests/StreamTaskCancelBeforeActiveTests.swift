@@ -9,12 +9,14 @@
 
 import NIOCore
 import NIOEmbedded
+import NIOPosix
 import Testing
 
 @testable import StreamTaskCore
 
-/// A listener hands an accepted task out as soon as its handler is in the pipeline, before the
-/// channel is active: a task cancelled in that window must still close its channel and complete.
+/// An accepted task's handler joins its channel before the channel is active. A task cancelled
+/// in that window (a session's `invalidateAndCancel`) must still close its channel and complete,
+/// and a channel closed in that window must still complete its task.
 @Suite struct StreamTaskCancelBeforeActiveTests {
     @Test func aTaskCancelledBeforeItsChannelIsActiveClosesItOnceActiveAndCompletes() throws {
         let channel = EmbeddedChannel()
@@ -33,6 +35,36 @@ import Testing
         #expect(!channel.isActive, "the channel was closed as it came up")
         #expect(task.state == .completed)
         #expect(task.streamTaskError?.code == .cancelled)
+    }
+
+    /// SwiftNIO closes an accepted channel it has not registered yet when the listening channel
+    /// closed first, and such a close fires no `channelInactive`. A socket channel closed in its
+    /// bootstrap's initializer is closed the same way, before registration.
+    @Test(.timeLimit(.minutes(1))) func aTaskWhoseChannelClosesBeforeItWasActiveCompletes() async throws {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let session = StreamSession(eventLoopGroup: group)
+        let attached = group.next().makePromise(of: StreamTask.self)
+        let connect = ClientBootstrap(group: group)
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    let task = StreamTask(
+                        session: session, identifier: 1, host: "127.0.0.1", port: 1, origin: .accepted,
+                        eventLoop: channel.eventLoop
+                    )
+                    try task.attach(channel)
+                    #expect(!channel.isActive)
+                    channel.close(promise: nil)
+                    attached.succeed(task)
+                }
+            }
+            .connect(host: "127.0.0.1", port: 1)
+        let task = try await attached.futureResult.get()
+        _ = try? await connect.get()
+
+        let error = await task.waitUntilCompleted()
+        #expect(error?.code == .connectionClosed)
+        #expect(task.state == .completed)
+        try await group.shutdownGracefully()
     }
 
     /// A client's handler joins a channel that is already active, and the channel's own

@@ -11,8 +11,8 @@ import NIOCore
 
 extension StreamListener {
     /// A connection the bootstrap accepted: refused when its peer is over the per-address limit
-    /// (before anything is read), otherwise made a task and handed to ``connections``.
-    /// Throwing closes the channel.
+    /// (before anything is read), otherwise made a task, which goes to ``connections`` once the
+    /// connection is active (see ``AcceptedConnectionHandOver``). Throwing closes the channel.
     func accept(_ channel: any Channel) throws {
         let remote = channel.remoteAddress
         let group =
@@ -62,9 +62,15 @@ extension StreamListener {
         if let tls {
             task.startSecureConnection(asServerWith: tls)
         }
+        let handOverHandler = AcceptedConnectionHandOver { [self] in handOver(task, of: channel) }
+        try channel.pipeline.syncOperations.addHandler(handOverHandler, position: .first)
+    }
+
+    /// Puts `task`, whose `channel` has just become active, into ``connections``.
+    private func handOver(_ task: StreamTask, of channel: any Channel) {
         ledger.handedOver(channel)
         if case .terminated = continuation.yield(task) {
-            // Shut down since the check above: no one will take it.
+            // Shut down since it was accepted: no one will take it.
             ledger.taken()
             task.cancel()
         }

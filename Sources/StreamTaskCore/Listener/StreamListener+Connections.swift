@@ -10,6 +10,10 @@
 extension StreamListener {
     /// The accepted connections of a listener, in the order they arrived, as connected tasks.
     ///
+    /// A task comes out once its connection is established: it is running, and its metrics
+    /// carry both addresses. A connection that closes before then (a shutdown that starts as it
+    /// is accepted) never comes out.
+    ///
     /// The sequence pushes back: while
     /// ``StreamListener/Configuration/maximumWaitingConnections`` accepted connections wait for
     /// the consumer to take them, the listener accepts nothing more, and new connections wait in

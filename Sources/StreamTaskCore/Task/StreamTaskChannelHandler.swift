@@ -21,6 +21,8 @@ final class StreamTaskChannelHandler: ChannelInboundHandler, RemovableChannelHan
 
     private let driver: StreamTaskDriver
     private(set) var context: ChannelHandlerContext?
+    /// Whether the channel has been active while this handler was in its pipeline.
+    private var sawActive = false
 
     init(driver: StreamTaskDriver) {
         self.driver = driver
@@ -29,11 +31,20 @@ final class StreamTaskChannelHandler: ChannelInboundHandler, RemovableChannelHan
     func handlerAdded(context: ChannelHandlerContext) {
         self.context = context
         if context.channel.isActive {
+            sawActive = true
             driver.channelBecameActive(context.channel)
+        } else {
+            // SwiftNIO closes an accepted channel that it has not registered yet when the
+            // listening channel closes first, and a channel closed before it was ever active
+            // fires no `channelInactive`: its close future is the only word of it.
+            context.channel.closeFuture.assumeIsolated().whenComplete { [self] _ in
+                if !sawActive { driver.channelClosedBeforeActive() }
+            }
         }
     }
 
     func channelActive(context: ChannelHandlerContext) {
+        sawActive = true
         driver.channelBecameActive(context.channel)
         context.fireChannelActive()
     }

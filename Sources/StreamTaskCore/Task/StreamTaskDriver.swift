@@ -317,9 +317,10 @@ package final class StreamTaskDriver: @unchecked Sendable {
             // channel's own activation reached it afterwards.
             return
         case .closed:
-            // Cancelled while the channel was coming up (a listener hands a task out before
-            // its channel is active): no action closed a channel that was not active yet, so
-            // close it now, or it stays open and the task never completes.
+            // Cancelled while the channel was coming up (an accepted task's handler joins its
+            // channel before activation, and `invalidateAndCancel` reaches every task): no
+            // action closed a channel that was not active yet, so close it now, or it stays
+            // open and the task never completes.
             handler?.close()
             return
         }
@@ -390,6 +391,17 @@ package final class StreamTaskDriver: @unchecked Sendable {
         configuration.logger.debug("connection error", metadata: ["task": "\(taskIdentifier)", "error": "\(failure)"])
         if channelFailure == nil { channelFailure = failure }
         handler?.close()
+    }
+
+    /// The channel closed without ever having been active while the task's handler was in it
+    /// (see `StreamTaskChannelHandler.handlerAdded(context:)`): no `channelInactive` will come,
+    /// so the task completes here.
+    func channelClosedBeforeActive() {
+        guard handler != nil else { return }
+        if channelFailure == nil {
+            channelFailure = StreamTaskError(.connectionClosed, "the connection closed before it was established")
+        }
+        channelClosed()
     }
 
     func channelClosed() {
