@@ -129,8 +129,17 @@ struct ChatMessageSplitterTests {
             ui.type(paste)
             var received: [String] = []
             while received.joined(separator: " ").count < paste.count {
-                let message = try await reader.waitFor("the next piece") {
-                    $0.command == "PRIVMSG" || $0.command == "QUIT"
+                let message: IRCMessage
+                do {
+                    // 30 s, not the usual 10: at the start of the whole suite on two cores,
+                    // a rehearsal once saw no piece for 10 s (pacing is timers on a busy pool).
+                    message = try await reader.waitFor("the next piece", timeout: 30) {
+                        $0.command == "PRIVMSG" || $0.command == "QUIT"
+                    }
+                } catch {
+                    // What the sender's screen said tells a stalled sender from a lost piece.
+                    Issue.record("after \(received.count) pieces: \(error); the sender showed: \(ui.lines.suffix(5))")
+                    break
                 }
                 guard message.command == "PRIVMSG" else {
                     Issue.record("the sender was dropped: \(message)")
