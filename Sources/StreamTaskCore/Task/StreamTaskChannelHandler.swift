@@ -20,9 +20,9 @@ final class StreamTaskChannelHandler: ChannelInboundHandler, RemovableChannelHan
     typealias OutboundOut = ByteBuffer
 
     private let driver: StreamTaskDriver
-    private(set) var context: ChannelHandlerContext?
+    @exclusivity(unchecked) private(set) var context: ChannelHandlerContext?
     /// Whether the channel has been active while this handler was in its pipeline.
-    private var sawActive = false
+    @exclusivity(unchecked) private var sawActive = false
 
     init(driver: StreamTaskDriver) {
         self.driver = driver
