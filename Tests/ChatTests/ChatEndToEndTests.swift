@@ -247,12 +247,29 @@ struct ChatEndToEndTests {
             try await watcher.register("watcher")
             try await watcher.join("#c")
             await idle.stopAnsweringPings()
-            // The watcher reads (and so answers its PINGs) from now on, so only `idle` times
-            // out, however long the rest takes on a loaded machine.
+            // The watcher reads (and so answers its PINGs) from now on, and sends a line of its
+            // own twice a second, so that its idle timer never runs (on a loaded machine the
+            // suite's other tests can hold up its answer to a PING for seconds): only `idle`
+            // times out.
+            let keepAlive = Task {
+                while !Task.isCancelled {
+                    try? await watcher.send("PING :alive")
+                    try? await Task.sleep(for: .milliseconds(500))
+                }
+            }
+            defer { keepAlive.cancel() }
             async let watched = watcher.waitFor(command: "QUIT", timeout: 60)
             let ping = try await idle.waitFor(command: "PING")
             #expect(ping.parameters == ["chat.test"])
-            let quit = try await watched
+            let quit: IRCMessage
+            do {
+                quit = try await watched
+            } catch {
+                // Say why the server let the watcher go, if it said.
+                let last = await watcher.received.suffix(3).map { "\($0.command) \($0.parameters)" }
+                Issue.record("the watcher saw no QUIT (\(error)); its last messages: \(last)")
+                throw error
+            }
             #expect(quit.source?.hasPrefix("idle!") == true)
             #expect(quit.parameters.last?.hasPrefix("Ping timeout") == true)
             let end = try await idle.readToEnd()
