@@ -9,6 +9,7 @@
 
 import Foundation
 import NIOCore
+import NIOPosix
 import Testing
 
 @testable import StreamTaskCore
@@ -170,6 +171,41 @@ import Testing
         #expect(client.streamTaskError?.code == .timedOut, "\(String(describing: client.streamTaskError))")
         client.cancel()
         await server.stop()
+    }
+
+    /// An async write that returned at once but reached the loop after the channel filled waits
+    /// there behind the full channel. If its time runs out before the channel takes it, it
+    /// cannot be withdrawn as a write still waiting for room is: its caller was told it was
+    /// written, and the writes after it would close over the gap. The connection closes.
+    @Test func aWriteThatReturnedAndTimesOutBeforeTheChannelTakesItClosesTheConnection() async throws {
+        // The client gets a loop of its own: holding one of the shared loops would stall the
+        // connections of every other test on it.
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let server = try await LoopbackServer.start()
+        var accepted = server.listener.connections.makeAsyncIterator()
+        let client = StreamSession(configuration: .default, eventLoopGroup: group).loopbackTask(port: server.port)
+        let peer = try await server.accept(&accepted)  // never reads
+        #expect(await eventually { client.metrics.remotePort != nil }, "the client's connection is up")
+
+        // Hold the loop, and queue behind the hold a write that fills every buffer: the async
+        // write below is admitted with room (the channel still looks writable from outside the
+        // loop), and reaches the loop after the channel has filled.
+        let gate = DispatchSemaphore(value: 0)
+        client.eventLoop.execute { gate.wait() }
+        client.eventLoop.execute {
+            client.write(Data(repeating: 0x41, count: 32 << 20), timeout: 0) { _ in }
+        }
+        try await client.write(Data("late".utf8), timeout: 0.3)
+        gate.signal()
+
+        #expect(await eventually(10) { client.state == .completed }, "the task completed")
+        let error = client.streamTaskError
+        #expect(error?.code == .timedOut, "\(String(describing: error))")
+        #expect(error?.message.contains("a write that had returned") == true, "\(String(describing: error))")
+        client.cancel()
+        peer.cancel()
+        await server.stop()
+        try await group.shutdownGracefully()
     }
 
     /// With no outbound allowance every async write waits for the kernel, as the completion-

@@ -169,8 +169,10 @@ public final class StreamSessionConfiguration: @unchecked Sendable, NSCopying, C
     /// it waits for room is withdrawn: nothing of it is sent and the connection stays open. A
     /// write larger than the limit waits until its own bytes reach the kernel. A write that
     /// returned and then fails (the peer reset the connection, say) makes the next write throw
-    /// that error. The completion-handler `write` always completes when its bytes reach the
-    /// kernel, as Apple's does; so does every async write with 0 here.
+    /// that error; so does one whose time runs out before its bytes reach the kernel, which,
+    /// having returned, cannot be withdrawn: the connection closes with the timeout. The
+    /// completion-handler `write` always completes when its bytes reach the kernel, as Apple's
+    /// does; so does every async write with 0 here.
     public var outboundBufferLimit: Int {
         get { self[\.outboundBufferLimit] }
         set { self[\.outboundBufferLimit] = newValue }

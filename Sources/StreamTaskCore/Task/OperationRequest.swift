@@ -30,6 +30,10 @@ struct OperationRequest: Sendable {
     let abandoned: NIOLockedValueBox<Bool>?
     /// Issued by the streams the connection was handed over to, not by the task.
     var fromStreams = false
+    /// A write whose caller returned before its bytes left (one the write ledger let go): it
+    /// can no longer be withdrawn, so if its time runs out before the channel takes it, the
+    /// connection closes, as it does when its time runs out after.
+    var returnedEarly = false
     let completion: StreamTaskDriver.Completion
 
     /// When it times out; `nil` without a timeout.

@@ -35,7 +35,7 @@ extension StreamTask {
     func submitWriteBehind(_ buffer: ByteBuffer, id: OperationID? = nil, timeout: TimeInterval, startedAt: NIODeadline)
     {
         let count = buffer.readableBytes
-        submit(.write(buffer), id: id, timeout: timeout, startedAt: startedAt) { result in
+        submit(.write(buffer), id: id, timeout: timeout, returnedEarly: true, startedAt: startedAt) { result in
             let error: StreamTaskError? = if case .failure(let error) = result { error } else { nil }
             self.releaseRoomWaiters { $0.complete(count, error: error) }
         }

@@ -280,12 +280,13 @@ public final class StreamTask: StreamSessionTask, @unchecked Sendable, CustomStr
         timeout: TimeInterval,
         abandoned: NIOLockedValueBox<Bool>? = nil,
         fromStreams: Bool = false,
+        returnedEarly: Bool = false,
         startedAt: NIODeadline = .now(),
         completion: @escaping StreamTaskDriver.Completion
     ) {
         let request = OperationRequest(
             operation: operation, id: id ?? makeOperationID(), timeout: timeout, startedAt: startedAt,
-            abandoned: abandoned, fromStreams: fromStreams, completion: completion)
+            abandoned: abandoned, fromStreams: fromStreams, returnedEarly: returnedEarly, completion: completion)
         if operation.claimsInput { return submitClaimingInput(request) }
         driver.submit(request)
     }

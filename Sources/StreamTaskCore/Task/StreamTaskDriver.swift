@@ -177,7 +177,7 @@ package final class StreamTaskDriver: @unchecked Sendable {
                 if self.tls.unwrapping == id {
                     self.stopTLSTimedOut(id, after: timeout)
                 } else {
-                    self.carryOut(self.machine.abandon(id, error: error))
+                    self.carryOut(self.machine.abandon(id, error: error, returnedEarly: request.returnedEarly))
                 }
             }
         }

@@ -266,16 +266,17 @@ struct StreamTaskStateMachine {
     ///
     /// A write the channel already has cannot be taken back, and part of it may have been sent,
     /// nor can a TLS handshake under way: the stream is no longer in a known state, so the
-    /// connection is closed.
-    mutating func abandon(_ id: OperationID, error: StreamTaskError) -> [Action] {
+    /// connection is closed. So it is for a write whose caller was told it was written
+    /// (`returnedEarly`): withdrawn, it would leave a gap in the stream that the writes after
+    /// it would close over.
+    mutating func abandon(_ id: OperationID, error: StreamTaskError, returnedEarly: Bool = false) -> [Action] {
         guard let index = pending.firstIndex(where: { $0.id == id }) else { return [] }
         let item = pending.remove(at: index)
         var actions: [Action] = [.fail(id, error)]
-        if item.isUnderway {
+        if item.isUnderway || returnedEarly {
+            let what = item.isUnderway ? "an operation under way" : "a write that had returned before it was sent"
             let reason = StreamTaskError(
-                error.code,
-                "the connection was closed because an operation under way was abandoned (\(error.message))"
-            )
+                error.code, "the connection was closed because \(what) was abandoned (\(error.message))")
             actions += closed(error: reason)
             actions.append(.close)
         } else {
