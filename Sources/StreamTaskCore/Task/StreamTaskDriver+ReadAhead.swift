@@ -27,18 +27,19 @@ extension StreamTaskDriver {
         // bytes wait for the rest of it.
         if readBurst || (lending && machine.bufferedByteCount == 0) { return }
         let limit = configuration.inboundBufferLimit
-        let lendsBytes = machine.bufferedByteCount > 0
         let outcome = owner.withShared { shared -> ReadAhead.LendOutcome? in
             guard shared.readAhead.mayLend, shared.state == .running else { return nil }
             return shared.readAhead.lend(machine.lendBuffer(), limit: limit)
         }
         guard let outcome else { return }
         lending = true
-        if lendsBytes, case .flowing = machine.inbound {
-            // The machine stopped asking for input because its buffer was full; lent, those
-            // bytes count through `holdsInputForLentBytes`, which the read that takes them
-            // below the limit undoes. Without this, a reader that drains them and then waits
-            // parked (never reaching the machine) would wait for input nobody asks for.
+        if case .flowing = machine.inbound {
+            // Nothing asks for input: the machine stopped because its buffer was full, or an
+            // input held for lent bytes was withdrawn when they were taken back and no pass
+            // followed (an operation refused at once). From here, lent bytes count through
+            // `holdsInputForLentBytes`, which the read that takes them below the limit undoes.
+            // Without this, a reader that waits parked (never reaching the machine) would wait
+            // for input nobody asks for.
             carryOut(machine.receiveCompleted())
         }
         switch outcome {
