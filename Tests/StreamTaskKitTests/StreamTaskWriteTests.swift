@@ -167,7 +167,9 @@ import Testing
         // The timed-out write had been handed to the channel, so the stream is closed. The wait
         // is bounded and the task cancelled after it: a task left open must fail this test, not
         // hold up the server's stop (which waits for its connections) and with it the whole run.
-        #expect(await eventually(10) { client.state == .completed }, "the task completed")
+        #expect(
+            await eventually(10) { client.state == .completed },
+            "the task completed after \(String(describing: timedOut))")
         #expect(client.streamTaskError?.code == .timedOut, "\(String(describing: client.streamTaskError))")
         client.cancel()
         await server.stop()
