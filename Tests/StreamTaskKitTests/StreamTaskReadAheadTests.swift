@@ -129,6 +129,7 @@ import Testing
         client.cancel()
         await server.stop()
     }
+
     /// A reader off the loop takes the last lent bytes and, before its word that the input may
     /// flow again reaches the loop, another caller's read that the machine refuses at once
     /// (its arguments are invalid) takes the lending back. The input held for the lent bytes
