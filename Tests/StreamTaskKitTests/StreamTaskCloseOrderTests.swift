@@ -20,7 +20,7 @@ import Testing
         let got = client.recordedRead(count: 5)
         client.closeRead()
         // Both are on the loop, the read first, before any byte is sent.
-        #expect(try await client.onLoop { $0.machine.pending.count } == 2)
+        #expect(try await client.onLoop { $0.machine.operations.count } == 2)
         try await peer.write("hel")
         try await peer.write("lo, and more")
         #expect(await eventually { got.values == ["hello"] })

@@ -235,7 +235,7 @@ import Testing
                 (data, atEOF) = try await client.readData(ofMinLength: 1, maxLength: 65536, timeout: 10)
             } catch {
                 let state = try await client.onLoop { d in
-                    "lending \(d.lending) inputHeld \(d.inputHeld) inbound \(d.machine.inbound) buffered \(d.machine.bufferedByteCount) pending \(d.machine.pending.count) ahead \(client.withShared { $0.readAhead })"
+                    "lending \(d.lending) inputHeld \(d.inputHeld) inbound \(d.machine.inbound) buffered \(d.machine.bufferedByteCount) pending \(d.machine.operations.count) ahead \(client.withShared { $0.readAhead })"
                 }
                 Issue.record("stalled after \(received): \(state)")
                 throw error

@@ -32,7 +32,7 @@ import Testing
         client.write(Data("2".utf8), timeout: 0) { error in done.append(error == nil ? "2" : "\(error!)") }
         client.write(Data("3".utf8), timeout: 0) { error in done.append(error == nil ? "3" : "\(error!)") }
         // The loop has taken both writes, and neither went to the socket.
-        #expect(try await client.onLoop { $0.machine.pending.map(\.isUnderway) } == [false, false])
+        #expect(try await client.onLoop { $0.machine.operations.map(\.isUnderway) } == [false, false])
         #expect(client.countOfBytesSent == 1)
         #expect(try await peer.readText(count: 1) == "1")
         client.resume()
@@ -51,7 +51,7 @@ import Testing
         // The suspended task's connection goes on reading into its buffer.
         #expect(try await client.eventuallyOnLoop { $0.machine.bufferedByteCount == 5 })
         let got = client.recordedRead(count: 5)
-        #expect(try await client.onLoop { $0.machine.pending.count } == 1, "the read waits")
+        #expect(try await client.onLoop { $0.machine.operations.count } == 1, "the read waits")
         client.resume()
         #expect(await eventually { got.values == ["hello"] })
         client.cancel()
@@ -103,7 +103,7 @@ import Testing
             try await client.readData(ofMinLength: 1, maxLength: 1, timeout: 0)
         }
         async let write = expectStreamError(.cancelled) { try await client.write(Data("x".utf8), timeout: 0) }
-        #expect(try await client.eventuallyOnLoop { $0.machine.pending.count == 2 }, "both wait")
+        #expect(try await client.eventuallyOnLoop { $0.machine.operations.count == 2 }, "both wait")
         client.cancel()
         _ = await (read, write)
         #expect(await client.waitUntilCompleted()?.code == .cancelled)
@@ -140,7 +140,7 @@ import Testing
         task.write(Data("early".utf8), timeout: 0) { error in #expect(error == nil) }
         let peer = try await server.accept(&accepted)
         #expect(try await task.eventuallyOnLoop { $0.machine.isConnected })
-        #expect(try await task.onLoop { $0.machine.pending.map(\.isUnderway) } == [false])
+        #expect(try await task.onLoop { $0.machine.operations.map(\.isUnderway) } == [false])
         #expect(task.state == .suspended, "connecting does not resume the task")
         task.resume()
         #expect(try await peer.readText(count: 5) == "early")
@@ -169,7 +169,7 @@ import Testing
 extension StreamTask {
     /// The operations handed to the channel and not completed yet.
     fileprivate func underwayWrites() async throws -> Set<UInt64> {
-        try await onLoop { Set($0.machine.pending.filter(\.isUnderway).map(\.id.rawValue)) }
+        try await onLoop { Set($0.machine.operations.filter(\.isUnderway).map(\.id.rawValue)) }
     }
 }
 

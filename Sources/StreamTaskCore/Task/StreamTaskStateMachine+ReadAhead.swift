@@ -61,7 +61,7 @@ extension StreamTaskStateMachine {
         guard connection == .open, input == .open, !inbound.hasEnded, owner == .task, activity == .running else {
             return false
         }
-        return !pending.contains { $0.operation.claimsInput }
+        return pending.claimingInputCount == 0
     }
 
     /// Hands the buffer over to be lent; the machine holds no bytes afterwards.

@@ -35,6 +35,11 @@ extension StreamTaskStateMachine {
         var writesIssued = 0
         var actions: [Action] = []
 
+        var writesBlocked: Bool {
+            if case .blocked = writes { return true }
+            return false
+        }
+
         mutating func blockReads(wanting bytes: Int? = nil) {
             guard case .free = reads else { return }
             reads = bytes.map { .waiting(bytesWanted: $0) } ?? .blocked
@@ -61,8 +66,10 @@ extension StreamTaskStateMachine {
 
     /// What a step did with the operation it looked at.
     enum Step {
-        /// It stays queued (waiting, or in flight).
+        /// It stays queued (waiting, or under way).
         case stays
+        /// A write handed to the channel: it joins the writes in flight.
+        case issued
         /// It completed (its outcome is among the actions) and leaves the queue.
         case done
         /// The step closed the connection and the pass is over.
@@ -88,12 +95,31 @@ extension StreamTaskStateMachine {
 
     /// Moves every operation that can move, in order (none while suspended), then asks the
     /// channel for input or for the close as the new state calls for.
+    ///
+    /// The pass ends early once nothing further can move: past the head, with the write lane
+    /// blocked and the read lane either blocked too or with nothing left in it. (Everything
+    /// left then waits: writes and `closeWrite` for the write lane, reads and `closeRead` for
+    /// the read lane, barriers for the head.) So a queue of writes behind a full channel costs
+    /// a pass nothing.
     mutating func process() -> [Action] {
         var sweep = Sweep()
+        if !writesInFlight.isEmpty { sweep.noteWriteInFlight() }
         var index = 0
+        // Operations before `index` that stayed and claim input.
+        var claimingStayed = 0
         while index < pending.count, !holdsOperations {
+            if index > 0, sweep.writesBlocked, !sweep.readsMove || pending.claimingInputCount == claimingStayed {
+                break
+            }
+            operationsVisited += 1
             switch step(at: index, &sweep) {
-            case .stays: index += 1
+            case .stays:
+                if pending[index].claimsInput { claimingStayed += 1 }
+                index += 1
+            case .issued:
+                var write = pending.remove(at: index)
+                write.stage = .underway
+                writesInFlight.append(write)
             case .done: pending.remove(at: index)
             case .stop: return sweep.actions
             }
@@ -157,10 +183,6 @@ extension StreamTaskStateMachine {
     }
 
     private mutating func stepWrite(_ item: Pending, bytes: ByteBuffer, at index: Int, _ sweep: inout Sweep) -> Step {
-        if item.isUnderway {
-            sweep.noteWriteInFlight()
-            return .stays
-        }
         if case .blocked = sweep.writes { return .stays }
         switch reach {
         case .waiting:
@@ -173,11 +195,10 @@ extension StreamTaskStateMachine {
                 sweep.blockWrites()
                 return .stays
             }
-            pending[index].stage = .underway
             sweep.actions.append(.write(item.id, bytes))
             sweep.writesIssued += 1
             sweep.noteWriteInFlight()
-            return .stays
+            return .issued
         }
     }
 
@@ -217,7 +238,7 @@ extension StreamTaskStateMachine {
             sweep.blockReads()
             sweep.blockWrites()
         }
-        guard !item.isUnderway, index == 0 else { return .stays }
+        guard !item.isUnderway, index == 0, writesInFlight.isEmpty else { return .stays }
         switch reach {
         case .waiting:
             return .stays
@@ -259,7 +280,7 @@ extension StreamTaskStateMachine {
     }
 
     private mutating func stepCapture(_ item: Pending, at index: Int, _ sweep: inout Sweep) -> Step {
-        guard index == 0 else {
+        guard index == 0, writesInFlight.isEmpty else {
             sweep.blockReads()
             sweep.blockWrites()
             return .stays
@@ -274,10 +295,9 @@ extension StreamTaskStateMachine {
         case .connected:
             // The old owner's operations queued behind the barrier: the connection is no
             // longer theirs.
-            for later in pending.dropFirst() {
+            for later in pending.removeAllButFirst() {
                 sweep.actions.append(.fail(later.id, .streamsCaptured))
             }
-            pending.removeSubrange(1...)
             handOverToStreams()
             sweep.actions.append(.captureStreams(item.id))
             return .done

@@ -107,6 +107,7 @@ struct StreamTaskStateMachine {
         var stage = Stage.queued
 
         var isUnderway: Bool { stage == .underway }
+        var claimsInput: Bool { operation.claimsInput }
     }
 
     let highWaterMark: Int
@@ -117,8 +118,15 @@ struct StreamTaskStateMachine {
     var writability = Writability.writable
     private(set) var owner = Owner.task
     var activity = Activity.running
-    var pending: [Pending] = []
+    /// Operations queued, and TLS transitions under way, in the order they were issued.
+    var pending = PendingOperations()
+    /// Writes handed to the channel, oldest first: the channel completes them in that order.
+    /// They are all older than any write or `closeWrite` still queued.
+    var writesInFlight = CircularBuffer<Pending>()
     var buffer = ByteQueue()
+    /// How many queued operations the passes over the queue have looked at, in all: what a
+    /// pass costs, for the tests that hold it to the operations that can move.
+    var operationsVisited = 0
 
     init(highWaterMark: Int = 256 * 1024) {
         self.highWaterMark = highWaterMark
@@ -128,7 +136,10 @@ struct StreamTaskStateMachine {
     var bufferedByteCount: Int { buffer.readableBytes }
 
     /// Whether any operation is still waiting or in flight.
-    var hasPendingOperations: Bool { !pending.isEmpty }
+    var hasPendingOperations: Bool { !pending.isEmpty || !writesInFlight.isEmpty }
+
+    /// Every operation the machine holds: the writes in flight, then the queue.
+    var operations: [Pending] { Array(writesInFlight) + pending.elements }
 
     /// `captureStreams` took effect: the connection belongs to the streams.
     var streamsCaptured: Bool { owner == .streams }
@@ -219,11 +230,14 @@ struct StreamTaskStateMachine {
     }
 
     mutating func writeCompleted(_ id: OperationID, error: StreamTaskError?) -> [Action] {
-        guard let index = pending.firstIndex(where: { $0.id == id }) else { return [] }
-        guard case .write = pending[index].operation, pending[index].isUnderway else {
-            preconditionFailure("\(id) completed as a write, but no write of that id was handed to the channel")
+        guard let index = writesInFlight.firstIndex(where: { $0.id == id }) else {
+            // Gone already (abandoned, or failed by the close), or never handed over.
+            precondition(
+                pending.firstOffset(where: { $0.id == id }) == nil,
+                "\(id) completed as a write, but no write of that id was handed to the channel")
+            return []
         }
-        pending.remove(at: index)
+        writesInFlight.remove(at: index)
         var actions: [Action] = [error.map { .fail(id, $0) } ?? .succeed(id)]
         actions += process()
         return actions
@@ -237,7 +251,7 @@ struct StreamTaskStateMachine {
         error: StreamTaskError?,
         closesConnection: Bool = true
     ) -> [Action] {
-        guard let index = pending.firstIndex(where: { $0.id == id }) else { return [] }
+        guard let index = pending.firstOffset(where: { $0.id == id }) else { return [] }
         switch pending[index].operation {
         case .startTLS, .stopTLS:
             precondition(pending[index].isUnderway, "\(id) completed as a TLS transition before it was started")
@@ -270,8 +284,14 @@ struct StreamTaskStateMachine {
     /// (`returnedEarly`): withdrawn, it would leave a gap in the stream that the writes after
     /// it would close over.
     mutating func abandon(_ id: OperationID, error: StreamTaskError, returnedEarly: Bool = false) -> [Action] {
-        guard let index = pending.firstIndex(where: { $0.id == id }) else { return [] }
-        let item = pending.remove(at: index)
+        let item: Pending
+        if let index = writesInFlight.firstIndex(where: { $0.id == id }) {
+            item = writesInFlight.remove(at: index)
+        } else if let index = pending.firstOffset(where: { $0.id == id }) {
+            item = pending.remove(at: index)
+        } else {
+            return []
+        }
         var actions: [Action] = [.fail(id, error)]
         if item.isUnderway || returnedEarly {
             let what = item.isUnderway ? "an operation under way" : "a write that had returned before it was sent"
@@ -296,18 +316,20 @@ struct StreamTaskStateMachine {
             actions += endInput(truncation: nil)
         }
         let failure = error ?? .connectionIsClosed
-        for item in pending where item.isUnderway {
+        for item in writesInFlight + pending.removeAll(where: { $0.isUnderway }) {
             actions.append(.fail(item.id, failure))
         }
-        pending.removeAll(where: { $0.isUnderway })
+        writesInFlight.removeAll()
         actions += process()
         return actions
     }
 
     /// Fails every operation with a cancellation error and closes the connection.
     mutating func cancel() -> [Action] {
-        var actions: [Action] = pending.map { .fail($0.id, .cancelled) }
-        pending.removeAll()
+        var actions: [Action] = (Array(writesInFlight) + pending.removeAll(where: { _ in true })).map {
+            .fail($0.id, .cancelled)
+        }
+        writesInFlight.removeAll()
         buffer.removeAll()
         let wasConnected = isConnected
         if case .closed = connection { return actions }

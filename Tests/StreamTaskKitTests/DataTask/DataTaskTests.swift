@@ -67,7 +67,7 @@ import FoundationNetworking
             let stream = try await dataTask.becomeStream()
             #expect(stream.state == .suspended)
             let got = stream.recordedRead(count: 12)
-            #expect(try await stream.onLoop { $0.machine.pending.count } == 1, "the read waits")
+            #expect(try await stream.onLoop { $0.machine.operations.count } == 1, "the read waits")
             dataTask.resume()
             #expect(await eventually { got.values == ["FIRST-BYTES\n"] })
             stream.cancel()
