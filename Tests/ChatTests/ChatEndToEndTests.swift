@@ -234,23 +234,17 @@ struct ChatEndToEndTests {
 
     @Test func anIdleClientIsPingedThenDroppedAndItsChannelsSeeItQuit() async throws {
         try await ChatServerFixture.with({
-            // 3 s each: long enough that a loaded machine (the suite runs its tests side by
-            // side) does not drop a client that is still registering.
-            $0.idleTimeout = .seconds(3)
-            $0.pingTimeout = .seconds(3)
+            // 5 s each: the server counts from a client's last line, and on a loaded machine
+            // (the suite runs its tests side by side) the test's own task can take seconds
+            // between two lines of a client's registration.
+            $0.idleTimeout = .seconds(5)
+            $0.pingTimeout = .seconds(5)
         }) { _, port in
-            // Both answer PINGs while they set up, however slow the machine; then `idle` stops.
-            let idle = IRCTestClient(port: port)
-            try await idle.register("idle")
-            try await idle.join("#c")
+            // The watcher joins first and from then on sends a line of its own twice a second,
+            // so that its idle timer never runs, however long the reads below are held up.
             let watcher = IRCTestClient(port: port)
             try await watcher.register("watcher")
             try await watcher.join("#c")
-            await idle.stopAnsweringPings()
-            // The watcher reads (and so answers its PINGs) from now on, and sends a line of its
-            // own twice a second, so that its idle timer never runs (on a loaded machine the
-            // suite's other tests can hold up its answer to a PING for seconds): only `idle`
-            // times out.
             let keepAlive = Task {
                 while !Task.isCancelled {
                     try? await watcher.send("PING :alive")
@@ -258,6 +252,12 @@ struct ChatEndToEndTests {
                 }
             }
             defer { keepAlive.cancel() }
+            // `idle` joins a channel that the watcher is already in: its timers start from
+            // that last line, and whenever it is dropped, the watcher is a member to tell.
+            let idle = IRCTestClient(port: port)
+            try await idle.register("idle")
+            try await idle.join("#c")
+            await idle.stopAnsweringPings()
             async let watched = watcher.waitFor(command: "QUIT", timeout: 60)
             let ping = try await idle.waitFor(command: "PING")
             #expect(ping.parameters == ["chat.test"])
