@@ -244,6 +244,11 @@ final class PythonPeer: Sendable {
         await offCooperativePool { self.lines.next() }
     }
 
+    /// Closes the peer's standard input without waiting: the cue some modes wait for.
+    func closeInput() {
+        child.closeInput()
+    }
+
     /// Closes the peer's standard input and waits (at most 30 s) for it to exit; returns its
     /// remaining output lines.
     func finish() async -> [String] {

@@ -103,31 +103,26 @@ import FoundationNetworking
     /// The wait is the server's only: not while the owner decides on the head, nor while the
     /// task is suspended (Apple: a suspended task "is not subject to timeouts").
     ///
-    /// The timeout here is 6 s: the peer is this process's own, on the cooperative pool, and
-    /// with the whole suite running beside it, its first answer has taken over 3 s.
+    /// The peer is a process of its own that answers the request at once: a peer in this
+    /// process, on the cooperative pool, has taken over 6 s to answer with the whole suite
+    /// running beside it, and the wait for the head is timed.
     @Test func neitherDecidingNorASuspensionIsTimed() async throws {
-        let timeout: TimeInterval = 6
-        let server = try await LoopbackServer.start()
-        var accepted = server.listener.connections.makeAsyncIterator()
-        let dataTask = Self.session(timeout: timeout).dataTask(
-            with: try DataTaskTesting.request("http://127.0.0.1:\(server.port)/"))
-        let response = Task { try await dataTask.receiveResponse() }
-        let peer = try await server.accept(&accepted)
-        while try await peer.readLine() != "\r\n" {}
-        try await peer.write("HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nfirst")
-        #expect(try await response.value.statusCode == 200)
-        // Waiting out the timeout twice over, once deciding and once suspended, with the server
-        // silent all along: only the passing of time can show that no timer ran.
-        try await Task.sleep(for: .seconds(timeout + 1))
-        dataTask.suspend()
-        dataTask.allow()
-        try await Task.sleep(for: .seconds(timeout + 1))
-        #expect(dataTask.error == nil)
-        try await peer.write("-last")
-        dataTask.resume()
-        #expect(String(decoding: try await dataTask.bodyData(), as: UTF8.self) == "first-last")
-        #expect(dataTask.error == nil)
-        peer.cancel()
-        await server.stop()
+        let timeout: TimeInterval = 4
+        try await DataTaskTesting.withPeer("http_peer.py", mode: "rest-when-told") { server in
+            let dataTask = Self.session(timeout: timeout).dataTask(
+                with: try DataTaskTesting.request("http://127.0.0.1:\(server.port)/"))
+            #expect(try await dataTask.receiveResponse().statusCode == 200)
+            // Waiting out the timeout twice over, once deciding and once suspended, with the
+            // server silent all along: only the passing of time can show that no timer ran.
+            try await Task.sleep(for: .seconds(timeout + 1))
+            dataTask.suspend()
+            dataTask.allow()
+            try await Task.sleep(for: .seconds(timeout + 1))
+            #expect(dataTask.error == nil)
+            server.closeInput()
+            dataTask.resume()
+            #expect(String(decoding: try await dataTask.bodyData(), as: UTF8.self) == "first-last")
+            #expect(dataTask.error == nil)
+        }
     }
 }

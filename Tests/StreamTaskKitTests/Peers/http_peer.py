@@ -124,6 +124,15 @@ def main():
         while conn.recv(1):
             pass
         say("the client closed")
+    elif mode == "rest-when-told":
+        # The head and the start of a 10-byte body at once; the rest only when standard input
+        # ends (the test's cue), then silence until the client closes.
+        conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nfirst")
+        sys.stdin.read()
+        conn.sendall(b"-last")
+        while conn.recv(1):
+            pass
+        say("the client closed")
     elif mode == "stall-mid-body":
         # The head and the start of a 100-byte body, then silence until the client closes.
         conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\nthe start")
