@@ -25,7 +25,10 @@ import Testing
 
     @Test func aWriteIssuedWhileSuspendedWaitsForResumeThenArrivesInOrder() async throws {
         let (server, client, peer) = try await upPair()
+        // The async write returns once the task has the bytes, before they are sent: the peer
+        // reading them is what says they were.
         try await client.write("1")
+        #expect(try await peer.readText(count: 1) == "1")
         client.suspend()
         #expect(client.state == .suspended)
         let done = Recorder<String>()
@@ -34,7 +37,6 @@ import Testing
         // The loop has taken both writes, and neither went to the socket.
         #expect(try await client.onLoop { $0.machine.operations.map(\.isUnderway) } == [false, false])
         #expect(client.countOfBytesSent == 1)
-        #expect(try await peer.readText(count: 1) == "1")
         client.resume()
         #expect(client.state == .running)
         client.write(Data("4".utf8), timeout: 0) { error in done.append(error == nil ? "4" : "\(error!)") }
