@@ -326,10 +326,9 @@ struct StreamTaskStateMachine {
 
     /// Fails every operation with a cancellation error and closes the connection.
     mutating func cancel() -> [Action] {
-        var actions: [Action] = (Array(writesInFlight) + pending.removeAll(where: { _ in true })).map {
-            .fail($0.id, .cancelled)
-        }
+        var actions: [Action] = operations.map { .fail($0.id, .cancelled) }
         writesInFlight.removeAll()
+        pending = PendingOperations()
         buffer.removeAll()
         let wasConnected = isConnected
         if case .closed = connection { return actions }
