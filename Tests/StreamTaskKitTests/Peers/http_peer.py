@@ -37,6 +37,13 @@ def read_request(conn):
     return lines, body
 
 
+def wait_for_close(conn):
+    """Reads and drops whatever comes until the client closes, then says so."""
+    while conn.recv(1):
+        pass
+    say("the client closed")
+
+
 def echo_until_eof(conn):
     while True:
         chunk = conn.recv(65536)
@@ -121,24 +128,18 @@ def main():
         conn.recv(1)
     elif mode == "silent":
         # Read the request, answer nothing, until the client closes.
-        while conn.recv(1):
-            pass
-        say("the client closed")
+        wait_for_close(conn)
     elif mode == "rest-when-told":
         # The head and the start of a 10-byte body at once; the rest only when standard input
         # ends (the test's cue), then silence until the client closes.
         conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nfirst")
         sys.stdin.read()
         conn.sendall(b"-last")
-        while conn.recv(1):
-            pass
-        say("the client closed")
+        wait_for_close(conn)
     elif mode == "stall-mid-body":
         # The head and the start of a 100-byte body, then silence until the client closes.
         conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\nthe start")
-        while conn.recv(1):
-            pass
-        say("the client closed")
+        wait_for_close(conn)
     elif mode == "trickle-body":
         # A chunked body of one byte every INTERVAL seconds (the second argument) until at
         # least TOTAL seconds (the third) have passed: never silent for long, yet slower as a
