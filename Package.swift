@@ -271,6 +271,7 @@ let package = Package(
                 "ported-bonjour-announcer",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
             ],
             exclude: ["Lab"]
         ),

@@ -65,7 +65,8 @@ public actor ChatServer: Service {
         state.linkPeers = configuration.links
         // No per-address limit in the listener: it could only close a connection, where the
         // chat server tells the client which limit it hit (ChatServerState.connect).
-        let listening = StreamListener.Configuration(sendBufferSize: configuration.socketSendBuffer)
+        let listening = StreamListener.Configuration(
+            sendBufferSize: configuration.socketSendBuffer, session: configuration.listenerSession ?? StreamSession())
         listener = StreamListener(host: configuration.host, port: configuration.port, configuration: listening)
         tlsListener = configuration.tlsPort.map {
             StreamListener(host: configuration.host, port: $0, configuration: listening)

@@ -64,6 +64,10 @@ public struct ChatServerConfiguration: Sendable {
     /// those with an address and accepts the others' links on its own listener; each must
     /// give its password (Protocol.md, "Server links").
     public var links: [ChatLinkPeer] = []
+    /// The session the server's listeners accept connections into: its event loops serve the
+    /// clients and the links that come in. `nil` makes a new default session, on the shared
+    /// event loops.
+    public var listenerSession: StreamSession?
     /// The session outgoing links are made with: its proxy, TLS and transport-security
     /// settings apply to them as to any stream task. `nil` uses ``StreamSession/shared``.
     public var linkSession: StreamSession?

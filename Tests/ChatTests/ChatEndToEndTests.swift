@@ -101,12 +101,18 @@ struct ChatEndToEndTests {
     /// A client that stops reading is dropped when its send queue passes the limit; the others
     /// go on receiving everything, and see it quit.
     @Test func aSlowReaderIsDisconnectedWhileTheOthersKeepReceiving() async throws {
-        try await ChatServerFixture.with({
+        try await OwnEventLoop.with { loop in try await slowReader(on: loop.session()) }
+    }
+
+    /// The server and clients of `aSlowReaderIsDisconnectedWhileTheOthersKeepReceiving`, all on
+    /// `session`'s loop.
+    private func slowReader(on session: StreamSession) async throws {
+        try await ChatServerFixture.with(session: session) {
             $0.floodBurst = nil
             $0.sendQueueLimit = 32 * 1024
-        }) { _, port in
+        } _: { _, port in
             // A slow reader with a small receive buffer, so the kernel holds little for it.
-            let clients = try await members(of: "#busy", port: port, "slow", "sender", "reader")
+            let clients = try await members(of: "#busy", port: port, session: session, "slow", "sender", "reader")
             let (slow, sender, reader) = (clients[0], clients[1], clients[2])
 
             // `slow` reads nothing from here on. Send until the server gives up on it: more than
@@ -159,17 +165,23 @@ struct ChatEndToEndTests {
     /// A client that asks for more than it reads overflows its own send queue with the
     /// replies: the server drops it, and the channel hears why.
     @Test func aClientOverflowingItsOwnSendQueueIsDisconnected() async throws {
-        try await ChatServerFixture.with({
+        try await OwnEventLoop.with { loop in try await overflowingClient(on: loop) }
+    }
+
+    /// The server and clients of `aClientOverflowingItsOwnSendQueueIsDisconnected`, all on
+    /// `loop`.
+    private func overflowingClient(on loop: OwnEventLoop) async throws {
+        try await ChatServerFixture.with(session: loop.session()) {
             $0.floodBurst = nil
             $0.sendQueueLimit = 16 * 1024
-        }) { server, port in
-            let watcher = try await members(of: "#c", port: port, "watcher")[0]
+        } _: { server, port in
+            let watcher = try await members(of: "#c", port: port, session: loop.session(), "watcher")[0]
             // `greedy` buffers little of what it does not read (16 KiB, not the default 256 KiB),
             // so the kernel's receive buffer for it does not grow either: the server keeps up
             // with what it asks for until those buffers are full, and only then drops it.
             let greedy = IRCTestClient(
                 port: port,
-                session: StreamSession(configuration: .init(inboundBufferLimit: 16 * 1024, proxy: .direct)))
+                session: loop.session(configuration: .init(inboundBufferLimit: 16 * 1024, proxy: .direct)))
             try await greedy.register("greedy")
             try await greedy.join("#c")
             _ = try await watcher.waitFor("greedy joining") {
@@ -441,10 +453,12 @@ struct ChatEndToEndTests {
 
     /// Clients registered as `nicks`, in order, each joined to `channel`; returned once the
     /// first has seen the last one join.
-    private func members(of channel: String, port: Int, _ nicks: String...) async throws -> [IRCTestClient] {
+    private func members(
+        of channel: String, port: Int, session: StreamSession? = nil, _ nicks: String...
+    ) async throws -> [IRCTestClient] {
         var clients: [IRCTestClient] = []
         for nick in nicks {
-            let client = IRCTestClient(port: port)
+            let client = session.map { IRCTestClient(port: port, session: $0) } ?? IRCTestClient(port: port)
             try await client.register(nick)
             try await client.join(channel)
             clients.append(client)

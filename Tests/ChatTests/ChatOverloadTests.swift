@@ -22,17 +22,22 @@ import Testing
     /// sender while its members catch up: every member stays connected and gets every line of
     /// every other sender, once and in order.
     @Test func anOpenLoopFloodReachesEveryMemberInOrder() async throws {
-        try await ChatServerFixture.with({
+        try await OwnEventLoop.with { loop in try await flood(on: loop) }
+    }
+
+    private func flood(on loop: OwnEventLoop) async throws {
+        let session = loop.session()
+        try await ChatServerFixture.with(session: session) {
             $0.floodBurst = nil
             $0.maximumClientsPerAddress = nil
             $0.sendQueueLimit = 8 * 1024
-        }) { server, port in
+        } _: { server, port in
             let senders = ["s0", "s1", "s2"]
             let nicks = senders + (0..<8).map { "r\($0)" }
             let perSender = 1_000
             var clients: [IRCTestClient] = []
             for nick in nicks {
-                let client = IRCTestClient(port: port)
+                let client = IRCTestClient(port: port, session: session)
                 try await client.register(nick)
                 try await client.join("#flood")
                 clients.append(client)

@@ -22,12 +22,14 @@ struct ChatServerFixture {
     /// Runs `body` with a started server, then shuts it down.
     static func with<T>(
         tls: StreamTLSConfiguration? = nil,
+        session: StreamSession? = nil,
         _ configure: (inout ChatServerConfiguration) -> Void = { _ in },
         _ body: (ChatServer, Int) async throws -> T
     ) async throws -> T {
         var configuration = ChatServerConfiguration(identity: identity(tls: tls != nil), tls: tls)
         configuration.host = "127.0.0.1"
         configuration.port = 0
+        configuration.listenerSession = session
         configure(&configuration)
         let server = ChatServer(configuration: configuration)
         try await server.start()

@@ -137,12 +137,17 @@ import Testing
     /// take its lines); it takes no one down: the users here and the server linked beside it
     /// get every line, and no link is dropped.
     @Test func aFloodingLinkTakesNoOneDown() async throws {
+        try await OwnEventLoop.with { loop in try await floodingLink(on: loop.session()) }
+    }
+
+    /// The servers and clients of `aFloodingLinkTakesNoOneDown`, all on `session`'s loop.
+    private func floodingLink(on session: StreamSession) async throws {
         let first = try await LinkedChatServer.start(
             "one.test",
             links: [
                 ChatLinkPeer(name: "two.test", sentPassword: Self.password, expectedPassword: Self.password),
                 ChatLinkPeer(name: "flood.test", sentPassword: Self.password, expectedPassword: Self.password),
-            ])
+            ], session: session, listenerSession: session)
         let firstPort = try #require(first.server.port)
         let second = try await LinkedChatServer.start(
             "two.test",
@@ -150,19 +155,19 @@ import Testing
                 ChatLinkPeer(
                     name: "one.test", host: "127.0.0.1", port: firstPort, sentPassword: Self.password,
                     expectedPassword: Self.password)
-            ])
+            ], session: session, listenerSession: session)
         #expect(await pollUntil { await first.server.linkedServers == ["two.test"] })
-        let alice = IRCTestClient(port: firstPort)
+        let alice = IRCTestClient(port: firstPort, session: session)
         try await alice.register("alice")
         try await alice.join("#flood")
-        let bob = IRCTestClient(port: try #require(second.server.port))
+        let bob = IRCTestClient(port: try #require(second.server.port), session: session)
         try await bob.register("bob")
         try await bob.join("#flood")
         _ = try await alice.waitFor(command: "JOIN", from: "bob")
 
         // The flooding server links in, brings a user into the channel, and sends 20,000
         // lines as fast as the socket takes them.
-        let flood = IRCTestClient(port: firstPort)
+        let flood = IRCTestClient(port: firstPort, session: session)
         try await flood.send("PASS \(Self.password) 0210-IRC+ flood|1: P")
         try await flood.send("SERVER flood.test 1 :a flood")
         try await flood.send(":flood.test NICK flooder 1 f flood.host 1 + :Flooder")

@@ -22,7 +22,7 @@ struct LinkedChatServer {
     /// opens are made with `session`, retried every 200 ms; `logs` records what it logs.
     static func start(
         _ name: String, links: [ChatLinkPeer], tls: StreamTLSConfiguration? = nil, session: StreamSession? = nil,
-        logs: LogRecorder? = nil
+        listenerSession: StreamSession? = nil, logs: LogRecorder? = nil
     ) async throws -> LinkedChatServer {
         var configuration = ChatServerConfiguration(
             identity: ChatServerIdentity(
@@ -33,6 +33,7 @@ struct LinkedChatServer {
         configuration.tlsPort = tls == nil ? nil : 0
         configuration.links = links
         configuration.linkSession = session
+        configuration.listenerSession = listenerSession
         configuration.linkRetryInterval = .milliseconds(200)
         if let logs { configuration.logger = Logger(label: "chat-server") { _ in logs.handler() } }
         let server = ChatServer(configuration: configuration)

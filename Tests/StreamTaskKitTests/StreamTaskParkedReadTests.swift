@@ -10,6 +10,7 @@
 import Foundation
 import NIOConcurrencyHelpers
 import NIOCore
+import NIOPosix
 import Testing
 
 @testable import StreamTaskCore
@@ -215,7 +216,12 @@ import Testing
     func aBulkTransferReadFromThePoolGetsEveryByteInOrder(inboundLimit: Int) async throws {
         let configuration = StreamSession.Configuration.default
         configuration.inboundBufferLimit = inboundLimit
-        let (server, client, peer) = try await LoopbackServer.connectedPair(configuration: configuration)
+        // Both ends on a loop of their own: 64 MiB through the shared loops held up every
+        // other test's connections on them (Benchmarks/FINDINGS.md, session 22).
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        defer { group.shutdownGracefully { _ in } }
+        let (server, client, peer) = try await LoopbackServer.connectedPair(
+            configuration: configuration, eventLoopGroup: group)
         let chunk = 64 * 1024
         let chunks = 1024
         let writing = Task {

@@ -9,6 +9,8 @@
 
 import Foundation
 import NIOConcurrencyHelpers
+import NIOCore
+import NIOPosix
 import Testing
 
 @testable import StreamTaskCore
@@ -40,12 +42,16 @@ struct LoopbackServer {
     }
 
     /// A listener, a client task connected to it, and the task the listener accepted for it.
+    /// Both ends run on `eventLoopGroup`: a test that keeps them busy gives them a loop of
+    /// its own, so that the other tests' connections on the shared loops do not wait behind it.
     static func connectedPair(
-        configuration: StreamSession.Configuration = .default
+        configuration: StreamSession.Configuration = .default,
+        eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
     ) async throws -> (server: LoopbackServer, client: StreamTask, peer: StreamTask) {
-        let server = try await start()
+        let server = try await start(session: StreamSession(eventLoopGroup: eventLoopGroup))
         var accepted = server.listener.connections.makeAsyncIterator()
-        let client = StreamSession(configuration: configuration).loopbackTask(port: server.port)
+        let client = StreamSession(configuration: configuration, eventLoopGroup: eventLoopGroup)
+            .loopbackTask(port: server.port)
         let peer = try await server.accept(&accepted)
         return (server, client, peer)
     }
