@@ -90,16 +90,19 @@ public final class SourceBoundSocket: @unchecked Sendable {
     }
 
     /// Reads until the peer closes, or `seconds` pass; returns what arrived and whether the
-    /// end came (a reset counts as an end).
+    /// end came (a reset counts as an end). With `seconds` 0 it takes what has already arrived,
+    /// the end included, without waiting.
     public func readToEnd(seconds: Double) -> (text: String, ended: Bool) {
         var received: [UInt8] = []
         let deadline = Date().addingTimeInterval(seconds)
         var buffer = [UInt8](repeating: 0, count: 4096)
         while true {
             let left = deadline.timeIntervalSinceNow
-            guard left > 0 else { return (String(decoding: received, as: UTF8.self), false) }
             var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-            guard poll(&descriptor, 1, Int32(left * 1000) + 1) > 0 else { continue }
+            guard poll(&descriptor, 1, left > 0 ? Int32(left * 1000) + 1 : 0) > 0 else {
+                if left > 0 { continue }
+                return (String(decoding: received, as: UTF8.self), false)
+            }
             let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
             if count <= 0 { return (String(decoding: received, as: UTF8.self), true) }
             received += buffer[0..<count]
