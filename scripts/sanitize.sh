@@ -32,8 +32,8 @@ trap 'rm -f "$log"' EXIT
 status=0
 # At most four tests at a time: the sanitizer makes everything several times slower, and with
 # every suite at once on two cores, tests that wait on real deadlines (a registration timeout,
-# an external program's own 8-second wait) were starved past them. The plain run keeps the
-# default.
+# an external program's own 8-second wait) were starved past them. The plain run
+# (scripts/test.sh) allows eight.
 export SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH="${SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH:-4}"
 env -u https_proxy -u HTTPS_PROXY -u all_proxy -u ALL_PROXY \
     swift test --skip-build --sanitize="$sanitizer" --scratch-path "$scratch" --skip DaemonRestartTests "$@" 2>&1 |
