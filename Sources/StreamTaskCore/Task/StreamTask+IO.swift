@@ -120,10 +120,12 @@ extension StreamTask {
     ///
     /// So a writer runs ahead of the network by at most that much, and no further: while the
     /// peer does not read, writes wait here rather than piling up in memory. Writes go out in
-    /// the order they were issued, those that waited for room included. A write that returned
-    /// early and then fails makes the next write throw that error (a reset, say, also fails the
-    /// reads); to know that every byte has left, call ``closeWrite()`` or write with the
-    /// completion-handler form, which completes when its bytes reach the kernel, as Apple's does.
+    /// the order they were issued, those that waited for room included; those that reach the
+    /// event loop while it is busy go out together, in one system call, once it gets to them
+    /// (see <doc:Performance>). A write that returned early and then fails makes the next
+    /// write throw that error (a reset, say, also fails the reads); to know that every byte has
+    /// left, call ``closeWrite()`` or write with the completion-handler form, which completes
+    /// when its bytes reach the kernel, as Apple's does.
     ///
     /// A write that times out, or whose Swift task is cancelled, while it waits for room or
     /// before the channel took it is withdrawn: nothing of it is sent, and the connection stays

@@ -38,4 +38,29 @@ extension StreamTaskDriver {
             promise.fail(ChannelError.ioOnClosedChannel)
         }
     }
+
+    /// Flushes the channel once the loop has run the jobs already queued on it, rather than at
+    /// once: writes that reach the loop together (a writer on the pool hops there once a
+    /// write) then go out in one system call, as `NIOAsyncWriter` hands the channel everything
+    /// yielded while the loop was busy. One flush is queued at a time.
+    ///
+    /// The job flushes as an action list would: a flush completes writes, and through them
+    /// can end the output (a `closeWrite` waiting for them), which must not happen while the
+    /// channel's handlers are still inside the flush (NIOSSL's is, under TLS).
+    func flushSoon() {
+        guard !flushQueued else { return }
+        flushQueued = true
+        eventLoop.execute {
+            self.holdingActions { self.flushNow() }
+        }
+    }
+
+    /// Runs a queued flush at once: before anything that ends the output or changes what it
+    /// carries (a half-close, a close, TLS, the handover to streams), so that the writes
+    /// handed to the channel before it go out first.
+    func flushNow() {
+        guard flushQueued else { return }
+        flushQueued = false
+        handler?.flush()
+    }
 }

@@ -68,6 +68,8 @@ package final class StreamTaskDriver: @unchecked Sendable {
     /// The timer for reads parked in the lending (see `ReadAhead`), and when it fires.
     @exclusivity(unchecked) var parkTimer: (scheduled: Scheduled<Void>, deadline: NIODeadline)?
     @exclusivity(unchecked) private var performing = false
+    /// A flush the machine asked for waits in a loop job (see `flushSoon()`).
+    @exclusivity(unchecked) var flushQueued = false
     /// Whether the owner's `ReadAhead` may hold lent bytes (see `lendBuffer()`).
     @exclusivity(unchecked) var lending = false
     /// The machine asked for input that was held back for lent bytes and never requested.
@@ -76,7 +78,11 @@ package final class StreamTaskDriver: @unchecked Sendable {
     /// lending waits for the end, so that a read parked off the loop is woken once a burst, not
     /// once a read (as `NIOAsyncChannel` hands its inbound stream a burst at a time).
     @exclusivity(unchecked) var readBurst = false
-    @exclusivity(unchecked) private var deferred: [(actions: [StreamTaskStateMachine.Action], complete: Bool)] = []
+    /// Action lists that arrived while one was being carried out, in order. A ring buffer: a
+    /// flush that completes thousands of writes at once defers a list for each, and taking
+    /// them from the front of an array would move all the others every time.
+    @exclusivity(unchecked) private var deferred =
+        CircularBuffer<(actions: [StreamTaskStateMachine.Action], complete: Bool)>()
     /// Jobs queued on the loop with writes the task's ledger let go, not yet run; and whether
     /// one is running (see `queueReleasedWrites(_:)`).
     @exclusivity(unchecked) private var releaseJobsQueued = 0
@@ -221,8 +227,19 @@ package final class StreamTaskDriver: @unchecked Sendable {
             deferred.append((actions, thenComplete))
             return
         }
+        holdingActions { carryOutNow(actions, thenComplete: thenComplete) }
+    }
+
+    /// Runs `body`, which acts on the channel, as `carryOut(_:thenComplete:)` runs an action
+    /// list: what the channel's callbacks make the machine decide meanwhile waits until
+    /// `body` is done.
+    func holdingActions(_ body: () -> Void) {
+        if performing {
+            body()
+            return
+        }
         performing = true
-        carryOutNow(actions, thenComplete: thenComplete)
+        body()
         while !deferred.isEmpty {
             let next = deferred.removeFirst()
             carryOutNow(next.actions, thenComplete: next.complete)
@@ -246,24 +263,29 @@ package final class StreamTaskDriver: @unchecked Sendable {
             case .write(let id, let bytes):
                 writeToChannel(bytes, id: id)
             case .flush:
-                handler?.flush()
+                flushSoon()
             case .shutdownOutput:
+                flushNow()
                 handler?.shutdownOutput()
             case .shutdownInput:
                 handler?.shutdownInput()
             case .requestInput:
                 if !holdsInputForLentBytes() { handler?.read() }
             case .close:
+                flushNow()
                 handler?.close()
             case .emit(.readClosed):
                 owner?.publish(.readClosed)
             case .emit(.writeClosed):
                 owner?.publish(.writeClosed)
             case .startTLS(let id, let role, let early):
+                flushNow()
                 beginTLS(id, role: role, early: early)
             case .stopTLS(let id):
+                flushNow()
                 endTLS(id)
             case .captureStreams(let id):
+                flushNow()
                 handOverStreams(id)
             }
         }
