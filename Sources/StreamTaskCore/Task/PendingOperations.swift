@@ -20,7 +20,10 @@ import NIOCore
 struct PendingOperations {
     typealias Element = StreamTaskStateMachine.Pending
 
-    private var storage = CircularBuffer<Element>()
+    /// Two slots to start with (a read and a write), where `CircularBuffer()` takes sixteen: a
+    /// task has its queues from the start, and ten thousand idle connections paid for the
+    /// empty slots (3 KiB a connection, with `writesInFlight` and the driver's deferred lists).
+    private var storage = CircularBuffer<Element>(initialCapacity: 2)
     /// How many queued operations claim input (a read, `closeRead` or a barrier).
     private(set) var claimingInputCount = 0
 

@@ -82,7 +82,7 @@ package final class StreamTaskDriver: @unchecked Sendable {
     /// flush that completes thousands of writes at once defers a list for each, and taking
     /// them from the front of an array would move all the others every time.
     @exclusivity(unchecked) private var deferred =
-        CircularBuffer<(actions: [StreamTaskStateMachine.Action], complete: Bool)>()
+        CircularBuffer<(actions: [StreamTaskStateMachine.Action], complete: Bool)>(initialCapacity: 2)
     /// Jobs queued on the loop with writes the task's ledger let go, not yet run; and whether
     /// one is running (see `queueReleasedWrites(_:)`).
     @exclusivity(unchecked) private var releaseJobsQueued = 0

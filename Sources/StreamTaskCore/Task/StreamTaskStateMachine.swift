@@ -121,8 +121,9 @@ struct StreamTaskStateMachine {
     /// Operations queued, and TLS transitions under way, in the order they were issued.
     var pending = PendingOperations()
     /// Writes handed to the channel, oldest first: the channel completes them in that order.
-    /// They are all older than any write or `closeWrite` still queued.
-    var writesInFlight = CircularBuffer<Pending>()
+    /// They are all older than any write or `closeWrite` still queued. Two slots to start
+    /// with, as in `PendingOperations`: an idle connection holds none.
+    var writesInFlight = CircularBuffer<Pending>(initialCapacity: 2)
     var buffer = ByteQueue()
     /// How many queued operations the passes over the queue have looked at, in all: what a
     /// pass costs, for the tests that hold it to the operations that can move.
