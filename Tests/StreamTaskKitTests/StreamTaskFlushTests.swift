@@ -31,8 +31,61 @@ import Testing
     /// Writes that reach the loop while it is busy (as a writer on the pool's do, one hop a
     /// write) go out with one flush once the loop gets to them, not one each.
     @Test func writesThatReachTheLoopTogetherShareOneFlush() async throws {
-        // The client gets a loop of its own: holding one of the shared loops would stall the
-        // connections of every other test on it.
+        try await withCountedClient { client, peer, counter in
+            // Hold the loop, and issue three writes from off it: each reaches it in a job of
+            // its own, queued behind the hold.
+            let gate = DispatchSemaphore(value: 0)
+            let written = Recorder<Bool>()
+            client.eventLoop.execute { gate.wait() }
+            for part in ["one ", "two ", "three"] {
+                client.write(Data(part.utf8), timeout: 10) { error in written.append(error == nil) }
+            }
+            gate.signal()
+
+            let received = try await Self.read(13, from: peer)
+            #expect(received == "one two three")
+            #expect(await eventually { written.values.count == 3 }, "every write completed")
+            #expect(written.values == [true, true, true])
+            #expect(counter.flushes.withLockedValue { $0 } == 1, "the three writes went out with one flush")
+        }
+    }
+
+    /// A write made on the loop (code on the task's executor, a promise's callback) is flushed
+    /// before the job that made it ends, as SwiftNIO's `writeAndFlush` is: a server writing to
+    /// many connections from the loop pays no job per flush, and its bytes leave at once.
+    @Test func aWriteMadeOnTheLoopIsFlushedAtOnce() async throws {
+        try await withCountedClient { client, peer, counter in
+            let flushesInTheSameJob = try await client.eventLoop.submit {
+                client.write(ByteBuffer(string: "now"), timeout: 10, promise: nil)
+                return counter.flushes.withLockedValue { $0 }
+            }.get()
+            #expect(flushesInTheSameJob == 1, "the write was flushed before its job ended")
+            let received = try await Self.read(3, from: peer)
+            #expect(received == "now")
+        }
+    }
+
+    /// Async code on the task's executor that writes several times before it suspends has its
+    /// writes go out together once it does, as writes from the pool that reach a busy loop do.
+    @Test func writesFromTheExecutorGoOutTogetherWhenItSuspends() async throws {
+        try await withCountedClient { client, peer, counter in
+            try await Task(executorPreference: client.executor) {
+                for part in ["one ", "two ", "three"] {
+                    try await client.write(Data(part.utf8), timeout: 10)
+                }
+            }.value
+            let received = try await Self.read(13, from: peer)
+            #expect(received == "one two three")
+            #expect(counter.flushes.withLockedValue { $0 } == 1, "the three writes went out with one flush")
+        }
+    }
+
+    /// Runs `body` with a client on an event loop of its own (holding one of the shared loops
+    /// would stall the connections of every other test on it), its accepted peer, and a
+    /// counter of the client's flushes.
+    private func withCountedClient(
+        _ body: (StreamTask, StreamTask, FlushCounter) async throws -> Void
+    ) async throws {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let server = try await LoopbackServer.start()
         var accepted = server.listener.connections.makeAsyncIterator()
@@ -45,32 +98,23 @@ import Testing
             let pipeline = try #require(client.driver.handler?.context?.pipeline.syncOperations)
             try pipeline.addHandler(counter, position: .first)
         }.get()
-
-        // Hold the loop, and queue three writes behind the hold, each in a job of its own.
-        let gate = DispatchSemaphore(value: 0)
-        let written = Recorder<Bool>()
-        client.eventLoop.execute { gate.wait() }
-        for part in ["one ", "two ", "three"] {
-            client.eventLoop.execute {
-                client.write(Data(part.utf8), timeout: 10) { error in written.append(error == nil) }
-            }
-        }
-        gate.signal()
-
-        var received = Data()
-        while received.count < 13 {
-            let (data, atEOF) = try await peer.readData(ofMinLength: 1, maxLength: 100, timeout: 10)
-            received.append(data ?? Data())
-            if atEOF { break }
-        }
-        #expect(String(decoding: received, as: UTF8.self) == "one two three")
-        #expect(await eventually { written.values.count == 3 }, "every write completed")
-        #expect(written.values == [true, true, true])
-        #expect(counter.flushes.withLockedValue { $0 } == 1, "the three writes went out with one flush")
-
+        var failure: (any Error)?
+        do { try await body(client, peer, counter) } catch { failure = error }
         client.cancel()
         peer.cancel()
         await server.stop()
         try await group.shutdownGracefully()
+        if let failure { throw failure }
+    }
+
+    /// Reads `count` bytes from `peer` (fewer if the stream ends), as text.
+    private static func read(_ count: Int, from peer: StreamTask) async throws -> String {
+        var received = Data()
+        while received.count < count {
+            let (data, atEOF) = try await peer.readData(ofMinLength: 1, maxLength: 100, timeout: 10)
+            received.append(data ?? Data())
+            if atEOF { break }
+        }
+        return String(decoding: received, as: UTF8.self)
     }
 }

@@ -121,8 +121,9 @@ extension StreamTask {
     /// So a writer runs ahead of the network by at most that much, and no further: while the
     /// peer does not read, writes wait here rather than piling up in memory. Writes go out in
     /// the order they were issued, those that waited for room included; those that reach the
-    /// event loop while it is busy go out together, in one system call, once it gets to them
-    /// (see <doc:Performance>). A write that returned early and then fails makes the next
+    /// event loop while it is busy go out together, in one system call, once it gets to them,
+    /// and so do those that code on ``executor`` makes before it next suspends (see
+    /// <doc:Performance>). A write that returned early and then fails makes the next
     /// write throw that error (a reset, say, also fails the reads); to know that every byte has
     /// left, call ``closeWrite()`` or write with the completion-handler form, which completes
     /// when its bytes reach the kernel, as Apple's does.
@@ -186,6 +187,11 @@ extension StreamTask {
     /// hand-offs otherwise. Keep what runs on the event loop short: it holds up every connection
     /// on that thread. With `promise` `nil` nobody hears how the write ended, though a failure
     /// still closes the connection when the other rules say so.
+    ///
+    /// Called on the event loop outside Swift concurrency (from a callback of `promise`, or a
+    /// closure given to `EventLoop.execute`), the write is flushed before that code's loop job
+    /// ends, as by `Channel.writeAndFlush`: such code gathers its own writes. Called from async
+    /// code, it is flushed as the async write is.
     ///
     /// - Parameters:
     ///   - buffer: The bytes to send (its readable bytes; its indices are not moved).

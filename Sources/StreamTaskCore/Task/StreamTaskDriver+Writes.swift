@@ -42,7 +42,9 @@ extension StreamTaskDriver {
     /// Flushes the channel once the loop has run the jobs already queued on it, rather than at
     /// once: writes that reach the loop together (a writer on the pool hops there once a
     /// write) then go out in one system call, as `NIOAsyncWriter` hands the channel everything
-    /// yielded while the loop was busy. One flush is queued at a time.
+    /// yielded while the loop was busy; and writes that async code on the task's executor makes
+    /// one after another go out once it suspends. One flush is queued at a time. Only for async
+    /// code's writes (see `holdsFlush`).
     ///
     /// The job flushes as an action list would: a flush completes writes, and through them
     /// can end the output (a `closeWrite` waiting for them), which must not happen while the
@@ -60,6 +62,11 @@ extension StreamTaskDriver {
     /// handed to the channel before it go out first.
     func flushNow() {
         guard flushQueued else { return }
+        flushAtOnce()
+    }
+
+    /// Flushes the channel now; a flush queued meanwhile finds nothing left to do.
+    func flushAtOnce() {
         flushQueued = false
         handler?.flush()
     }

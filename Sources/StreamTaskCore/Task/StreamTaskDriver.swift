@@ -87,6 +87,16 @@ package final class StreamTaskDriver: @unchecked Sendable {
     /// one is running (see `queueReleasedWrites(_:)`).
     @exclusivity(unchecked) private var releaseJobsQueued = 0
     @exclusivity(unchecked) private var inReleaseJob = false
+    /// Whether the loop is running a job that carries an operation submitted off the loop.
+    @exclusivity(unchecked) private var inSubmissionJob = false
+
+    /// Whether a flush asked for now waits for the jobs queued on the loop (see
+    /// `flushSoon()`): for async code, whose writes come in runs (from the pool, a job each;
+    /// on the task's executor, one after another until it suspends), and for writes the ledger
+    /// let go. Code on the loop outside Swift concurrency (a promise's callback, an `execute`
+    /// closure) is flushed at once, as by `writeAndFlush`: such code gathers its own writes,
+    /// and a job per flush costs a server that writes to many connections more than it saves.
+    var holdsFlush: Bool { inSubmissionJob || inReleaseJob || withUnsafeCurrentTask { $0 != nil } }
 
     init(
         host: String,
@@ -139,7 +149,12 @@ package final class StreamTaskDriver: @unchecked Sendable {
         if eventLoop.inEventLoop && (releaseJobsQueued == 0 || inReleaseJob) {
             enqueue(request)
         } else {
-            eventLoop.execute { self.enqueue(request) }
+            eventLoop.execute {
+                // Loop jobs never run inside one another, so there is no outer value to restore.
+                self.inSubmissionJob = true
+                self.enqueue(request)
+                self.inSubmissionJob = false
+            }
         }
     }
 
@@ -263,7 +278,7 @@ package final class StreamTaskDriver: @unchecked Sendable {
             case .write(let id, let bytes):
                 writeToChannel(bytes, id: id)
             case .flush:
-                flushSoon()
+                if holdsFlush { flushSoon() } else { flushAtOnce() }
             case .shutdownOutput:
                 flushNow()
                 handler?.shutdownOutput()
