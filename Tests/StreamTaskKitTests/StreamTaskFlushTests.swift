@@ -80,6 +80,25 @@ import Testing
         }
     }
 
+    /// A held flush waits for no more than 64 KiB: large writes from async code go out as
+    /// they are made, so the socket is not idle while a bulk writer fills its outbound limit.
+    @Test func largeWritesFromTheExecutorGoOutAsTheyAreMade() async throws {
+        try await withCountedClient { client, peer, counter in
+            let chunk = ByteBuffer(repeating: 0x61, count: 64 * 1024)
+            try await Task(executorPreference: client.executor) {
+                for _ in 0..<3 { try await client.write(chunk, timeout: 10) }
+            }.value
+            var received = 0
+            while received < 3 * chunk.readableBytes {
+                let (buffer, atEOF) = try await peer.readBuffer(ofMinLength: 1, maxLength: 1 << 20, timeout: 10)
+                received += buffer.readableBytes
+                if atEOF { break }
+            }
+            #expect(received == 3 * chunk.readableBytes)
+            #expect(counter.flushes.withLockedValue { $0 } >= 3, "each 64 KiB write was flushed as it was made")
+        }
+    }
+
     /// Runs `body` with a client on an event loop of its own (holding one of the shared loops
     /// would stall the connections of every other test on it), its accepted peer, and a
     /// counter of the client's flushes.

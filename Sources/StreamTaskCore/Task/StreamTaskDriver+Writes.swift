@@ -33,6 +33,7 @@ extension StreamTaskDriver {
             }
         }
         if let handler {
+            unflushedBytes += bytes.readableBytes
             handler.write(bytes, promise: promise)
         } else {
             promise.fail(ChannelError.ioOnClosedChannel)
@@ -44,7 +45,7 @@ extension StreamTaskDriver {
     /// write) then go out in one system call, as `NIOAsyncWriter` hands the channel everything
     /// yielded while the loop was busy; and writes that async code on the task's executor makes
     /// one after another go out once it suspends. One flush is queued at a time. Only for async
-    /// code's writes (see `holdsFlush`).
+    /// code's writes (see `holdsFlush`), and only while less than ``heldFlushLimit`` waits.
     ///
     /// The job flushes as an action list would: a flush completes writes, and through them
     /// can end the output (a `closeWrite` waiting for them), which must not happen while the
@@ -68,6 +69,21 @@ extension StreamTaskDriver {
     /// Flushes the channel now; a flush queued meanwhile finds nothing left to do.
     func flushAtOnce() {
         flushQueued = false
+        unflushedBytes = 0
         handler?.flush()
     }
+
+    /// Flushes as `holdsFlush` says: soon, or at once once ``heldFlushLimit`` bytes wait.
+    func flushAsAsked() {
+        if holdsFlush && unflushedBytes < Self.heldFlushLimit {
+            flushSoon()
+        } else {
+            flushAtOnce()
+        }
+    }
+
+    /// The most bytes a held flush lets wait: one system call carries that much for about its
+    /// own cost, and a writer that goes on past it (a bulk transfer on the task's executor)
+    /// would otherwise leave the socket idle while it fills the outbound limit.
+    static let heldFlushLimit = 64 * 1024
 }

@@ -70,6 +70,8 @@ package final class StreamTaskDriver: @unchecked Sendable {
     @exclusivity(unchecked) private var performing = false
     /// A flush the machine asked for waits in a loop job (see `flushSoon()`).
     @exclusivity(unchecked) var flushQueued = false
+    /// Bytes handed to the channel since its last flush.
+    @exclusivity(unchecked) var unflushedBytes = 0
     /// Whether the owner's `ReadAhead` may hold lent bytes (see `lendBuffer()`).
     @exclusivity(unchecked) var lending = false
     /// The machine asked for input that was held back for lent bytes and never requested.
@@ -278,7 +280,7 @@ package final class StreamTaskDriver: @unchecked Sendable {
             case .write(let id, let bytes):
                 writeToChannel(bytes, id: id)
             case .flush:
-                if holdsFlush { flushSoon() } else { flushAtOnce() }
+                flushAsAsked()
             case .shutdownOutput:
                 flushNow()
                 handler?.shutdownOutput()
