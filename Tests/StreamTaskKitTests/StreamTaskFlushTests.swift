@@ -42,7 +42,7 @@ import Testing
             }
             gate.signal()
 
-            let received = try await Self.read(13, from: peer)
+            let received = try await peer.readText(count: 13)
             #expect(received == "one two three")
             #expect(await eventually { written.values.count == 3 }, "every write completed")
             #expect(written.values == [true, true, true])
@@ -50,9 +50,10 @@ import Testing
         }
     }
 
-    /// A write made on the loop (code on the task's executor, a promise's callback) is flushed
-    /// before the job that made it ends, as SwiftNIO's `writeAndFlush` is: a server writing to
-    /// many connections from the loop pays no job per flush, and its bytes leave at once.
+    /// A write made on the loop outside Swift concurrency (a promise's callback, an `execute`
+    /// closure) is flushed before the job that made it ends, as SwiftNIO's `writeAndFlush`
+    /// is: a server writing to many connections from the loop pays no job per flush, and its
+    /// bytes leave at once.
     @Test func aWriteMadeOnTheLoopIsFlushedAtOnce() async throws {
         try await withCountedClient { client, peer, counter in
             let flushesInTheSameJob = try await client.eventLoop.submit {
@@ -60,7 +61,7 @@ import Testing
                 return counter.flushes.withLockedValue { $0 }
             }.get()
             #expect(flushesInTheSameJob == 1, "the write was flushed before its job ended")
-            let received = try await Self.read(3, from: peer)
+            let received = try await peer.readText(count: 3)
             #expect(received == "now")
         }
     }
@@ -74,7 +75,7 @@ import Testing
                     try await client.write(Data(part.utf8), timeout: 10)
                 }
             }.value
-            let received = try await Self.read(13, from: peer)
+            let received = try await peer.readText(count: 13)
             #expect(received == "one two three")
             #expect(counter.flushes.withLockedValue { $0 } == 1, "the three writes went out with one flush")
         }
@@ -88,13 +89,9 @@ import Testing
             try await Task(executorPreference: client.executor) {
                 for _ in 0..<3 { try await client.write(chunk, timeout: 10) }
             }.value
-            var received = 0
-            while received < 3 * chunk.readableBytes {
-                let (buffer, atEOF) = try await peer.readBuffer(ofMinLength: 1, maxLength: 1 << 20, timeout: 10)
-                received += buffer.readableBytes
-                if atEOF { break }
-            }
-            #expect(received == 3 * chunk.readableBytes)
+            let total = 3 * chunk.readableBytes
+            let (received, _) = try await peer.readBuffer(ofMinLength: total, maxLength: total, timeout: 10)
+            #expect(received.readableBytes == total)
             #expect(counter.flushes.withLockedValue { $0 } >= 3, "each 64 KiB write was flushed as it was made")
         }
     }
@@ -124,16 +121,5 @@ import Testing
         await server.stop()
         try await group.shutdownGracefully()
         if let failure { throw failure }
-    }
-
-    /// Reads `count` bytes from `peer` (fewer if the stream ends), as text.
-    private static func read(_ count: Int, from peer: StreamTask) async throws -> String {
-        var received = Data()
-        while received.count < count {
-            let (data, atEOF) = try await peer.readData(ofMinLength: 1, maxLength: 100, timeout: 10)
-            received.append(data ?? Data())
-            if atEOF { break }
-        }
-        return String(decoding: received, as: UTF8.self)
     }
 }

@@ -123,10 +123,11 @@ extension StreamTask {
     /// the order they were issued, those that waited for room included; those that reach the
     /// event loop while it is busy go out together, in one system call, once it gets to them,
     /// and so do those that code on ``executor`` makes before it next suspends, until 64 KiB
-    /// wait: from there each goes out as it is made (see <doc:Performance>). A write that returned early and then fails makes the next
-    /// write throw that error (a reset, say, also fails the reads); to know that every byte has
-    /// left, call ``closeWrite()`` or write with the completion-handler form, which completes
-    /// when its bytes reach the kernel, as Apple's does.
+    /// wait: from there each goes out as it is made (see <doc:Performance>). A write that
+    /// returned early and then fails makes the next write throw that error (a reset, say, also
+    /// fails the reads); to know that every byte has left, call ``closeWrite()`` or write with
+    /// the completion-handler form, which completes when its bytes reach the kernel, as
+    /// Apple's does.
     ///
     /// A write that times out, or whose Swift task is cancelled, while it waits for room or
     /// before the channel took it is withdrawn: nothing of it is sent, and the connection stays
