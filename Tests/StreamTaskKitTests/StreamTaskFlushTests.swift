@@ -96,6 +96,32 @@ import Testing
         }
     }
 
+    /// Large writes that reach a busy loop together share one flush too: the limit on a held
+    /// flush is for code on the executor, which holds the loop while it writes; what reached
+    /// the loop behind a write is queued already, so a bulk writer on the pool that outruns
+    /// its loop hands the kernel several writes in one system call. (Two writes of 64 KiB:
+    /// the channel still takes the second, a third would wait for it to drain.)
+    @Test func largeWritesThatReachTheLoopTogetherShareOneFlush() async throws {
+        try await withCountedClient { client, peer, counter in
+            let gate = DispatchSemaphore(value: 0)
+            let written = Recorder<Bool>()
+            client.eventLoop.execute { gate.wait() }
+            let chunks = [UInt8(0x61), 0x62].map { Data(repeating: $0, count: 64 * 1024) }
+            for chunk in chunks {
+                client.write(chunk, timeout: 10) { error in written.append(error == nil) }
+            }
+            gate.signal()
+
+            let total = chunks.map(\.count).reduce(0, +)
+            let (received, _) = try await peer.readBuffer(ofMinLength: total, maxLength: total, timeout: 10)
+            #expect(
+                Data(received.readableBytesView) == chunks.reduce(Data(), +), "the bytes arrived whole and in order")
+            #expect(await eventually { written.values.count == 2 }, "every write completed")
+            #expect(written.values == [true, true])
+            #expect(counter.flushes.withLockedValue { $0 } == 1, "the two 64 KiB writes went out with one flush")
+        }
+    }
+
     /// Runs `body` with a client on an event loop of its own (holding one of the shared loops
     /// would stall the connections of every other test on it), its accepted peer, and a
     /// counter of the client's flushes.

@@ -45,7 +45,8 @@ extension StreamTaskDriver {
     /// write) then go out in one system call, as `NIOAsyncWriter` hands the channel everything
     /// yielded while the loop was busy; and writes that async code on the task's executor makes
     /// one after another go out once it suspends. One flush is queued at a time. Only for async
-    /// code's writes (see `holdsFlush`), and only while less than ``heldFlushLimit`` waits.
+    /// code's writes (see `holdsFlush`); on the executor, only while less than
+    /// ``heldFlushLimit`` waits.
     ///
     /// The job flushes as an action list would: a flush completes writes, and through them
     /// can end the output (a `closeWrite` waiting for them), which must not happen while the
@@ -73,17 +74,23 @@ extension StreamTaskDriver {
         handler?.flush()
     }
 
-    /// Flushes as `holdsFlush` says: soon, or at once once ``heldFlushLimit`` bytes wait.
+    /// Flushes as `holdsFlush` says: soon, or at once. Writes that came through the loop's
+    /// queue wait for the jobs queued with them whatever their size, so that a bulk writer on
+    /// the pool that outruns the loop hands the kernel several writes per system call (as
+    /// `NIOAsyncWriter`'s do; that wait is bounded by what is already queued); writes from code
+    /// on the executor wait until ``heldFlushLimit`` bytes do, since the loop runs nothing else
+    /// until that code suspends.
     func flushAsAsked() {
-        if holdsFlush && unflushedBytes < Self.heldFlushLimit {
+        if inQueuedJob || (holdsFlush && unflushedBytes < Self.heldFlushLimit) {
             flushSoon()
         } else {
             flushAtOnce()
         }
     }
 
-    /// The most bytes a held flush lets wait: one system call carries that much for about its
-    /// own cost, and a writer that goes on past it (a bulk transfer on the task's executor)
-    /// would otherwise leave the socket idle while it fills the outbound limit.
+    /// The most bytes a flush held for code on the executor lets wait: one system call carries
+    /// that much for about its own cost, and a writer that goes on past it (a bulk transfer on
+    /// the task's executor) would otherwise leave the socket idle while it fills the outbound
+    /// limit.
     static let heldFlushLimit = 64 * 1024
 }

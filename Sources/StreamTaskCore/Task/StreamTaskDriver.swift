@@ -98,7 +98,12 @@ package final class StreamTaskDriver: @unchecked Sendable {
     /// let go. Code on the loop outside Swift concurrency (a promise's callback, an `execute`
     /// closure) is flushed at once, as by `writeAndFlush`: such code gathers its own writes,
     /// and a job per flush costs a server that writes to many connections more than it saves.
-    var holdsFlush: Bool { inSubmissionJob || inReleaseJob || withUnsafeCurrentTask { $0 != nil } }
+    var holdsFlush: Bool { inQueuedJob || withUnsafeCurrentTask { $0 != nil } }
+
+    /// Whether the loop is running a job that brought operations from the loop's queue (a
+    /// submission from off the loop, or writes the ledger let go): what reached the loop behind
+    /// it is already queued, so a flush held to the end of the queue waits for no one's code.
+    var inQueuedJob: Bool { inSubmissionJob || inReleaseJob }
 
     init(
         host: String,
