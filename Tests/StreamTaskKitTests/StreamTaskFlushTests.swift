@@ -99,14 +99,15 @@ import Testing
     /// Large writes that reach a busy loop together share one flush too: the limit on a held
     /// flush is for code on the executor, which holds the loop while it writes; what reached
     /// the loop behind a write is queued already, so a bulk writer on the pool that outruns
-    /// its loop hands the kernel several writes in one system call. (Two writes of 64 KiB:
-    /// the channel still takes the second, a third would wait for it to drain.)
+    /// its loop hands the kernel several writes in one system call. Four writes of 64 KiB:
+    /// the channel takes them all before its high-water mark (SwiftNIO's default would stop
+    /// it after the second, and the rest would go out with flushes of their own).
     @Test func largeWritesThatReachTheLoopTogetherShareOneFlush() async throws {
         try await withCountedClient { client, peer, counter in
             let gate = DispatchSemaphore(value: 0)
             let written = Recorder<Bool>()
             client.eventLoop.execute { gate.wait() }
-            let chunks = [UInt8(0x61), 0x62].map { Data(repeating: $0, count: 64 * 1024) }
+            let chunks = [UInt8(0x61), 0x62, 0x63, 0x64].map { Data(repeating: $0, count: 64 * 1024) }
             for chunk in chunks {
                 client.write(chunk, timeout: 10) { error in written.append(error == nil) }
             }
@@ -116,9 +117,24 @@ import Testing
             let (received, _) = try await peer.readBuffer(ofMinLength: total, maxLength: total, timeout: 10)
             #expect(
                 Data(received.readableBytesView) == chunks.reduce(Data(), +), "the bytes arrived whole and in order")
-            #expect(await eventually { written.values.count == 2 }, "every write completed")
-            #expect(written.values == [true, true])
-            #expect(counter.flushes.withLockedValue { $0 } == 1, "the two 64 KiB writes went out with one flush")
+            #expect(await eventually { written.values.count == 4 }, "every write completed")
+            #expect(written.values == [true, true, true, true])
+            #expect(counter.flushes.withLockedValue { $0 } == 1, "the four 64 KiB writes went out with one flush")
+        }
+    }
+
+    /// Connections a listener accepts stop taking writes at the same mark as those a session
+    /// opens.
+    @Test func acceptedAndOpenedConnectionsShareTheWriteMark() async throws {
+        try await withCountedClient { client, peer, _ in
+            for task in [client, peer] {
+                let channel = try await task.eventLoop.submit { try #require(task.driver.handler?.context?.channel) }
+                    .get()
+                let mark = try await channel.getOption(ChannelOptions.writeBufferWaterMark).get()
+                let expected = StreamTaskDriver.channelWriteWaterMark
+                #expect(mark.low == expected.low && mark.high == expected.high)
+                #expect(mark.high > 64 * 1024, "above SwiftNIO's default")
+            }
         }
     }
 

@@ -151,6 +151,7 @@ public final class StreamListener: Sendable {
             }
             .childChannelOption(ChannelOptions.autoRead, value: false)
             .childChannelOption(ChannelOptions.allowRemoteHalfClosure, value: true)
+            .childChannelOption(ChannelOptions.writeBufferWaterMark, value: StreamTaskDriver.channelWriteWaterMark)
             .childChannelInitializer { [self] channel in
                 channel.eventLoop.makeCompletedFuture { try self.accept(channel) }
             }

@@ -154,10 +154,10 @@ public final class StreamSessionConfiguration: @unchecked Sendable, NSCopying, C
     ///
     /// The bytes counted are those between the caller and the kernel: queued for the event loop
     /// or in the channel's own buffer. So it bounds what a task holds for a writer that outruns
-    /// its event loop or its peer; and once the channel's own buffer passes SwiftNIO's
-    /// high-water mark (64 KiB, the kernel's buffer being full), every write waits, whatever
-    /// room the limit has left. A smaller limit saves memory on a server with many connections
-    /// and costs a bulk writer: at 64 KiB, a writer of 64 KiB writes waits for the kernel on
+    /// its event loop or its peer; and once the channel's own buffer passes its high-water
+    /// mark (512 KiB, the kernel's buffer being full), every write waits, whatever room the
+    /// limit has left. A smaller limit saves memory on a server with many connections and
+    /// costs a bulk writer: at 64 KiB, a writer of 64 KiB writes waits for the kernel on
     /// every second write (measured in `Benchmarks/FINDINGS.md`).
     ///
     /// Below it, an async write on a connected task is queued in order and returns at once, as

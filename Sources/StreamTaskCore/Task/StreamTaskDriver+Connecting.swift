@@ -64,6 +64,7 @@ extension StreamTaskDriver {
         let bootstrap = ClientBootstrap(group: eventLoop)
             .channelOption(ChannelOptions.autoRead, value: false)
             .channelOption(ChannelOptions.allowRemoteHalfClosure, value: true)
+            .channelOption(ChannelOptions.writeBufferWaterMark, value: StreamTaskDriver.channelWriteWaterMark)
             .resolver(ResolvedAddresses(addresses: addresses, eventLoop: eventLoop))
             // The task's own timer bounds the whole connect; this bounds NIO's attempts with it.
             .connectTimeout(timeout > 0 ? .seconds(timeout) : .hours(24 * 365))

@@ -93,4 +93,11 @@ extension StreamTaskDriver {
     /// the task's executor) would otherwise leave the socket idle while it fills the outbound
     /// limit.
     static let heldFlushLimit = 64 * 1024
+
+    /// When a task's channel stops taking writes (its own buffer, after the kernel's is full):
+    /// past 512 KiB, and again below 256 KiB. SwiftNIO's default (64 KiB) made a bulk writer of
+    /// 64 KiB writes wait for room on every second write, and let each flush carry two of them;
+    /// `NIOAsyncChannel` hands its channel whatever was yielded meanwhile, whatever the mark.
+    /// The task's outbound limit (1 MiB by default) still bounds what async writes hold.
+    static let channelWriteWaterMark = ChannelOptions.Types.WriteBufferWaterMark(low: 256 * 1024, high: 512 * 1024)
 }
