@@ -44,9 +44,8 @@ extension StreamTaskDriver {
     /// once: writes that reach the loop together (a writer on the pool hops there once a
     /// write) then go out in one system call, as `NIOAsyncWriter` hands the channel everything
     /// yielded while the loop was busy; and writes that async code on the task's executor makes
-    /// one after another go out once it suspends. One flush is queued at a time. Only for async
-    /// code's writes (see `holdsFlush`); on the executor, only while less than
-    /// ``heldFlushLimit`` waits.
+    /// one after another go out once it suspends. One flush is queued at a time. Only when
+    /// `holdsFlush` says so.
     ///
     /// The job flushes as an action list would: a flush completes writes, and through them
     /// can end the output (a `closeWrite` waiting for them), which must not happen while the
@@ -74,14 +73,10 @@ extension StreamTaskDriver {
         handler?.flush()
     }
 
-    /// Flushes as `holdsFlush` says: soon, or at once. Writes that came through the loop's
-    /// queue wait for the jobs queued with them whatever their size, so that a bulk writer on
-    /// the pool that outruns the loop hands the kernel several writes per system call (as
-    /// `NIOAsyncWriter`'s do; that wait is bounded by what is already queued); writes from code
-    /// on the executor wait until ``heldFlushLimit`` bytes do, since the loop runs nothing else
-    /// until that code suspends.
+    /// Flushes as `holdsFlush` says: soon, or at once. A bulk writer on the pool that outruns
+    /// the loop so hands the kernel several writes per system call, as `NIOAsyncWriter`'s do.
     func flushAsAsked() {
-        if inQueuedJob || (holdsFlush && unflushedBytes < Self.heldFlushLimit) {
+        if holdsFlush {
             flushSoon()
         } else {
             flushAtOnce()

@@ -98,7 +98,12 @@ package final class StreamTaskDriver: @unchecked Sendable {
     /// let go. Code on the loop outside Swift concurrency (a promise's callback, an `execute`
     /// closure) is flushed at once, as by `writeAndFlush`: such code gathers its own writes,
     /// and a job per flush costs a server that writes to many connections more than it saves.
-    var holdsFlush: Bool { inQueuedJob || withUnsafeCurrentTask { $0 != nil } }
+    /// Writes that came through the loop's queue wait whatever their size (what they wait for
+    /// is queued already); code on the executor holds the flush only while less than
+    /// ``heldFlushLimit`` waits, since the loop runs nothing else until that code suspends.
+    var holdsFlush: Bool {
+        inQueuedJob || (withUnsafeCurrentTask { $0 != nil } && unflushedBytes < Self.heldFlushLimit)
+    }
 
     /// Whether the loop is running a job that brought operations from the loop's queue (a
     /// submission from off the loop, or writes the ledger let go): what reached the loop behind
