@@ -14,7 +14,7 @@ import NIOPosix
 // machine's noise cancels in the ratio. scripts/bench.sh runs it; see Benchmarks/BENCHMARKS.md.
 //
 //   stk-bench bulk --bytes N --rounds R [--only VARIANT] [--outbound-limit BYTES]
-//   stk-bench rtt --count N --rounds R
+//   stk-bench rtt --count N --rounds R [--only VARIANT]
 //   stk-bench fanout --connections C --messages N --rounds R [--only VARIANT] [--outbound-limit BYTES]
 //   stk-bench tls-bulk --bytes N --cert PEM --key PEM
 //   stk-bench idle-listener --count N
@@ -78,6 +78,9 @@ do {
             (placement.rawValue, { try await RoundTrip.asyncChannel(count: $0, placement: placement) })
         }
         variants.append(("nio", { try await RoundTrip.rawNIO(count: $0, group: group) }))
+        // `--only NAME` runs one variant, to profile it on its own; the report then has no ratios.
+        let only = options.string("only")
+        if let only { variants = variants.filter { $0.0 == only } }
         for (_, run) in variants { _ = try await run(min(count, 5_000)) }
         var rate: [String: [Double]] = [:]
         var p50: [String: [Double]] = [:]
@@ -104,6 +107,7 @@ do {
             report("rtt.\(name).p99_us", median(p99[name]!))
             report("rtt.\(name).cpu_us", median(cpu[name]!))
         }
+        guard only == nil else { break }
         for placement in Placement.dataWrites {
             let name = placement.rawValue
             report("rtt.rate_ratio\(placement.ratioSuffix)", medianRatio(rate[name]!, rate["nio"]!))
