@@ -44,6 +44,11 @@ func medianRatio(_ values: [Double], _ baseline: [Double]) -> Double {
     median(zip(values, baseline).map { $0 / $1 })
 }
 
+/// The variants named in `list` (comma-separated), in its order.
+func selected<Run>(_ variants: [(String, Run)], _ list: String) -> [(String, Run)] {
+    list.split(separator: ",").compactMap { name in variants.first { $0.0 == name } }
+}
+
 /// The value below which `fraction` of the sorted samples lie (nearest rank).
 func percentile(_ sorted: [UInt64], _ fraction: Double) -> Double {
     guard !sorted.isEmpty else { return .nan }

@@ -13,9 +13,9 @@ import NIOPosix
 // stk-bench: the library against raw SwiftNIO, alternating runs in one process so that the
 // machine's noise cancels in the ratio. scripts/bench.sh runs it; see Benchmarks/BENCHMARKS.md.
 //
-//   stk-bench bulk --bytes N --rounds R [--only VARIANT] [--outbound-limit BYTES]
-//   stk-bench rtt --count N --rounds R [--only VARIANT]
-//   stk-bench fanout --connections C --messages N --rounds R [--only VARIANT] [--outbound-limit BYTES]
+//   stk-bench bulk --bytes N --rounds R [--only VARIANT[,VARIANT…]] [--outbound-limit BYTES]
+//   stk-bench rtt --count N --rounds R [--only VARIANT[,VARIANT…]]
+//   stk-bench fanout --connections C --messages N --rounds R [--only VARIANT[,VARIANT…]] [--outbound-limit BYTES]
 //   stk-bench tls-bulk --bytes N --cert PEM --key PEM
 //   stk-bench idle-listener --count N
 //   stk-bench idle-clients --port P --count N
@@ -39,9 +39,10 @@ do {
             (placement.rawValue, { try await Bulk.asyncChannel(total: $0, placement: placement) })
         }
         variants.append(("nio", { try await Bulk.rawNIO(total: $0, group: group) }))
-        // `--only NAME` runs one variant, to profile it on its own; the report then has no ratios.
+        // `--only NAME[,NAME…]` runs those variants, in that order, to profile one on its own
+        // or to see whether a variant's place in the round matters; the report then has no ratios.
         let only = options.string("only")
-        if let only { variants = variants.filter { $0.0 == only } }
+        if let only { variants = selected(variants, only) }
         // One short warm-up of each, not counted.
         for (_, run) in variants { _ = try await run(min(total, 64 << 20)) }
         var rates: [String: [Double]] = [:]
@@ -78,9 +79,9 @@ do {
             (placement.rawValue, { try await RoundTrip.asyncChannel(count: $0, placement: placement) })
         }
         variants.append(("nio", { try await RoundTrip.rawNIO(count: $0, group: group) }))
-        // `--only NAME` runs one variant, to profile it on its own; the report then has no ratios.
+        // `--only NAME[,NAME…]`: those variants, in that order; the report then has no ratios.
         let only = options.string("only")
-        if let only { variants = variants.filter { $0.0 == only } }
+        if let only { variants = selected(variants, only) }
         for (_, run) in variants { _ = try await run(min(count, 5_000)) }
         var rate: [String: [Double]] = [:]
         var p50: [String: [Double]] = [:]
@@ -134,8 +135,8 @@ do {
                 { try await FanOut.asyncChannel(connections: connections, messages: $0, placement: placement) }
             )
         }
-        // `--only NAME` runs one variant, to profile it on its own; the report then has no ratios.
-        if let only = options.string("only") { variants = variants.filter { $0.0 == only } }
+        // `--only NAME[,NAME…]`: those variants, in that order; the report then has no ratios.
+        if let only = options.string("only") { variants = selected(variants, only) }
         for (_, run) in variants { _ = try await run(min(messages, 1_000)) }
         var rate: [String: [Double]] = [:]
         var cpu: [String: [Double]] = [:]  // CPU microseconds per message delivered
