@@ -6,6 +6,7 @@ allocation count rose over its threshold); a goal missed is a MISS in the table,
 
   bench-report.py --results FILE --command CMD --sizes TEXT [--alloc-output FILE] [--write PATH]
   bench-report.py --chat-median FILE      # medians of several chatload runs, as "key value" lines
+  bench-report.py --chat-ratios FILE BASELINE  # lowest and highest per-round ratios of two servers' runs
   bench-report.py --alloc-p90 FILE        # allocations per cycle from the benchmark tool's output
 """
 import argparse
@@ -50,6 +51,28 @@ def chat_median(path):
         else:
             print(key, statistics.median(values))
     print("runs", len(runs.get("ok", [])))
+
+
+def chat_rounds(path):
+    """Each key's values in a file of chatload runs, in the order of the runs."""
+    runs = {}
+    with open(path) as file:
+        for line in file:
+            match = re.match(r"^RESULT (\S+) (\S+)$", line.strip())
+            if match:
+                runs.setdefault(match.group(1), []).append(float(match.group(2)))
+    return runs
+
+
+def chat_ratios(path, baseline_path):
+    """The lowest and highest ratio of one server's round to the baseline's round of the same
+    number, for the figures the table compares: how far one round strays from the median."""
+    ours, theirs = chat_rounds(path), chat_rounds(baseline_path)
+    for key in ("server_cpu_seconds_per_million", "deliveries_per_second", "p50_us", "p99_us"):
+        ratios = [a / b for a, b in zip(ours.get(key, []), theirs.get(key, [])) if b]
+        if ratios:
+            print(f"{key}_ratio_low", min(ratios))
+            print(f"{key}_ratio_high", max(ratios))
 
 
 def alloc_p90(path):
@@ -100,6 +123,11 @@ def rows(r):
 
     def ratio(a, b):
         return a / b if a is not None and b else None
+
+    def spread(key):
+        """" (0.85x–1.30x by round)": the lowest and highest per-round ratio, when recorded."""
+        low, high = g(f"{key}_low"), g(f"{key}_high")
+        return f" ({fmt(low, 'x')}–{fmt(high, 'x')} by round)" if low is not None and high is not None else ""
 
     if "bulk.ratio" in r:
         iperf = ratio(g("bulk.library.bytes_per_second"), g("bulk.iperf3.bytes_per_second"))
@@ -164,7 +192,8 @@ def rows(r):
                 f"{label}, {where}, against NIOAsyncChannel",
                 f"{fmt(g(f'{workload}.{ours}.{rate_key}'), unit)}, CPU {fmt(g(f'{workload}.{ours}.{cpu_key}'))}",
                 f"NIOAsyncChannel {fmt(g(f'{workload}.{theirs}.{rate_key}'), unit)}, CPU {fmt(g(f'{workload}.{theirs}.{cpu_key}'))}",
-                f"rate {fmt(rate_ratio, 'x')}, CPU per unit {fmt(cpu_ratio, 'x')}",
+                f"rate {fmt(rate_ratio, 'x')}{spread(f'{key}.rate_ratio')}, "
+                f"CPU per unit {fmt(cpu_ratio, 'x')}{spread(f'{key}.cpu_ratio')}",
                 ">= 1x rate, <= 1x CPU per unit",
                 verdict(rate_ratio is not None and cpu_ratio is not None and rate_ratio >= 1 and cpu_ratio <= 1),
             ])
@@ -208,7 +237,8 @@ def rows(r):
             "chat fan-out, 200 clients, 10 senders",
             f"{fmt(stk_rate, '/s')} deliveries, {stk_cpu:.2f} CPU s per million, load {fmt(g('stk-fanout.load_cpu_seconds'))} CPU s, {'no loss' if g('stk-fanout.ok') == 1 else 'LOSS/ERRORS'}",
             f"ngIRCd {fmt(ng_rate, '/s')}, {ng_cpu:.2f} CPU s per million, load {fmt(g('ngircd-fanout.load_cpu_seconds'))} CPU s, {'no loss' if g('ngircd-fanout.ok') == 1 else 'LOSS/ERRORS'}",
-            f"CPU {fmt(ratio(stk_cpu, ng_cpu), 'x')}, rate {fmt(ratio(stk_rate, ng_rate), 'x')} of ngIRCd",
+            f"CPU {fmt(ratio(stk_cpu, ng_cpu), 'x')}{spread('stk-fanout.server_cpu_seconds_per_million_ratio')}, "
+            f"rate {fmt(ratio(stk_rate, ng_rate), 'x')}{spread('stk-fanout.deliveries_per_second_ratio')} of ngIRCd",
             "CPU <= ngIRCd's, rate >= ngIRCd's, no loss",
             verdict(stk_cpu <= ng_cpu and stk_rate >= ng_rate and g("stk-fanout.ok") == 1),
         ])
@@ -227,7 +257,8 @@ def rows(r):
             "chat open-loop flood, 200 clients, 10 senders writing as fast as TCP takes it",
             "chat-server " + flood("stk-openloop"),
             "ngIRCd " + flood("ngircd-openloop"),
-            f"CPU {fmt(ratio(stk_cpu, ng_cpu), 'x')}, rate {fmt(ratio(stk_rate, ng_rate), 'x')} of ngIRCd",
+            f"CPU {fmt(ratio(stk_cpu, ng_cpu), 'x')}{spread('stk-openloop.server_cpu_seconds_per_million_ratio')}, "
+            f"rate {fmt(ratio(stk_rate, ng_rate), 'x')}{spread('stk-openloop.deliveries_per_second_ratio')} of ngIRCd",
             "no client dropped, every message, CPU <= ngIRCd's",
             verdict(whole and stk_cpu <= ng_cpu),
         ])
@@ -236,7 +267,9 @@ def rows(r):
             "chat latency, 1,000 messages/s",
             f"p50 {fmt(g('stk-latency.p50_us'), 'us')}, p99 {fmt(g('stk-latency.p99_us'), 'us')}, {g('stk-latency.server_cpu_seconds_per_million'):.2f} CPU s per million, {'no loss' if g('stk-latency.ok') == 1 else 'LOSS/ERRORS'}",
             f"ngIRCd p50 {fmt(g('ngircd-latency.p50_us'), 'us')}, p99 {fmt(g('ngircd-latency.p99_us'), 'us')}, {g('ngircd-latency.server_cpu_seconds_per_million'):.2f} CPU s per million",
-            f"p50 {fmt(ratio(g('stk-latency.p50_us'), g('ngircd-latency.p50_us')), 'x')}, p99 {fmt(ratio(g('stk-latency.p99_us'), g('ngircd-latency.p99_us')), 'x')}, CPU {fmt(ratio(g('stk-latency.server_cpu_seconds_per_million'), g('ngircd-latency.server_cpu_seconds_per_million')), 'x')} of ngIRCd",
+            f"p50 {fmt(ratio(g('stk-latency.p50_us'), g('ngircd-latency.p50_us')), 'x')}{spread('stk-latency.p50_us_ratio')}, "
+            f"p99 {fmt(ratio(g('stk-latency.p99_us'), g('ngircd-latency.p99_us')), 'x')}{spread('stk-latency.p99_us_ratio')}, "
+            f"CPU {fmt(ratio(g('stk-latency.server_cpu_seconds_per_million'), g('ngircd-latency.server_cpu_seconds_per_million')), 'x')}{spread('stk-latency.server_cpu_seconds_per_million_ratio')} of ngIRCd",
             "p50, p99 and CPU per delivery <= ngIRCd's",
             verdict(g("stk-latency.p50_us") <= g("ngircd-latency.p50_us") and g("stk-latency.p99_us") <= g("ngircd-latency.p99_us") and g("stk-latency.server_cpu_seconds_per_million") <= g("ngircd-latency.server_cpu_seconds_per_million") and g("stk-latency.ok") == 1),
         ])
@@ -264,7 +297,8 @@ def rows(r):
             "chat network, 3 linked servers, 200 clients each, 10 senders",
             "3 chat-servers " + network("net-stk3"),
             "3 ngIRCd " + network("net-ngircd3"),
-            f"CPU {fmt(ratio(stk_cpu, ng_cpu), 'x')}, rate {fmt(ratio(stk_rate, ng_rate), 'x')} of ngIRCd",
+            f"CPU {fmt(ratio(stk_cpu, ng_cpu), 'x')}{spread('net-stk3.server_cpu_seconds_per_million_ratio')}, "
+            f"rate {fmt(ratio(stk_rate, ng_rate), 'x')}{spread('net-stk3.deliveries_per_second_ratio')} of ngIRCd",
             "CPU <= ngIRCd's, rate >= ngIRCd's, no loss",
             verdict(stk_cpu <= ng_cpu and stk_rate >= ng_rate and g("net-stk3.ok") == 1),
         ])
@@ -382,10 +416,13 @@ def main():
     parser.add_argument("--alloc-output")
     parser.add_argument("--write")
     parser.add_argument("--chat-median")
+    parser.add_argument("--chat-ratios", nargs=2)
     parser.add_argument("--alloc-p90")
     args = parser.parse_args()
     if args.chat_median:
         chat_median(args.chat_median)
+    elif args.chat_ratios:
+        chat_ratios(*args.chat_ratios)
     elif args.alloc_p90:
         print(alloc_p90(args.alloc_p90))
     else:

@@ -286,6 +286,11 @@ if wants chat; then
             record "${name#chat-}.$key" "$value"
         done
     done
+    # How far one round's ratio strays: chat-server's round N against ngIRCd's round N.
+    for load in fanout openloop latency; do
+        python3 scripts/bench-report.py --chat-ratios "$work/chat-stk-$load.all" "$work/chat-ngircd-$load.all" |
+            while read -r key value; do record "stk-$load.$key" "$value"; done
+    done
 fi
 
 # --- network: the same fan-out over three linked servers, chat-server against ngIRCd -------------
@@ -420,6 +425,8 @@ if wants network; then
             record "net-$setup.$key" "$value"
         done
     done
+    python3 scripts/bench-report.py --chat-ratios "$work/net-stk3.all" "$work/net-ngircd3.all" |
+        while read -r key value; do record "net-stk3.$key" "$value"; done
 fi
 
 # --- the table and Benchmarks/BENCHMARKS.md ------------------------------------------------------

@@ -268,9 +268,20 @@ func reportAgainstAsyncChannel(
     ]
     for (library, baseline, placement) in pairs {
         guard let ours = rates[library], let theirs = rates[baseline] else { continue }
-        report("\(workload).vs_asyncchannel_\(placement).rate_ratio", medianRatio(ours, theirs))
+        reportRatios("\(workload).vs_asyncchannel_\(placement).rate_ratio", ours, theirs)
         if let ourCPU = cpu[library], let theirCPU = cpu[baseline] {
-            report("\(workload).vs_asyncchannel_\(placement).cpu_ratio", medianRatio(ourCPU, theirCPU))
+            reportRatios("\(workload).vs_asyncchannel_\(placement).cpu_ratio", ourCPU, theirCPU)
         }
+    }
+}
+
+/// Reports the median of the per-round ratios of `values` to `baseline` as `key`, and the
+/// lowest and highest as `key_low` and `key_high`: how far one round's ratio can stray.
+func reportRatios(_ key: String, _ values: [Double], _ baseline: [Double]) {
+    let ratios = zip(values, baseline).map { $0 / $1 }
+    report(key, median(ratios))
+    if let low = ratios.min(), let high = ratios.max() {
+        report("\(key)_low", low)
+        report("\(key)_high", high)
     }
 }
