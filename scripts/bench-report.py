@@ -35,12 +35,7 @@ def read_results(path):
 
 
 def chat_median(path):
-    runs = {}
-    with open(path) as file:
-        for line in file:
-            match = re.match(r"^RESULT (\S+) (\S+)$", line.strip())
-            if match:
-                runs.setdefault(match.group(1), []).append(float(match.group(2)))
+    runs = chat_rounds(path)
     for key, values in sorted(runs.items()):
         if key == "ok":
             print(key, min(values))  # every run must be clean
