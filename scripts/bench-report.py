@@ -35,7 +35,7 @@ def read_results(path):
 
 
 def chat_median(path):
-    runs = chat_rounds(path)
+    runs = chat_values(path)
     for key, values in sorted(runs.items()):
         if key == "ok":
             print(key, min(values))  # every run must be clean
@@ -49,14 +49,32 @@ def chat_median(path):
 
 
 def chat_rounds(path):
-    """Each key's values in a file of chatload runs, in the order of the runs."""
-    runs = {}
+    """The figures of each chatload run in a file, by the round number that scripts/bench.sh
+    writes before each run (`ROUND n`); runs without one count from 1."""
+    rounds = {}
+    number = 0
     with open(path) as file:
         for line in file:
-            match = re.match(r"^RESULT (\S+) (\S+)$", line.strip())
+            line = line.strip()
+            marker = re.match(r"^ROUND (\d+)$", line)
+            if marker:
+                number = int(marker.group(1))
+                continue
+            match = re.match(r"^RESULT (\S+) (\S+)$", line)
             if match:
-                runs.setdefault(match.group(1), []).append(float(match.group(2)))
-    return runs
+                if match.group(1) == "sent" and "sent" in rounds.get(number, {}):
+                    number += 1  # a run after another under no marker of its own
+                rounds.setdefault(number, {})[match.group(1)] = float(match.group(2))
+    return rounds
+
+
+def chat_values(path):
+    """Each key's values over the runs in a file, in the order of the rounds."""
+    values = {}
+    for _, figures in sorted(chat_rounds(path).items()):
+        for key, value in figures.items():
+            values.setdefault(key, []).append(value)
+    return values
 
 
 def chat_ratios(path, baseline_path):
@@ -64,7 +82,8 @@ def chat_ratios(path, baseline_path):
     number, for the figures the table compares: how far one round strays from the median."""
     ours, theirs = chat_rounds(path), chat_rounds(baseline_path)
     for key in ("server_cpu_seconds_per_million", "deliveries_per_second", "p50_us", "p99_us"):
-        ratios = [a / b for a, b in zip(ours.get(key, []), theirs.get(key, [])) if b]
+        ratios = [ours[n][key] / theirs[n][key] for n in sorted(set(ours) & set(theirs))
+                  if key in ours[n] and theirs[n].get(key)]
         if ratios:
             print(f"{key}_ratio_low", min(ratios))
             print(f"{key}_ratio_high", max(ratios))

@@ -239,7 +239,8 @@ chat_run() {
     shift 3
     timeout 600 "$work/chatload" --port "$port" --server-pid "$pid" --clients 200 --senders 10 --procs 4 \
         --timeout 300 "$@" >"$work/chat-$name.out" || true
-    cat "$work/chat-$name.out" >>"$work/chat-$name.all"
+    # Each run under its round's number, so that rounds pair up even if a run printed nothing.
+    { echo "ROUND $round"; cat "$work/chat-$name.out"; } >>"$work/chat-$name.all"
 }
 if wants chat; then
     say "chat: 200 clients, 10 senders; chat-server --no-flood-limit against ngIRCd with MaxPenaltyTime = 0"
@@ -416,7 +417,7 @@ if wants network; then
             timeout 900 "$work/chatload" --port "$ports_list" --server-pid "$pids_list" ${relays[@]+"${relays[@]}"} \
                 --clients $((200 * count)) \
                 --senders 10 --procs 4 --timeout 120 --messages "$chat_messages" >"$work/net-$setup.out" || true
-            cat "$work/net-$setup.out" >>"$work/net-$setup.all"
+            { echo "ROUND $round"; cat "$work/net-$setup.out"; } >>"$work/net-$setup.all"
             stop_network
         done
     done
