@@ -50,7 +50,7 @@ def chat_median(path):
 
 def chat_rounds(path):
     """The figures of each chatload run in a file, by the round number that scripts/bench.sh
-    writes before each run (`ROUND n`); runs without one count from 1."""
+    writes before each run (`ROUND n`)."""
     rounds = {}
     number = 0
     with open(path) as file:
@@ -62,8 +62,6 @@ def chat_rounds(path):
                 continue
             match = re.match(r"^RESULT (\S+) (\S+)$", line)
             if match:
-                if match.group(1) == "sent" and "sent" in rounds.get(number, {}):
-                    number += 1  # a run after another under no marker of its own
                 rounds.setdefault(number, {})[match.group(1)] = float(match.group(2))
     return rounds
 
