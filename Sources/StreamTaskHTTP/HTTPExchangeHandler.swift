@@ -198,8 +198,7 @@ final class HTTPExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
         idleTimer?.cancel()
         idleTimer = nil
         guard idleTimeout > 0, waitsForServer else { return }
-        let nanoseconds = Int64(min(idleTimeout, 1e9) * 1e9)
-        idleTimer = context.eventLoop.assumeIsolated().scheduleTask(in: .nanoseconds(nanoseconds)) {
+        idleTimer = context.eventLoop.assumeIsolated().scheduleTask(in: .seconds(idleTimeout)) {
             self.idleTimeRanOut()
         }
     }

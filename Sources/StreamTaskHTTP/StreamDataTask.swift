@@ -200,7 +200,7 @@ public final class StreamDataTask: StreamSessionTask, @unchecked Sendable, Custo
     private func startResourceTimer() {
         let seconds = session.settings.timeoutIntervalForResource
         guard seconds > 0 else { return }
-        let timer = eventLoop.scheduleTask(in: .nanoseconds(Int64(min(seconds, 1e9) * 1e9))) { [weak self] in
+        let timer = eventLoop.scheduleTask(in: .seconds(seconds)) { [weak self] in
             guard let self, self.phaseIsNot(.becomingStream, .completed) else { return }
             self.finish(
                 error: StreamTaskError(

@@ -19,7 +19,7 @@ extension StreamSessionConfiguration {
     }
 
     /// How long a task may wait for its connection before it fails with a timeout, in seconds;
-    /// 60 by default, 0 for no limit. It bounds name resolution, the TCP handshake and any
+    /// 60 by default, 0 (or `.infinity`) for no limit. It bounds name resolution, the TCP handshake and any
     /// proxy handshake together, for stream and data tasks. Once connected, each read and write
     /// of a stream task waits as long as its own `timeout` argument says.
     ///

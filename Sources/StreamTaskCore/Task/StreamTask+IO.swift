@@ -38,7 +38,7 @@ extension StreamTask {
     /// - Parameters:
     ///   - minBytes: The fewest bytes to return (unless the stream ends first); 0 or more.
     ///   - maxBytes: The most bytes to return; at least 1 and at least `minBytes`.
-    ///   - timeout: Seconds to wait; 0 means no timeout.
+    ///   - timeout: Seconds to wait; 0 (or less, or `.infinity`) means no timeout.
     /// - Returns: The bytes (never `nil` when the read succeeds; empty only at end of stream)
     ///   and whether the stream has ended with nothing left to read.
     public func readData(
@@ -140,7 +140,7 @@ extension StreamTask {
     ///
     /// - Parameters:
     ///   - data: The bytes to send.
-    ///   - timeout: Seconds to wait; 0 means no timeout.
+    ///   - timeout: Seconds to wait; 0 (or less, or `.infinity`) means no timeout.
     public func write(_ data: Data, timeout: TimeInterval) async throws {
         let startedAt = NIODeadline.now()
         try await writeBehind(ByteBuffer(data: data), timeout: timeout, startedAt: startedAt)
@@ -154,7 +154,7 @@ extension StreamTask {
     ///
     /// - Parameters:
     ///   - buffer: The bytes to send (its readable bytes; its indices are not moved).
-    ///   - timeout: Seconds to wait; 0 means no timeout.
+    ///   - timeout: Seconds to wait; 0 (or less, or `.infinity`) means no timeout.
     public func write(_ buffer: ByteBuffer, timeout: TimeInterval) async throws {
         try await writeBehind(buffer, timeout: timeout, startedAt: .now())
     }
@@ -196,7 +196,7 @@ extension StreamTask {
     ///
     /// - Parameters:
     ///   - buffer: The bytes to send (its readable bytes; its indices are not moved).
-    ///   - timeout: Seconds to wait; 0 means no timeout.
+    ///   - timeout: Seconds to wait; 0 (or less, or `.infinity`) means no timeout.
     ///   - promise: Succeeded once every byte has been handed to the kernel, failed with a
     ///     ``StreamTaskError`` otherwise.
     public func write(_ buffer: ByteBuffer, timeout: TimeInterval, promise: EventLoopPromise<Void>?) {

@@ -332,9 +332,19 @@ public final class StreamTask: StreamSessionTask, @unchecked Sendable, CustomStr
 
 extension TimeAmount {
     /// A time amount from seconds, as `TimeInterval`s come in.
-    static func seconds(_ interval: TimeInterval) -> TimeAmount {
-        .nanoseconds(Int64((interval * 1_000_000_000).rounded()))
+    ///
+    /// Apple's stream tasks take any interval, `.infinity` included, and a timer that long
+    /// never fires. `TimeAmount` counts nanoseconds in an `Int64` (about 292 years), so an
+    /// interval past that (or NaN) becomes the longest amount there is, which SwiftNIO's
+    /// deadlines turn into `NIODeadline.distantFuture`, instead of trapping in the conversion.
+    package static func seconds(_ interval: TimeInterval) -> TimeAmount {
+        guard interval < longestInterval else { return .nanoseconds(.max) }
+        return .nanoseconds(Int64((interval * 1_000_000_000).rounded()))
     }
+
+    /// The longest interval, in seconds, that converts to nanoseconds without overflow, less
+    /// a margin for rounding.
+    private static let longestInterval: TimeInterval = 9_000_000_000
 }
 
 extension StreamTask {
