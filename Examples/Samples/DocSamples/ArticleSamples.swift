@@ -56,6 +56,20 @@ func dataTaskByteStreams(task: StreamTask) async throws {
     // end sample
 }
 
+/// The handover article's Darwin-style delegate: the streams scheduled in the main run loop.
+final class StreamHandoverDelegate: NSObject, StreamSessionStreamDelegate, StreamDelegate {
+    // sample: Sources/StreamTaskCore/Docs.docc/StreamHandover.md 2
+    func urlSession(_ session: StreamSession, streamTask: StreamSessionStreamTask,
+                    didBecome inputStream: InputStream, outputStream: OutputStream) {
+        for stream in [inputStream, outputStream] as [Stream] {
+            stream.delegate = self                     // a StreamDelegate
+            stream.schedule(in: .main, forMode: .default)
+            stream.open()
+        }
+    }
+    // end sample
+}
+
 func performanceExecutor(task: StreamTask) {
     // sample: Sources/StreamTaskCore/Docs.docc/Performance.md 1
     let echo = Task(executorPreference: task.executor) {

@@ -50,15 +50,16 @@ final class CapturedConnection: Sendable {
 
     // MARK: Blocking (Foundation streams)
 
+    /// The error of a Foundation stream that would wait on the task's own event loop.
+    static var usedOnItsEventLoop: StreamTaskError {
+        StreamTaskError(
+            .invalidArgument, "a captured stream was used on its own event loop, which it would block forever")
+    }
+
     /// Waits on the calling thread for `operation`. Refuses to run on the task's event loop,
     /// which it would deadlock.
     func blocking(_ operation: StreamTaskStateMachine.Operation) -> Result<StreamTask.Outcome, StreamTaskError> {
-        if task.eventLoop.inEventLoop {
-            return .failure(
-                StreamTaskError(
-                    .invalidArgument, "a captured stream was used on its own event loop, which it would block forever")
-            )
-        }
+        if task.eventLoop.inEventLoop { return .failure(Self.usedOnItsEventLoop) }
         let done = DispatchSemaphore(value: 0)
         let outcome = NIOLockedValueBox<Result<StreamTask.Outcome, StreamTaskError>?>(nil)
         task.submit(operation, timeout: 0, fromStreams: true) { result in

@@ -12,61 +12,81 @@ import Foundation
 /// The input side of a captured stream task: a Foundation `InputStream` that reads the
 /// connection, on Linux as on Darwin.
 ///
-/// `read(_:maxLength:)` blocks the calling thread until at least one byte has arrived or the
-/// stream has ended; call it on a thread of your own, never on an event loop or in Swift's
-/// cooperative pool. The stream sends no run-loop events: poll ``hasBytesAvailable`` or block
-/// in `read`. `close()` closes the connection's read side.
-final class CapturedInputStream: InputStream {
-    private let connection: CapturedConnection?
-    private var status = Stream.Status.notOpen
-    private var failure: (any Error)?
-    /// The last read reached the end of the stream.
-    private var endReached = false
+/// Once open, it reads ahead of its reader (at most 64 KiB; see ``CapturedReadAhead``), so
+/// ``hasBytesAvailable`` says whether a read would return at once, as a Darwin socket stream's
+/// does. Scheduled in a run loop, it tells its `delegate` there as Darwin's does: `openCompleted`,
+/// `hasBytesAvailable` when bytes arrive and again after each read that leaves some,
+/// `endEncountered` once the peer's end is reached and every byte read, `errorOccurred`.
+/// `read(_:maxLength:)` with nothing held blocks the calling thread until a byte arrives or the
+/// stream ends: never call it that way on an event loop (it fails) or in Swift's cooperative
+/// pool. `close()` closes the connection's read side.
+final class CapturedInputStream: InputStream, CapturedStreamEventSource {
+    private let readAhead: CapturedReadAhead
+    private let events = CapturedStreamEvents()
+    private var phase = Phase.notOpen
+    /// A read waits in ``read(_:maxLength:)`` now.
+    private var isReading = false
 
-    init(connection: CapturedConnection) {
-        self.connection = connection
-        super.init(data: Data())
+    private enum Phase {
+        case notOpen, open, closed
     }
 
-    override var streamStatus: Stream.Status { status }
-    override var streamError: (any Error)? { failure }
+    init(connection: CapturedConnection) {
+        self.readAhead = CapturedReadAhead(connection: connection)
+        super.init(data: Data())
+        events.deliver(to: self)
+    }
+
+    override var streamStatus: Stream.Status {
+        switch phase {
+        case .notOpen: return .notOpen
+        case .closed: return .closed
+        case .open:
+            if isReading { return .reading }
+            let state = readAhead.state
+            if state.buffered > 0 { return .open }
+            if state.failure != nil { return .error }
+            return state.ended ? .atEnd : .open
+        }
+    }
+
+    override var streamError: (any Error)? {
+        phase == .open ? readAhead.state.failure : nil
+    }
 
     override func open() {
-        guard status == .notOpen else { return }
-        status = connection == nil ? .error : .open
+        guard phase == .notOpen else { return }
+        phase = .open
+        events.post(.openCompleted)
+        readAhead.start { [readAhead, events] in Self.postWhatHolds(readAhead, events) }
     }
 
     override func close() {
-        guard status != .closed else { return }
-        status = .closed
-        connection?.closeRead()
+        guard phase != .closed else { return }
+        phase = .closed
+        readAhead.stop()
+        readAhead.connection.closeRead()
     }
 
-    /// `true` while a read may return bytes (Foundation allows `true` when only a read can tell).
-    override var hasBytesAvailable: Bool { status == .open && !endReached }
+    /// Bytes read ahead and not yet taken (for tests).
+    var bytesHeld: Int { readAhead.state.buffered }
+
+    /// Whether bytes are held, so that a read returns at once.
+    override var hasBytesAvailable: Bool {
+        phase == .open && readAhead.state.buffered > 0
+    }
 
     override func read(_ buffer: UnsafeMutablePointer<UInt8>, maxLength len: Int) -> Int {
-        switch status {
-        case .atEnd: return 0
-        case .open: break
-        default: return -1
-        }
+        guard phase == .open else { return -1 }
         guard len > 0 else { return 0 }
-        guard let connection else { return -1 }
-        status = .reading
-        switch connection.blocking(.read(minLength: 1, maxLength: len)) {
-        case .success(let (bytes, atEOF)):
-            let count = bytes.readableBytes
-            _ = bytes.withUnsafeReadableBytes { raw in
-                raw.copyBytes(to: UnsafeMutableRawBufferPointer(start: buffer, count: count))
-            }
-            if atEOF { endReached = true }
-            status = endReached && count == 0 ? .atEnd : .open
-            return count
-        case .failure(let error):
-            failure = error
-            status = .error
-            return -1
+        isReading = true
+        defer { isReading = false }
+        let taken = readAhead.take(into: buffer, maxLength: len)
+        Self.postWhatHolds(readAhead, events)
+        switch taken {
+        case .bytes(let count): return count
+        case .end: return 0
+        case .failure: return -1
         }
     }
 
@@ -75,5 +95,39 @@ final class CapturedInputStream: InputStream {
         length len: UnsafeMutablePointer<Int>
     ) -> Bool {
         false
+    }
+
+    override func schedule(in aRunLoop: RunLoop, forMode mode: RunLoop.Mode) {
+        events.schedule(in: aRunLoop, forMode: mode)
+    }
+
+    override func remove(from aRunLoop: RunLoop, forMode mode: RunLoop.Mode) {
+        events.remove(from: aRunLoop, forMode: mode)
+    }
+
+    /// Posts the event that the read-ahead's state calls for: bytes held, the end reached with
+    /// none held, or a failure. Any thread.
+    private static func postWhatHolds(_ readAhead: CapturedReadAhead, _ events: CapturedStreamEvents) {
+        let state = readAhead.state
+        guard !state.stopped else { return }
+        if state.buffered > 0 {
+            events.post(.hasBytesAvailable)
+        } else if state.failure != nil {
+            events.post(.errorOccurred)
+        } else if state.ended {
+            events.post(.endEncountered)
+        }
+    }
+
+    func isStillDue(_ event: Stream.Event) -> Bool {
+        guard phase == .open else { return false }
+        let state = readAhead.state
+        switch event {
+        case .openCompleted: return true
+        case .hasBytesAvailable: return state.buffered > 0
+        case .errorOccurred: return state.buffered == 0 && state.failure != nil
+        case .endEncountered: return state.buffered == 0 && state.failure == nil && state.ended
+        default: return false
+        }
     }
 }

@@ -16,15 +16,19 @@ import NIOCore
 /// `write(_:maxLength:)` blocks the calling thread until the bytes have been handed to the
 /// kernel (so a peer that does not read slows the writer down); call it on a thread of your
 /// own, never on an event loop or in Swift's cooperative pool. `close()` sends the end of the
-/// stream (the read side stays open).
-final class CapturedOutputStream: OutputStream {
+/// stream (the read side stays open). Scheduled in a run loop, it tells its `delegate` there
+/// as Darwin's does: `openCompleted`, then `hasSpaceAvailable` once open and after each write,
+/// and `errorOccurred` when a write fails.
+final class CapturedOutputStream: OutputStream, CapturedStreamEventSource {
     private let connection: CapturedConnection?
+    private let events = CapturedStreamEvents()
     private var status = Stream.Status.notOpen
     private var failure: (any Error)?
 
     init(connection: CapturedConnection) {
         self.connection = connection
         super.init(toMemory: ())
+        events.deliver(to: self)
     }
 
     /// Foundation requires this initializer; a stream made with it has no connection and
@@ -32,6 +36,7 @@ final class CapturedOutputStream: OutputStream {
     required init(toMemory: ()) {
         self.connection = nil
         super.init(toMemory: ())
+        events.deliver(to: self)
     }
 
     override var streamStatus: Stream.Status { status }
@@ -42,9 +47,12 @@ final class CapturedOutputStream: OutputStream {
         guard connection != nil else {
             status = .error
             failure = StreamTaskError(.invalidArgument, "this output stream was not made by captureStreams()")
+            events.post(.errorOccurred)
             return
         }
         status = .open
+        events.post(.openCompleted)
+        events.post(.hasSpaceAvailable)
     }
 
     override func close() {
@@ -63,11 +71,30 @@ final class CapturedOutputStream: OutputStream {
         switch connection.blocking(.write(bytes)) {
         case .success:
             status = .open
+            events.post(.hasSpaceAvailable)
             return len
         case .failure(let error):
             failure = error
             status = .error
+            events.post(.errorOccurred)
             return -1
+        }
+    }
+
+    override func schedule(in aRunLoop: RunLoop, forMode mode: RunLoop.Mode) {
+        events.schedule(in: aRunLoop, forMode: mode)
+    }
+
+    override func remove(from aRunLoop: RunLoop, forMode mode: RunLoop.Mode) {
+        events.remove(from: aRunLoop, forMode: mode)
+    }
+
+    func isStillDue(_ event: Stream.Event) -> Bool {
+        switch event {
+        case .openCompleted: return status == .open || status == .writing
+        case .hasSpaceAvailable: return status == .open
+        case .errorOccurred: return status == .error
+        default: return false
         }
     }
 }

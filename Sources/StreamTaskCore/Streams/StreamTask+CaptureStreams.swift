@@ -20,8 +20,9 @@ extension StreamTask {
     /// The task then leaves the session: it no longer counts against the per-host limit, is no
     /// longer in ``StreamSession/allTasks``, and its state is ``StreamSessionTask/State/completed``. Operations
     /// on it fail with ``StreamTaskError/Code/streamsCaptured``; unread bytes go to the input
-    /// stream. The streams read and write the same connection, blocking the calling thread:
-    /// see <doc:StreamHandover> for which threads may use them.
+    /// stream. The streams read and write the same connection; scheduled in a run loop, they
+    /// tell their `delegate` of events as Darwin's do, and a read or write may block the
+    /// calling thread: see <doc:StreamHandover> for the events and which threads may use them.
     public func captureStreams() {
         // Writes issued after this fail at once rather than returning early; writes waiting for
         // room were issued before it, and go first.

@@ -10,6 +10,7 @@
 #if !canImport(Darwin)
 import Foundation
 import NIOCore
+import StreamTaskCore
 
 /// Foundation's `NetService` for Linux: a DNS-SD (Bonjour) service to publish or to resolve,
 /// with Foundation's API and behaviour, on this module's DNS-SD operations.

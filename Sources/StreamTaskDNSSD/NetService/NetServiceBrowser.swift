@@ -9,6 +9,7 @@
 
 #if !canImport(Darwin)
 import Foundation
+import StreamTaskCore
 
 /// Foundation's `NetServiceBrowser` for Linux: finds DNS-SD (Bonjour) services of a type, and
 /// reports them as `NetService` objects to resolve, with Foundation's API and behaviour.

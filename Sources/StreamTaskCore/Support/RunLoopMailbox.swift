@@ -7,18 +7,18 @@
 //
 //===----------------------------------------------------------------------===//
 
-#if !canImport(Darwin)
 import Foundation
 import NIOConcurrencyHelpers
 
-/// Carries events from the DNS-SD queue to the run loops a `NetService` or
-/// `NetServiceBrowser` is scheduled in, as Foundation's run-loop sources do on Darwin.
+/// Carries events from other threads to the run loops an object is scheduled in, as
+/// Foundation's run-loop sources do on Darwin: for `NetService` and `NetServiceBrowser` on
+/// Linux, and for the Foundation streams of a captured stream task.
 ///
 /// Events wait here in order; posting one adds a timer that fires at once to each scheduled run
 /// loop (in each of its scheduled modes), and the first to fire hands every waiting event over.
 /// A timer wakes a sleeping run loop, and a run loop that is not running keeps the events
 /// until it runs. The handler is held weakly: a released object gets no more events.
-final class RunLoopMailbox<Event: Sendable>: @unchecked Sendable {
+package final class RunLoopMailbox<Event: Sendable>: @unchecked Sendable {
     // @unchecked Sendable: every `var` is behind `lock`, except `handler`, which is set once
     // before the first post and called only where events are handed over, on the owner's run
     // loop. The run loops are only given timers, which CFRunLoop accepts from any thread.
@@ -34,22 +34,26 @@ final class RunLoopMailbox<Event: Sendable>: @unchecked Sendable {
     private var wakeUpScheduled = false
     private var handler: (([Event]) -> Void)?
 
-    /// A mailbox scheduled in `runLoop` in the default mode, as Foundation's objects start out.
-    init(runLoop: RunLoop) {
-        targets = [Target(runLoop: runLoop, modes: [.default])]
+    /// A mailbox scheduled in `runLoop` in the default mode, as `NetService` starts out, or
+    /// (with `nil`) in none, as a stream starts out.
+    package init(runLoop: RunLoop?) {
+        targets = runLoop.map { [Target(runLoop: $0, modes: [.default])] } ?? []
     }
+
+    /// Whether any run loop is scheduled to take the events.
+    package var isScheduled: Bool { lock.withLock { !targets.isEmpty } }
 
     /// Sets the object that takes the events, held weakly, and how: `handle` gets the events
     /// that arrived since its last call, in order, on a thread whose run loop is scheduled,
     /// while that run loop runs in a scheduled mode. Call once, before anything is posted.
-    func deliver<Owner: AnyObject>(to owner: Owner, _ handle: @escaping (Owner, [Event]) -> Void) {
+    package func deliver<Owner: AnyObject>(to owner: Owner, _ handle: @escaping (Owner, [Event]) -> Void) {
         handler = { [weak owner] events in
             if let owner { handle(owner, events) }
         }
     }
 
     /// Adds `mode` of `runLoop` to where events are delivered.
-    func schedule(in runLoop: RunLoop, forMode mode: RunLoop.Mode) {
+    package func schedule(in runLoop: RunLoop, forMode mode: RunLoop.Mode) {
         let wake = lock.withLock { () -> Bool in
             if let index = targets.firstIndex(where: { $0.runLoop === runLoop }) {
                 if !targets[index].modes.contains(mode) { targets[index].modes.append(mode) }
@@ -62,7 +66,7 @@ final class RunLoopMailbox<Event: Sendable>: @unchecked Sendable {
     }
 
     /// Removes `mode` of `runLoop` from where events are delivered.
-    func remove(from runLoop: RunLoop, forMode mode: RunLoop.Mode) {
+    package func remove(from runLoop: RunLoop, forMode mode: RunLoop.Mode) {
         lock.withLock {
             guard let index = targets.firstIndex(where: { $0.runLoop === runLoop }) else { return }
             targets[index].modes.removeAll { $0 == mode }
@@ -71,7 +75,7 @@ final class RunLoopMailbox<Event: Sendable>: @unchecked Sendable {
     }
 
     /// Queues `event` for the handler and wakes the scheduled run loops. Any thread.
-    func post(_ event: Event) {
+    package func post(_ event: Event) {
         lock.withLock { pending.append(event) }
         wakeUp()
     }
@@ -100,4 +104,3 @@ final class RunLoopMailbox<Event: Sendable>: @unchecked Sendable {
         handler(events)
     }
 }
-#endif
