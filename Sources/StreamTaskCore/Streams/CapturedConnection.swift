@@ -18,14 +18,89 @@ import NIOFoundationCompat
 /// streams' own; once neither side holds it any more, an unclosed connection is closed.
 final class CapturedConnection: Sendable {
     let task: StreamTask
+    /// Whether the first stream opened resumes the task, and has not yet (see
+    /// ``StreamTask/captureFoundationStreamsBeforeResuming()``).
+    private let resumesOnOpen: NIOLockedValueBox<Bool>
+    private let readiness: NIOLockedValueBox<Readiness>
 
-    init(task: StreamTask) {
+    /// Whether the streams have the connection yet.
+    private enum Readiness {
+        case ready
+        /// Captured before it connected; what to tell once it has (or has failed).
+        case waiting([@Sendable (StreamTaskError?) -> Void])
+        case failed(StreamTaskError)
+    }
+
+    /// A connection the streams have now (`ready`), or, for streams made before it connected,
+    /// one that waits for ``connected(_:)``.
+    init(task: StreamTask, ready: Bool = true) {
         self.task = task
+        self.resumesOnOpen = NIOLockedValueBox(!ready)
+        self.readiness = NIOLockedValueBox(ready ? .ready : .waiting([]))
+    }
+
+    /// The capture completed: the streams have the connection, or it failed with `error`.
+    func connected(_ error: StreamTaskError?) {
+        let waiting = readiness.withLockedValue { readiness -> [@Sendable (StreamTaskError?) -> Void] in
+            guard case .waiting(let waiting) = readiness else { return [] }
+            readiness = error.map { .failed($0) } ?? .ready
+            return waiting
+        }
+        for body in waiting { body(error) }
+    }
+
+    /// Calls `body` once the streams have the connection (with `nil`) or it failed (with the
+    /// error): at once if that is known already, else on the task's event loop when it is.
+    func whenConnected(_ body: @escaping @Sendable (StreamTaskError?) -> Void) {
+        let known = readiness.withLockedValue { readiness -> StreamTaskError?? in
+            switch readiness {
+            case .ready: return .some(nil)
+            case .failed(let error): return .some(error)
+            case .waiting(let waiting):
+                readiness = .waiting(waiting + [body])
+                return .none
+            }
+        }
+        if let known { body(known) }
+    }
+
+    /// Hands `operation` to the task as the streams' own once the streams have the connection
+    /// (the capture fails whatever is queued behind it that is not), or fails it with the error
+    /// the connection failed with before that.
+    func submit(_ operation: StreamTaskStateMachine.Operation, completion: @escaping StreamTaskDriver.Completion) {
+        whenConnected { [task] error in
+            if let error { return completion(.failure(error)) }
+            task.submit(operation, timeout: 0, fromStreams: true, completion: completion)
+        }
+    }
+
+    /// Whether the streams have the connection (`false` while it connects, or if it failed).
+    var isConnected: Bool {
+        readiness.withLockedValue { if case .ready = $0 { true } else { false } }
+    }
+
+    /// The error the connection failed with before the streams had it.
+    var failureToConnect: StreamTaskError? {
+        readiness.withLockedValue { if case .failed(let error) = $0 { error } else { nil } }
     }
 
     deinit {
-        // Both streams are gone: close what they left open, so that the connection ends.
-        task.closeCapturedConnection()
+        if !isConnected {
+            // Never opened, or gone before it connected: the task waits for nothing.
+            task.cancel()
+        } else {
+            // Both streams are gone: close what they left open, so that the connection ends.
+            task.closeCapturedConnection()
+        }
+    }
+
+    /// A stream was opened: resumes the task if it waits for that.
+    func streamOpened() {
+        let resume = resumesOnOpen.withLockedValue { resumes in
+            defer { resumes = false }
+            return resumes
+        }
+        if resume { task.resume() }
     }
 
     // MARK: Async
@@ -41,11 +116,11 @@ final class CapturedConnection: Sendable {
     }
 
     func closeWrite() {
-        task.submit(.closeWrite, timeout: 0, fromStreams: true) { _ in }
+        submit(.closeWrite) { _ in }
     }
 
     func closeRead() {
-        task.submit(.closeRead, timeout: 0, fromStreams: true) { _ in }
+        submit(.closeRead) { _ in }
     }
 
     // MARK: Blocking (Foundation streams)
@@ -62,7 +137,7 @@ final class CapturedConnection: Sendable {
         if task.eventLoop.inEventLoop { return .failure(Self.usedOnItsEventLoop) }
         let done = DispatchSemaphore(value: 0)
         let outcome = NIOLockedValueBox<Result<StreamTask.Outcome, StreamTaskError>?>(nil)
-        task.submit(operation, timeout: 0, fromStreams: true) { result in
+        submit(operation) { result in
             outcome.withLockedValue { $0 = result }
             done.signal()
         }

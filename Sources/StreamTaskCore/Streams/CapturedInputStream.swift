@@ -45,19 +45,23 @@ final class CapturedInputStream: InputStream, CapturedStreamEventSource {
             if isReading { return .reading }
             let state = readAhead.state
             if state.buffered > 0 { return .open }
-            if state.failure != nil { return .error }
+            if state.failure != nil || readAhead.connection.failureToConnect != nil { return .error }
+            if !readAhead.connection.isConnected { return .opening }
             return state.ended ? .atEnd : .open
         }
     }
 
     override var streamError: (any Error)? {
-        phase == .open ? readAhead.state.failure : nil
+        phase == .open ? readAhead.state.failure ?? readAhead.connection.failureToConnect : nil
     }
 
     override func open() {
         guard phase == .notOpen else { return }
         phase = .open
-        events.post(.openCompleted)
+        readAhead.connection.streamOpened()
+        readAhead.connection.whenConnected { [events] error in
+            events.post(error == nil ? .openCompleted : .errorOccurred)
+        }
         readAhead.start { [readAhead, events] in Self.postWhatHolds(readAhead, events) }
     }
 
@@ -123,9 +127,10 @@ final class CapturedInputStream: InputStream, CapturedStreamEventSource {
         guard phase == .open else { return false }
         let state = readAhead.state
         switch event {
-        case .openCompleted: return true
+        case .openCompleted: return readAhead.connection.isConnected
         case .hasBytesAvailable: return state.buffered > 0
-        case .errorOccurred: return state.buffered == 0 && state.failure != nil
+        case .errorOccurred:
+            return state.buffered == 0 && (state.failure ?? readAhead.connection.failureToConnect) != nil
         case .endEncountered: return state.buffered == 0 && state.failure == nil && state.ended
         default: return false
         }

@@ -39,8 +39,12 @@ final class CapturedOutputStream: OutputStream, CapturedStreamEventSource {
         events.deliver(to: self)
     }
 
-    override var streamStatus: Stream.Status { status }
-    override var streamError: (any Error)? { failure }
+    override var streamStatus: Stream.Status {
+        guard status == .open, let connection, !connection.isConnected else { return status }
+        return connection.failureToConnect == nil ? .opening : .error
+    }
+
+    override var streamError: (any Error)? { failure ?? connection?.failureToConnect }
 
     override func open() {
         guard status == .notOpen else { return }
@@ -51,8 +55,12 @@ final class CapturedOutputStream: OutputStream, CapturedStreamEventSource {
             return
         }
         status = .open
-        events.post(.openCompleted)
-        events.post(.hasSpaceAvailable)
+        connection?.streamOpened()
+        connection?.whenConnected { [events] error in
+            guard error == nil else { return events.post(.errorOccurred) }
+            events.post(.openCompleted)
+            events.post(.hasSpaceAvailable)
+        }
     }
 
     override func close() {
@@ -61,7 +69,7 @@ final class CapturedOutputStream: OutputStream, CapturedStreamEventSource {
         connection?.closeWrite()
     }
 
-    override var hasSpaceAvailable: Bool { status == .open }
+    override var hasSpaceAvailable: Bool { streamStatus == .open }
 
     override func write(_ buffer: UnsafePointer<UInt8>, maxLength len: Int) -> Int {
         guard status == .open, let connection else { return -1 }
@@ -91,9 +99,9 @@ final class CapturedOutputStream: OutputStream, CapturedStreamEventSource {
 
     func isStillDue(_ event: Stream.Event) -> Bool {
         switch event {
-        case .openCompleted: return status == .open || status == .writing
-        case .hasSpaceAvailable: return status == .open
-        case .errorOccurred: return status == .error
+        case .openCompleted: return streamStatus == .open || streamStatus == .writing
+        case .hasSpaceAvailable: return streamStatus == .open
+        case .errorOccurred: return streamStatus == .error
         default: return false
         }
     }

@@ -129,9 +129,7 @@ final class CapturedReadAhead: @unchecked Sendable {
     /// Hands one read to the task. Held weakly: a stream released while the read waits (the
     /// connection then closes, which completes it) is not kept alive by it.
     private func readFromTask() {
-        connection.task.submit(
-            .read(minLength: 1, maxLength: Self.limit), timeout: 0, fromStreams: true
-        ) { [weak self] result in
+        connection.submit(.read(minLength: 1, maxLength: Self.limit)) { [weak self] result in
             self?.received(result)
         }
     }

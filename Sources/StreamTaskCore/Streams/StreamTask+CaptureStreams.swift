@@ -70,8 +70,29 @@ extension StreamTask {
     }
 
     func makeFoundationStreams() -> (InputStream, OutputStream) {
-        let connection = CapturedConnection(task: self)
-        return (CapturedInputStream(connection: connection), CapturedOutputStream(connection: connection))
+        foundationStreams(on: CapturedConnection(task: self))
+    }
+
+    private func foundationStreams(on connection: CapturedConnection) -> (InputStream, OutputStream) {
+        (CapturedInputStream(connection: connection), CapturedOutputStream(connection: connection))
+    }
+
+    /// Hands a task that has not been resumed over as Foundation streams at once, as Darwin's
+    /// `NetService.getInputStream(_:outputStream:)` returns its pair before connecting: the
+    /// first stream opened resumes the task. The streams are `.opening` until the connection
+    /// is theirs, then send `openCompleted`; a failure to connect is their error
+    /// (`errorOccurred`). Streams released unopened cancel the task.
+    package func captureFoundationStreamsBeforeResuming() -> (InputStream, OutputStream) {
+        stopWritesReturningEarly()
+        let connection = CapturedConnection(task: self, ready: false)
+        submit(.captureStreams, timeout: 0) { [weak connection] result in
+            if case .failure(let error) = result {
+                connection?.connected(error)
+            } else {
+                connection?.connected(nil)
+            }
+        }
+        return foundationStreams(on: connection)
     }
 
 }

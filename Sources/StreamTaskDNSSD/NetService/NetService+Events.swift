@@ -27,6 +27,7 @@ enum NetServiceEvent: Sendable {
 
 extension NetService {
     func handle(_ events: [NetServiceEvent]) {
+        guard !delegateMuted else { return }
         for event in events { handle(event) }
     }
 

@@ -52,6 +52,8 @@ open class NetService: NSObject {
     var txtData: Data?
     /// Where a browser saw the service; resolving asks there.
     var interface = DNSSDInterface.any
+    /// Set by `getInputStream(_:outputStream:)`: the delegate is told nothing more.
+    var delegateMuted = false
     private var lastID = 0
 
     /// The delegate, held weakly.
@@ -121,6 +123,29 @@ open class NetService: NSObject {
     /// results wait until one is scheduled again.
     open func remove(from aRunLoop: RunLoop, forMode mode: RunLoop.Mode) {
         mailbox.remove(from: aRunLoop, forMode: mode)
+    }
+
+    // MARK: Streams
+
+    /// Makes a pair of Foundation streams to the service, as Darwin's does: returned at once,
+    /// unopened; opening either resolves the service and connects to it (over a stream task of
+    /// `StreamSession.shared`, as `streamTask(with:)` makes one). Returns `true`;
+    /// a service that does not resolve, or cannot be reached, shows as the streams' error
+    /// (`errorOccurred`) instead. From then on the service's delegate is told nothing more.
+    ///
+    /// The streams are the ones `StreamTask.captureStreams()` hands over: schedule them in a
+    /// run loop for their events (`openCompleted` once connected), and see the stream handover
+    /// article for which threads may read and write them.
+    ///
+    /// - Parameters:
+    ///   - inputStream: Where to put the stream that reads from the service; `nil` for none.
+    ///   - outputStream: Where to put the stream that writes to it; `nil` for none.
+    @discardableResult
+    open func getInputStream(
+        _ inputStream: UnsafeMutablePointer<InputStream?>?,
+        outputStream: UnsafeMutablePointer<OutputStream?>?
+    ) -> Bool {
+        makeStreams(inputStream, outputStream)
     }
 
     // MARK: Publishing
