@@ -44,7 +44,11 @@ struct HTTPRequestBuilder {
         return (host, url.port ?? (usesTLS ? 443 : 80), usesTLS)
     }
 
-    init(request: URLRequest, host: String, port: Int) throws {
+    /// Fields of the session's `httpAdditionalHeaders` that the task leaves to its own framing
+    /// and routing.
+    static let fieldsTheTaskSets: Set<String> = ["host", "connection", "content-length", "transfer-encoding"]
+
+    init(request: URLRequest, host: String, port: Int, additionalHeaders: [AnyHashable: Any]? = nil) throws {
         let endpoint = try Self.endpoint(of: request)
         url = request.url!
         usesTLS = endpoint.usesTLS
@@ -62,6 +66,16 @@ struct HTTPRequestBuilder {
         }
         if let value = request.value(forHTTPHeaderField: "Host") {
             headers.replaceOrAdd(name: "Host", value: value)
+        }
+        // The session's additional fields, sorted so that the head is the same every time;
+        // the request's own win.
+        let additional = (additionalHeaders ?? [:]).compactMap { key, value -> (String, String)? in
+            guard let name = key.base as? String else { return nil }
+            return (name, value as? String ?? "\(value)")
+        }
+        for (name, value) in additional.sorted(by: { $0.0 < $1.0 })
+        where !Self.fieldsTheTaskSets.contains(name.lowercased()) && !headers.contains(name: name) {
+            headers.add(name: name, value: value)
         }
         let data = request.httpBody ?? Data()
         let method = HTTPMethod(rawValue: request.httpMethod ?? "GET")

@@ -21,7 +21,9 @@ extension StreamDataTask: StreamTaskAttachment {
     /// own handler goes: TLS first for `https`, then the head gate, SwiftNIO's request encoder
     /// and response decoder, and the exchange handler, which sends the request at once.
     package func install(on channel: any Channel, driver: StreamTaskDriver) throws {
-        let request = try HTTPRequestBuilder(request: originalRequest, host: driver.host, port: driver.port)
+        let request = try HTTPRequestBuilder(
+            request: originalRequest, host: driver.host, port: driver.port,
+            additionalHeaders: driver.configuration.httpAdditionalHeaders?.entries)
         let pipeline = channel.pipeline.syncOperations
         if request.usesTLS {
             // A data task speaks HTTP/1.1 and nothing else, so it offers only that in ALPN,

@@ -93,6 +93,16 @@ extension StreamSessionConfiguration {
         }
     }
 
+    /// Header fields every data task's request carries besides its own (`nil` by default):
+    /// string keys, with string (or number) values. A field the request sets itself keeps the
+    /// request's value, as with Apple's, and `Host`, `Connection`, `Content-Length` and
+    /// `Transfer-Encoding` here are ignored, since the task sets them. Stream tasks send no
+    /// headers and ignore it.
+    public var httpAdditionalHeaders: [AnyHashable: Any]? {
+        get { self[\.httpAdditionalHeaders]?.entries }
+        set { self[\.httpAdditionalHeaders] = newValue.map(ProxyDictionary.init(entries:)) }
+    }
+
     // MARK: Accepted with no effect on Linux
 
     /// Kept, with no effect: a task on Linux does not wait for connectivity, it fails at once

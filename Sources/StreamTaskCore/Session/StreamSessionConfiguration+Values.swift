@@ -32,6 +32,16 @@ extension StreamSessionConfiguration {
         package var shouldUseExtendedBackgroundIdleMode = false
         package var httpShouldUsePipelining = false
         package var httpShouldSetCookies = true
+        package var httpAdditionalHeaders: ProxyDictionary?
+        // Apple's settings of types from FoundationNetworking on Linux: the HTTP module reads
+        // and writes them typed (`requestCachePolicy`…).
+        package var requestCachePolicyRawValue: UInt = 0
+        package var networkServiceTypeRawValue: UInt = 0
+        package var httpCookieAcceptPolicyRawValue: UInt = 2
+        package var httpCookieStorage: KeptObject?
+        package var urlCredentialStorage: KeptObject?
+        package var urlCache: KeptObject?
+        package var protocolClasses: KeptObject?
 
         // The library's own settings.
         package var timeoutIntervalForRead: TimeInterval = 0
@@ -48,9 +58,19 @@ extension StreamSessionConfiguration {
         package var monitorsRoutes = true
     }
 
-    /// A proxy dictionary as it was set, kept to be returned as it was: property-list values
-    /// (strings and numbers), which nothing mutates.
+    /// A proxy dictionary (or the additional headers) as it was set, kept to be returned as it
+    /// was: property-list values (strings and numbers), which nothing mutates.
     package struct ProxyDictionary: @unchecked Sendable {
         package let entries: [AnyHashable: Any]
+    }
+
+    /// An object a setting holds only to return it (a cookie store, a cache): the library
+    /// never calls it, so no thread touches it but the caller's.
+    package struct KeptObject: @unchecked Sendable {
+        package let object: Any
+
+        package init(_ object: Any) {
+            self.object = object
+        }
     }
 }

@@ -78,13 +78,22 @@ public final class StreamSessionConfiguration: @unchecked Sendable, NSCopying, C
     /// ports unchanged.
     public class var ephemeral: StreamSessionConfiguration { StreamSessionConfiguration() }
 
+    /// A configuration with ``identifier`` set, so that code written for Darwin's background
+    /// sessions compiles. The library has no background sessions: tasks of a session made with
+    /// it run in the process, as with ``default``, and end with it.
+    public class func background(withIdentifier identifier: String) -> StreamSessionConfiguration {
+        let configuration = StreamSessionConfiguration()
+        configuration.identifier = identifier
+        return configuration
+    }
+
     /// Every value at once, as a session copies them.
     var values: Values {
         box.withLockedValue { $0 }
     }
 
     /// One value, read or set under the lock.
-    subscript<Value>(_ keyPath: WritableKeyPath<Values, Value>) -> Value {
+    package subscript<Value>(_ keyPath: WritableKeyPath<Values, Value>) -> Value {
         get { box.withLockedValue { $0[keyPath: keyPath] } }
         set { box.withLockedValue { $0[keyPath: keyPath] = newValue } }
     }

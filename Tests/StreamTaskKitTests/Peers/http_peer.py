@@ -82,6 +82,11 @@ def main():
         # would take them for a body read to the end of the connection.
         conn.sendall(b"HTTP/1.1 200 Tunnel Ready\r\nServer: http_peer\r\n\r\nFIRST-BYTES\n")
         echo_until_eof(conn)
+    elif mode == "echo-head":
+        # The request head's lines back as the body, with Content-Length.
+        reply = "\n".join(lines).encode()
+        conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n" % len(reply) + reply)
+        conn.recv(1)
     elif mode == "echo-body-length":
         # The request body back, with Content-Length, in two sends.
         reply = b"you sent: " + body
