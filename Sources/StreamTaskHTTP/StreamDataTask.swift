@@ -73,6 +73,10 @@ public final class StreamDataTask: StreamSessionTask, @unchecked Sendable, Custo
 
     /// The request, as given.
     public let originalRequest: URLRequest
+
+    /// The request the task sends: ``originalRequest``, since the task follows no redirects
+    /// (a 3xx response is the task's response).
+    public var currentRequest: URLRequest? { originalRequest }
     /// The session the task belongs to.
     public let session: StreamSession
 

@@ -25,6 +25,9 @@ extension StreamTask {
     /// For a task that was a ``StreamDataTask`` and became a stream: the request it sent.
     public var originalRequest: URLRequest? { dataTaskRecord?.request }
 
+    /// The request the task sent: ``originalRequest``, since data tasks follow no redirects.
+    public var currentRequest: URLRequest? { originalRequest }
+
     /// For a task that was a ``StreamDataTask`` and became a stream: the response head it got.
     public var response: HTTPURLResponse? { dataTaskRecord?.response }
 

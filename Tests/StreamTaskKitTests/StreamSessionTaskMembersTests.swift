@@ -71,6 +71,9 @@ import Testing
         #expect(StreamSessionTask.lowPriority == 0.25)
         #expect(StreamSessionTask.highPriority == 0.75)
         #expect(task.state.rawValue == 1)
+        #expect(task.prefersIncrementalDelivery)
+        task.prefersIncrementalDelivery = false
+        #expect(!task.prefersIncrementalDelivery)
         task.cancel()
     }
 }

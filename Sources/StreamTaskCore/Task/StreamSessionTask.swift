@@ -52,6 +52,7 @@ open class StreamSessionTask: @unchecked Sendable {
         var earliestBeginDate: Date?
         var countOfBytesClientExpectsToSend = StreamSessionTask.transferSizeUnknown
         var countOfBytesClientExpectsToReceive = StreamSessionTask.transferSizeUnknown
+        var prefersIncrementalDelivery = true
         var delegate: (any StreamSessionCoreTaskDelegate)?
     }
 
@@ -122,6 +123,14 @@ open class StreamSessionTask: @unchecked Sendable {
     public var countOfBytesClientExpectsToReceive: Int64 {
         get { record.withLockedValue { $0.countOfBytesClientExpectsToReceive } }
         set { record.withLockedValue { $0.countOfBytesClientExpectsToReceive = newValue } }
+    }
+
+    /// Whether the body should reach the delegate as it arrives (`true` by default); kept, as a
+    /// hint with no effect: a data task always hands its body over as it comes, and a stream
+    /// task has no body.
+    public var prefersIncrementalDelivery: Bool {
+        get { record.withLockedValue { $0.prefersIncrementalDelivery } }
+        set { record.withLockedValue { $0.prefersIncrementalDelivery = newValue } }
     }
 
     // MARK: What each kind of task provides

@@ -60,6 +60,7 @@ import FoundationNetworking
             var request = try DataTaskTesting.request("http://127.0.0.1:\(server.port)/h")
             request.setValue("application/json", forHTTPHeaderField: "accept")
             let dataTask = StreamSession(configuration: configuration).dataTask(with: request)
+            #expect(dataTask.currentRequest == request)
             #expect(try await dataTask.receiveResponse().statusCode == 200)
             let head = String(decoding: try await dataTask.bodyData(), as: UTF8.self)
                 .split(separator: "\n").map(String.init)
