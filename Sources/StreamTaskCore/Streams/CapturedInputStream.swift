@@ -26,6 +26,9 @@ final class CapturedInputStream: InputStream, CapturedStreamEventSource {
     private var phase = Phase.notOpen
     /// A read waits in ``read(_:maxLength:)`` now.
     private var isReading = false
+    /// Why a read failed that the connection did not fail: one that would have waited on the
+    /// task's event loop.
+    private var misuse: StreamTaskError?
 
     private enum Phase {
         case notOpen, open, closed
@@ -45,14 +48,16 @@ final class CapturedInputStream: InputStream, CapturedStreamEventSource {
             if isReading { return .reading }
             let state = readAhead.state
             if state.buffered > 0 { return .open }
-            if state.failure != nil || readAhead.connection.failureToConnect != nil { return .error }
+            if state.failure != nil || readAhead.connection.failureToConnect != nil || misuse != nil {
+                return .error
+            }
             if !readAhead.connection.isConnected { return .opening }
             return state.ended ? .atEnd : .open
         }
     }
 
     override var streamError: (any Error)? {
-        phase == .open ? readAhead.state.failure ?? readAhead.connection.failureToConnect : nil
+        phase == .open ? readAhead.state.failure ?? readAhead.connection.failureToConnect ?? misuse : nil
     }
 
     override func open() {
@@ -90,7 +95,9 @@ final class CapturedInputStream: InputStream, CapturedStreamEventSource {
         switch taken {
         case .bytes(let count): return count
         case .end: return 0
-        case .failure: return -1
+        case .failure(let error):
+            if readAhead.state.failure == nil { misuse = error }
+            return -1
         }
     }
 

@@ -128,6 +128,15 @@ import Testing
         #expect(result == -1)
         #expect(streams.output.streamStatus == .error)
         #expect((streams.output.streamError as? StreamTaskError)?.code == .invalidArgument)
+        // A read with nothing read ahead would wait: refused the same way.
+        let read = try await task.eventLoop.submit { () -> Int in
+            streams.input.open()
+            var byte: UInt8 = 0
+            return streams.input.read(&byte, maxLength: 1)
+        }.get()
+        #expect(read == -1)
+        #expect(streams.input.streamStatus == .error)
+        #expect((streams.input.streamError as? StreamTaskError)?.code == .invalidArgument)
         streams.input.close()
         await server.stop()
         await serving.value
