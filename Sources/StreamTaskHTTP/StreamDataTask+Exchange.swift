@@ -144,7 +144,7 @@ extension StreamDataTask {
     }
 
     private func turnIntoStream() {
-        guard let exchange, let response else {
+        guard let exchange, let response = shared.withLockedValue({ $0.response }) else {
             finish(
                 error: StreamTaskError(
                     .connectionClosed, "the connection closed before the data task could become a stream"))

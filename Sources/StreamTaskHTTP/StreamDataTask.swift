@@ -144,8 +144,9 @@ public final class StreamDataTask: StreamSessionTask, @unchecked Sendable, Custo
 
     // MARK: Public state
 
-    /// The response head, once it has arrived.
-    public var response: HTTPURLResponse? { shared.withLockedValue { $0.response } }
+    /// The response head, once it has arrived: an `HTTPURLResponse`, typed `URLResponse` as
+    /// Apple's `URLSessionTask.response` is (``receiveResponse()`` returns it typed).
+    public var response: URLResponse? { shared.withLockedValue { $0.response } }
 
     /// Why the task failed, once it has, as Apple's API reports it: a `URLError` whose
     /// `streamTaskError` has the library's detail. `nil` while running and after success.

@@ -28,8 +28,9 @@ extension StreamTask {
     /// The request the task sent: ``originalRequest``, since data tasks follow no redirects.
     public var currentRequest: URLRequest? { originalRequest }
 
-    /// For a task that was a ``StreamDataTask`` and became a stream: the response head it got.
-    public var response: HTTPURLResponse? { dataTaskRecord?.response }
+    /// For a task that was a ``StreamDataTask`` and became a stream: the response head it got,
+    /// an `HTTPURLResponse` typed `URLResponse` as Apple's `URLSessionTask.response` is.
+    public var response: URLResponse? { dataTaskRecord?.response }
 
     private var dataTaskRecord: DataTaskRecord? { withShared { $0.record as? DataTaskRecord } }
 }

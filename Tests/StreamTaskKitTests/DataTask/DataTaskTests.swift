@@ -30,7 +30,7 @@ import FoundationNetworking
             let session = DataTaskTesting.session()
             let dataTask = session.dataTask(with: try DataTaskTesting.request("http://127.0.0.1:\(server.port)/up?x=1"))
             let stream = try await dataTask.becomeStream()
-            #expect(stream.response?.statusCode == 101)
+            #expect((stream.response as? HTTPURLResponse)?.statusCode == 101)
             // The server's first bytes after the head come first, then our own echoed ones.
             #expect(try await stream.readText(count: 12) == "EARLY-BYTES\n")
             try await stream.write("ping\n")
@@ -138,7 +138,7 @@ import FoundationNetworking
                 chunks.append(String(decoding: chunk, as: UTF8.self))
             }
             #expect(chunks.joined() == "first,second,third")
-            #expect(dataTask.response?.value(forHTTPHeaderField: "X-Peer") == "chunked")
+            #expect((dataTask.response as? HTTPURLResponse)?.value(forHTTPHeaderField: "X-Peer") == "chunked")
             #expect(dataTask.error == nil)
         }
     }
@@ -153,8 +153,8 @@ import FoundationNetworking
                 body.append(chunk)
             }
             #expect(String(decoding: body, as: UTF8.self) == "ab\ncd\n")
-            #expect(dataTask.response?.statusCode == 200)
-            #expect(dataTask.response?.value(forHTTPHeaderField: "X-Peer") == "bare-lf")
+            #expect((dataTask.response as? HTTPURLResponse)?.statusCode == 200)
+            #expect((dataTask.response as? HTTPURLResponse)?.value(forHTTPHeaderField: "X-Peer") == "bare-lf")
             #expect(dataTask.error == nil)
         }
     }

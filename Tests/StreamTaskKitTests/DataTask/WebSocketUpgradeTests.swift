@@ -30,7 +30,7 @@ import FoundationNetworking
 
         let stream = try await dataTask.becomeStream()
         #expect(await dataTask.waitUntilCompleted() == nil)
-        #expect(stream.response?.statusCode == 101)
+        #expect((stream.response as? HTTPURLResponse)?.statusCode == 101)
         #expect(stream.originalRequest?.url?.path == "/echo")
         #expect(stream.state == .running)
 
