@@ -223,6 +223,9 @@ let package = Package(
         .executableTarget(
             name: "ported-bonjour-announcer", dependencies: ["StreamTaskKit", "StreamTaskDNSSD"],
             path: "Examples/Ported/bonjour-announcer", swiftSettings: [.swiftLanguageMode(.v5)]),
+        .executableTarget(
+            name: "ported-bonjour-streams", dependencies: ["StreamTaskKit", "StreamTaskDNSSD"],
+            path: "Examples/Ported/bonjour-streams", swiftSettings: [.swiftLanguageMode(.v5)]),
         // What several test targets share: child processes, blocking work off the pool.
         .target(
             name: "StreamTaskTestSupport",
@@ -269,6 +272,7 @@ let package = Package(
                 "ported-upgrade-client",
                 "ported-line-client",
                 "ported-bonjour-announcer",
+                "ported-bonjour-streams",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

@@ -21,7 +21,7 @@ import Testing
     @Test(arguments: [
         ("IRCBot.swift", "irc-bot"), ("BonjourChat.swift", "bonjour-chat"), ("SMTPMailer.swift", "smtp-mailer"),
         ("UpgradeClient.swift", "upgrade-client"), ("LineClient.swift", "line-client"),
-        ("BonjourAnnouncer.swift", "bonjour-announcer"),
+        ("BonjourAnnouncer.swift", "bonjour-announcer"), ("BonjourStreams.swift", "bonjour-streams"),
     ])
     func theBuiltCopyIsTheScriptsOutput(darwin: String, ported: String) async throws {
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("ported-\(UUID().uuidString).swift")
@@ -113,6 +113,31 @@ import Testing
         }
         await client.stop()
         await listener.close()
+    }
+
+    /// The Bonjour streams client finds chat-server over DNS-SD, takes its streams with
+    /// `getInputStream(_:outputStream:)`, and converses from a StreamDelegate on the main run
+    /// loop: it registers, quits, prints the server's lines, and ends at the end of the stream.
+    @Test func theBonjourStreamsClientTalksThroughGetInputStream() async throws {
+        let name = "streams \(UInt32.random(in: 0...UInt32.max))"
+        let server = try ObservedProcess(
+            try BuiltProducts.path("chat-server"), ["--host", "127.0.0.1", "--port", "0", "--no-tls", "--name", name])
+        defer { Task { await server.stop() } }
+        #expect(await server.waitForOutput(containing: "advertised as"), "\(server.output)")
+
+        let client = try ObservedProcess(
+            try BuiltProducts.path("ported-bonjour-streams"),
+            ["_irc._tcp.", name, "NICK darwinstreams", "USER darwinstreams 0 * :Foundation streams", "QUIT :bye"])
+        #expect(await client.waitForExit(seconds: 30), "\(client.output)")
+        #expect(client.child.exitCode == 0, "\(client.output)")
+        let lines = client.output.split(separator: "\n").map(String.init)
+        for expected in ["found \(name)", "input opened", "output opened", "sent every line"] {
+            #expect(lines.contains(expected), "\(expected) missing from: \(client.output)")
+        }
+        #expect(lines.contains { $0.hasPrefix("< ") && $0.contains(" 001 darwinstreams ") }, "\(client.output)")
+        #expect(lines.contains { $0.hasPrefix("< ERROR ") }, "\(client.output)")
+        #expect(lines.last == "end of stream", "\(client.output)")
+        await client.stop()
     }
 
     /// Without its Info.plist, the upgrade client meets App Transport Security's defaults, as it
