@@ -70,6 +70,15 @@ final class StreamHandoverDelegate: NSObject, StreamSessionStreamDelegate, Strea
     // end sample
 }
 
+func streamHandoverToAHost() {
+    // sample: Sources/StreamTaskCore/Docs.docc/StreamHandover.md 3
+    var input: InputStream?
+    var output: OutputStream?
+    Stream.getStreamsToHost(withName: "irc.example", port: 6667, inputStream: &input, outputStream: &output)
+    // end sample
+    _ = (input, output)
+}
+
 func performanceExecutor(task: StreamTask) {
     // sample: Sources/StreamTaskCore/Docs.docc/Performance.md 1
     let echo = Task(executorPreference: task.executor) {

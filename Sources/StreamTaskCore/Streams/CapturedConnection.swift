@@ -22,6 +22,7 @@ final class CapturedConnection: Sendable {
     /// ``StreamTask/captureFoundationStreamsBeforeResuming()``).
     private let resumesOnOpen: NIOLockedValueBox<Bool>
     private let readiness: NIOLockedValueBox<Readiness>
+    private let refusal = NIOLockedValueBox<StreamTaskError?>(nil)
 
     /// Whether the streams have the connection yet.
     private enum Readiness {
@@ -79,9 +80,38 @@ final class CapturedConnection: Sendable {
         readiness.withLockedValue { if case .ready = $0 { true } else { false } }
     }
 
-    /// The error the connection failed with before the streams had it.
-    var failureToConnect: StreamTaskError? {
-        readiness.withLockedValue { if case .failed(let error) = $0 { error } else { nil } }
+    /// Why the streams cannot use the connection: TLS asked of them through a property, which
+    /// they do not support (see ``refuseProperty(_:forKey:)``), or the connection's failure to
+    /// connect before the streams had it.
+    var failure: StreamTaskError? {
+        if let refusal = refusal.withLockedValue({ $0 }) { return refusal }
+        return readiness.withLockedValue { if case .failed(let error) = $0 { error } else { nil } }
+    }
+
+    /// A stream was asked to set `property` under `key`. The streams have no settable
+    /// properties, so the answer is `false`; but a security level other than none (TLS, as
+    /// Darwin's socket streams take it) also closes the connection and fails both streams, so
+    /// that a program that does not check the answer sends nothing in the clear that it meant
+    /// to protect.
+    func refuseProperty(_ property: AnyObject?, forKey key: Stream.PropertyKey) -> Bool {
+        guard key == .socketSecurityLevelKey, !Self.isNoSecurity(property) else { return false }
+        let error = StreamTaskError(
+            .invalidArgument,
+            "captured streams do not negotiate TLS through socketSecurityLevelKey: "
+                + "call startSecureConnection() on the stream task before capturing its streams")
+        refusal.withLockedValue { if $0 == nil { $0 = error } }
+        // Before the streams have the connection, cancelling the task stops it; after, the
+        // streams own it, and close it themselves (queued behind the capture if it is under way).
+        task.cancel()
+        closeWrite()
+        closeRead()
+        return false
+    }
+
+    private static func isNoSecurity(_ property: AnyObject?) -> Bool {
+        guard let property else { return true }
+        if let level = property as? StreamSocketSecurityLevel { return level == .none }
+        return (property as? String) == StreamSocketSecurityLevel.none.rawValue
     }
 
     deinit {

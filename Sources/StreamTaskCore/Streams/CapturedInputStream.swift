@@ -48,7 +48,7 @@ final class CapturedInputStream: InputStream, CapturedStreamEventSource {
             if isReading { return .reading }
             let state = readAhead.state
             if state.buffered > 0 { return .open }
-            if state.failure != nil || readAhead.connection.failureToConnect != nil || misuse != nil {
+            if state.failure != nil || readAhead.connection.failure != nil || misuse != nil {
                 return .error
             }
             if !readAhead.connection.isConnected { return .opening }
@@ -57,7 +57,7 @@ final class CapturedInputStream: InputStream, CapturedStreamEventSource {
     }
 
     override var streamError: (any Error)? {
-        phase == .open ? readAhead.state.failure ?? readAhead.connection.failureToConnect ?? misuse : nil
+        phase == .open ? readAhead.connection.failure ?? readAhead.state.failure ?? misuse : nil
     }
 
     override func open() {
@@ -86,7 +86,7 @@ final class CapturedInputStream: InputStream, CapturedStreamEventSource {
     }
 
     override func read(_ buffer: UnsafeMutablePointer<UInt8>, maxLength len: Int) -> Int {
-        guard phase == .open else { return -1 }
+        guard phase == .open, readAhead.connection.failure == nil else { return -1 }
         guard len > 0 else { return 0 }
         isReading = true
         defer { isReading = false }
@@ -107,6 +107,16 @@ final class CapturedInputStream: InputStream, CapturedStreamEventSource {
     ) -> Bool {
         false
     }
+
+    /// No property can be set; asked for TLS, the stream fails instead (see
+    /// ``CapturedConnection/refuseProperty(_:forKey:)``).
+    override func setProperty(_ property: AnyObject?, forKey key: Stream.PropertyKey) -> Bool {
+        let accepted = readAhead.connection.refuseProperty(property, forKey: key)
+        if readAhead.connection.failure != nil { events.post(.errorOccurred) }
+        return accepted
+    }
+
+    override func property(forKey key: Stream.PropertyKey) -> AnyObject? { nil }
 
     override func schedule(in aRunLoop: RunLoop, forMode mode: RunLoop.Mode) {
         events.schedule(in: aRunLoop, forMode: mode)
@@ -137,7 +147,7 @@ final class CapturedInputStream: InputStream, CapturedStreamEventSource {
         case .openCompleted: return readAhead.connection.isConnected
         case .hasBytesAvailable: return state.buffered > 0
         case .errorOccurred:
-            return state.buffered == 0 && (state.failure ?? readAhead.connection.failureToConnect) != nil
+            return readAhead.connection.failure != nil || (state.buffered == 0 && state.failure != nil)
         case .endEncountered: return state.buffered == 0 && state.failure == nil && state.ended
         default: return false
         }

@@ -40,11 +40,12 @@ final class CapturedOutputStream: OutputStream, CapturedStreamEventSource {
     }
 
     override var streamStatus: Stream.Status {
-        guard status == .open, let connection, !connection.isConnected else { return status }
-        return connection.failureToConnect == nil ? .opening : .error
+        guard status == .open, let connection else { return status }
+        if connection.failure != nil { return .error }
+        return connection.isConnected ? .open : .opening
     }
 
-    override var streamError: (any Error)? { failure ?? connection?.failureToConnect }
+    override var streamError: (any Error)? { connection?.failure ?? failure }
 
     override func open() {
         guard status == .notOpen else { return }
@@ -72,7 +73,7 @@ final class CapturedOutputStream: OutputStream, CapturedStreamEventSource {
     override var hasSpaceAvailable: Bool { streamStatus == .open }
 
     override func write(_ buffer: UnsafePointer<UInt8>, maxLength len: Int) -> Int {
-        guard status == .open, let connection else { return -1 }
+        guard status == .open, let connection, connection.failure == nil else { return -1 }
         guard len > 0 else { return 0 }
         status = .writing
         let bytes = ByteBuffer(bytes: UnsafeBufferPointer(start: buffer, count: len))
@@ -88,6 +89,17 @@ final class CapturedOutputStream: OutputStream, CapturedStreamEventSource {
             return -1
         }
     }
+
+    /// No property can be set; asked for TLS, the stream fails instead (see
+    /// ``CapturedConnection/refuseProperty(_:forKey:)``).
+    override func setProperty(_ property: AnyObject?, forKey key: Stream.PropertyKey) -> Bool {
+        guard let connection else { return false }
+        let accepted = connection.refuseProperty(property, forKey: key)
+        if connection.failure != nil { events.post(.errorOccurred) }
+        return accepted
+    }
+
+    override func property(forKey key: Stream.PropertyKey) -> AnyObject? { nil }
 
     override func schedule(in aRunLoop: RunLoop, forMode mode: RunLoop.Mode) {
         events.schedule(in: aRunLoop, forMode: mode)
