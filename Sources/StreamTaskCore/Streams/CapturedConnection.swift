@@ -93,8 +93,11 @@ final class CapturedConnection: Sendable {
     /// Darwin's socket streams take it) also closes the connection and fails both streams, so
     /// that a program that does not check the answer sends nothing in the clear that it meant
     /// to protect.
+    /// A connection that TLS protects already (the task started it before the capture) has
+    /// what is asked: the answer is `true`, and nothing changes.
     func refuseProperty(_ property: AnyObject?, forKey key: Stream.PropertyKey) -> Bool {
         guard key == .socketSecurityLevelKey, !Self.isNoSecurity(property) else { return false }
+        if isConnected && runsTLS { return true }
         let error = StreamTaskError(
             .invalidArgument,
             "captured streams do not negotiate TLS through socketSecurityLevelKey: "
@@ -106,6 +109,13 @@ final class CapturedConnection: Sendable {
         closeWrite()
         closeRead()
         return false
+    }
+
+    /// Whether TLS protects the connection now, as the task's event loop knows.
+    private var runsTLS: Bool {
+        let task = self.task
+        if task.eventLoop.inEventLoop { return task.driver.tls.isEstablished }
+        return (try? task.eventLoop.submit { task.driver.tls.isEstablished }.wait()) ?? false
     }
 
     private static func isNoSecurity(_ property: AnyObject?) -> Bool {

@@ -103,6 +103,27 @@ import Testing
         await server.stop()
     }
 
+    @Test func streamsOfAConnectionTLSProtectsAlreadyAcceptTheLevelAndGoOn() async throws {
+        let certificates = try await TestCertificates.get()
+        let (server, client, peer) = try await LoopbackServer.connectedPair(
+            configuration: .init(tls: try certificates.clientConfiguration()))
+        try await client.startTLS(with: peer, serverConfiguration: try certificates.serverConfiguration())
+        let (input, output) = try await client.captureFoundationStreams(timeout: 10)
+        let streams = UncheckedStreams(input: input, output: output)
+        #expect(
+            streams.output.setProperty(
+                StreamSocketSecurityLevel.negotiatedSSL.rawValue as NSString, forKey: .socketSecurityLevelKey))
+        streams.input.open()
+        streams.output.open()
+        let written = await offCooperativePool { streams.output.write(Array("still secret\r\n".utf8), maxLength: 14) }
+        #expect(written == 14)
+        #expect(try await peer.readLine() == "still secret\r\n")
+        #expect(streams.output.streamError == nil)
+        streams.input.close()
+        streams.output.close()
+        await server.stop()
+    }
+
     @Test func streamsReleasedUnopenedLeaveNoTaskBehind() async throws {
         let closed = try ClosedPort()
         func tasksToThePort() -> Int {
