@@ -58,6 +58,19 @@ import Testing
         #expect(task.metrics.connectStartDate == nil)
     }
 
+    /// Given to the resolver, 70000 would connect to port 4464 (its low 16 bits).
+    @Test(arguments: [0, -1, 65536, 70000])
+    func aPortOutsideTCPsRangeIsRefusedBeforeResolving(port: Int) async throws {
+        let task = StreamSession(configuration: .init(proxy: .direct)).streamTask(
+            withHostName: "127.0.0.1", port: port)
+        task.resume()
+        let error = await expectStreamError(.invalidArgument) {
+            try await task.readData(ofMinLength: 1, maxLength: 1, timeout: 10)
+        }
+        #expect(error?.message.contains("out of range") == true)
+        #expect(task.metrics.domainLookupStartDate == nil)
+    }
+
     @Test func connectTimeoutFailsQueuedOperations() async throws {
         // A listener with a backlog of 0 that never accepts: once its queue is full, the
         // kernel drops further SYNs and connecting hangs until our timeout.

@@ -22,6 +22,17 @@ extension StreamTaskDriver {
         // A task that completed (was cancelled) meanwhile has already given its slot back.
         guard case .idle = phase else { return }
         let timeout = configuration.timeoutIntervalForRequest
+        // The resolver keeps the low 16 bits of a port outside TCP's range (70000 would reach
+        // 4464): such a port is the caller's mistake, said as such. (A service's task finds
+        // its ports with its addresses.)
+        guard addressResolver != nil || (1...65535).contains(port) else {
+            phase = .connecting(timer: nil, channel: nil)
+            connectFailed(
+                StreamTaskError(
+                    .invalidArgument, "the port \(port) is out of range: a TCP port is 1 to 65535", host: host,
+                    port: port))
+            return
+        }
         // The proxy, if any, comes first: through one, the task resolves and connects to it.
         let proxy: ProxyEndpoint?
         do {
