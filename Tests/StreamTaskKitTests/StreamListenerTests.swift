@@ -46,6 +46,15 @@ import Testing
         await server.stop()
     }
 
+    /// Given to the resolver, 70000 would listen on port 4464 (its low 16 bits).
+    @Test(arguments: [-1, 65536, 70000])
+    func aPortOutsideTCPsRangeIsRefused(port: Int) async throws {
+        let listener = StreamListener(host: "127.0.0.1", port: port)
+        let error = await expectStreamError(.invalidArgument) { try await listener.start() }
+        #expect(error?.message.contains("out of range") == true)
+        #expect(listener.port == nil)
+    }
+
     @Test func theConnectionLimitHoldsBackNewConnectionsUntilOneEnds() async throws {
         let server = try await LoopbackServer.start(maximumConnections: 1)
         var accepted = server.listener.connections.makeAsyncIterator()

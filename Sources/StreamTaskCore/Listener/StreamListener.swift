@@ -129,8 +129,15 @@ public final class StreamListener: Sendable {
 
     /// Binds the address and starts accepting.
     ///
-    /// - Throws: ``StreamTaskError/Code/bindFailed`` when the address cannot be bound.
+    /// - Throws: ``StreamTaskError/Code/bindFailed`` when the address cannot be bound;
+    ///   ``StreamTaskError/Code/invalidArgument`` for a port outside 0 to 65535.
     public func start() async throws {
+        // The resolver keeps the low 16 bits of a port past TCP's range: 70000 would listen on 4464.
+        guard (0...65535).contains(requestedPort) else {
+            throw StreamTaskError(
+                .invalidArgument, "the port \(requestedPort) is out of range: a TCP port is 0 (any free one) to 65535",
+                host: host, port: requestedPort)
+        }
         let limit = maximumConnections
         let ledger = ledger
         var bootstrap = ServerBootstrap(group: session.eventLoopGroup)
