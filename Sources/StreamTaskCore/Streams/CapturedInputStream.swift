@@ -67,7 +67,10 @@ final class CapturedInputStream: InputStream, CapturedStreamEventSource {
         readAhead.connection.whenConnected { [events] error in
             events.post(error == nil ? .openCompleted : .errorOccurred)
         }
-        readAhead.start { [readAhead, events] in Self.postWhatHolds(readAhead, events) }
+        // Weakly: the read-ahead keeps this closure, and releasing the streams must release it.
+        readAhead.start { [weak readAhead, events] in
+            if let readAhead { Self.postWhatHolds(readAhead, events) }
+        }
     }
 
     override func close() {

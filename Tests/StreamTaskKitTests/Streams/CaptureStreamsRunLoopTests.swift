@@ -76,6 +76,22 @@ import Testing
         await server.stop()
     }
 
+    @Test func openedStreamsReleasedUnclosedEndTheConnection() async throws {
+        let (server, client, peer) = try await LoopbackServer.connectedPair()
+        do {
+            let (input, output) = try await client.captureFoundationStreams(timeout: 10)
+            let streams = UncheckedStreams(input: input, output: output)
+            streams.input.open()
+            streams.output.open()
+            try await peer.write("unread")
+            #expect(await eventually { streams.input.hasBytesAvailable })
+        }
+        // Nothing holds the streams any more: the peer reads the end of the stream.
+        let (_, atEOF) = try await peer.readData(ofMinLength: 1, maxLength: 10, timeout: 10)
+        #expect(atEOF)
+        await server.stop()
+    }
+
     @Test func readingAheadStopsAtItsLimitUntilTheReaderTakesBytes() async throws {
         let (server, client, peer) = try await LoopbackServer.connectedPair()
         let (input, output) = try await client.captureFoundationStreams(timeout: 10)
