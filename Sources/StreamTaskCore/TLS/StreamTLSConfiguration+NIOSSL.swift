@@ -19,7 +19,7 @@ private let contextCache = NIOLockedValueBox<[TLSContextKey: NIOSSLContext]>([:]
 /// More distinct configurations than a process plausibly uses at once; past it, start over.
 private let contextCacheLimit = 32
 
-private struct TLSContextKey: Hashable {
+struct TLSContextKey: Hashable {
     /// The configuration without its transport-security requirements, which name the host.
     let configuration: StreamTLSConfiguration
     let isServer: Bool
