@@ -87,7 +87,7 @@ extension StreamSessionConfiguration {
         set {
             let proxy = newValue.map(ProxyConfiguration.init(proxyDictionary:)) ?? .environment
             update {
-                $0.connectionProxyDictionary = newValue.map(ProxyDictionary.init(entries:))
+                $0.connectionProxyDictionary = newValue.map(KeptDictionary.init(entries:))
                 $0.proxy = proxy
             }
         }
@@ -100,7 +100,7 @@ extension StreamSessionConfiguration {
     /// headers and ignore it.
     public var httpAdditionalHeaders: [AnyHashable: Any]? {
         get { self[\.httpAdditionalHeaders]?.entries }
-        set { self[\.httpAdditionalHeaders] = newValue.map(ProxyDictionary.init(entries:)) }
+        set { self[\.httpAdditionalHeaders] = newValue.map(KeptDictionary.init(entries:)) }
     }
 
     // MARK: Accepted with no effect on Linux

@@ -19,7 +19,7 @@ extension StreamSessionConfiguration {
         package var timeoutIntervalForRequest: TimeInterval = 60
         package var timeoutIntervalForResource: TimeInterval = 7 * 24 * 60 * 60
         package var httpMaximumConnectionsPerHost = 6
-        package var connectionProxyDictionary: ProxyDictionary?
+        package var connectionProxyDictionary: KeptDictionary?
 
         // Apple's settings that the library accepts and keeps, with no effect on Linux.
         package var waitsForConnectivity = false
@@ -32,7 +32,7 @@ extension StreamSessionConfiguration {
         package var shouldUseExtendedBackgroundIdleMode = false
         package var httpShouldUsePipelining = false
         package var httpShouldSetCookies = true
-        package var httpAdditionalHeaders: ProxyDictionary?
+        package var httpAdditionalHeaders: KeptDictionary?
         // Apple's settings of types from FoundationNetworking on Linux: the HTTP module reads
         // and writes them typed (`requestCachePolicy`…).
         package var requestCachePolicyRawValue: UInt = 0
@@ -58,9 +58,10 @@ extension StreamSessionConfiguration {
         package var monitorsRoutes = true
     }
 
-    /// A proxy dictionary (or the additional headers) as it was set, kept to be returned as it
-    /// was: property-list values (strings and numbers), which nothing mutates.
-    package struct ProxyDictionary: @unchecked Sendable {
+    /// A dictionary setting (the proxy dictionary, the additional headers) as it was set, kept
+    /// to be returned as it was: property-list values (strings and numbers), which nothing
+    /// mutates.
+    package struct KeptDictionary: @unchecked Sendable {
         package let entries: [AnyHashable: Any]
     }
 

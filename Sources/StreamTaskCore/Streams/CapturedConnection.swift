@@ -19,7 +19,7 @@ import NIOFoundationCompat
 final class CapturedConnection: Sendable {
     let task: StreamTask
     /// Whether the first stream opened resumes the task, and has not yet (see
-    /// ``StreamTask/captureFoundationStreamsBeforeResuming()``).
+    /// ``StreamTask/captureFoundationStreamsBeforeResuming(into:_:)``).
     private let resumesOnOpen: NIOLockedValueBox<Bool>
     private let readiness: NIOLockedValueBox<Readiness>
     private let refusal = NIOLockedValueBox<StreamTaskError?>(nil)
@@ -92,10 +92,13 @@ final class CapturedConnection: Sendable {
     /// properties, so the answer is `false`; but a security level other than none (TLS, as
     /// Darwin's socket streams take it) also closes the connection and fails both streams, so
     /// that a program that does not check the answer sends nothing in the clear that it meant
-    /// to protect.
+    /// to protect; the stream asked, through `events`, reports the error at once.
+    ///
     /// A connection that TLS protects already (the task started it before the capture) has
     /// what is asked: the answer is `true`, and nothing changes.
-    func refuseProperty(_ property: AnyObject?, forKey key: Stream.PropertyKey) -> Bool {
+    func refuseProperty(
+        _ property: AnyObject?, forKey key: Stream.PropertyKey, telling events: CapturedStreamEvents
+    ) -> Bool {
         guard key == .socketSecurityLevelKey, !Self.isNoSecurity(property) else { return false }
         if isConnected && runsTLS { return true }
         let error = StreamTaskError(
@@ -108,6 +111,7 @@ final class CapturedConnection: Sendable {
         task.cancel()
         closeWrite()
         closeRead()
+        events.post(.errorOccurred)
         return false
     }
 

@@ -114,9 +114,7 @@ final class CapturedInputStream: InputStream, CapturedStreamEventSource {
     /// No property can be set; asked for TLS, the stream fails instead (see
     /// ``CapturedConnection/refuseProperty(_:forKey:)``).
     override func setProperty(_ property: AnyObject?, forKey key: Stream.PropertyKey) -> Bool {
-        let accepted = readAhead.connection.refuseProperty(property, forKey: key)
-        if readAhead.connection.failure != nil { events.post(.errorOccurred) }
-        return accepted
+        readAhead.connection.refuseProperty(property, forKey: key, telling: events)
     }
 
     override func property(forKey key: Stream.PropertyKey) -> AnyObject? { nil }

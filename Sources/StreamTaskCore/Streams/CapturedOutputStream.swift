@@ -93,10 +93,7 @@ final class CapturedOutputStream: OutputStream, CapturedStreamEventSource {
     /// No property can be set; asked for TLS, the stream fails instead (see
     /// ``CapturedConnection/refuseProperty(_:forKey:)``).
     override func setProperty(_ property: AnyObject?, forKey key: Stream.PropertyKey) -> Bool {
-        guard let connection else { return false }
-        let accepted = connection.refuseProperty(property, forKey: key)
-        if connection.failure != nil { events.post(.errorOccurred) }
-        return accepted
+        connection?.refuseProperty(property, forKey: key, telling: events) ?? false
     }
 
     override func property(forKey key: Stream.PropertyKey) -> AnyObject? { nil }

@@ -36,10 +36,8 @@ extension Stream {
         inputStream: UnsafeMutablePointer<InputStream?>?,
         outputStream: UnsafeMutablePointer<OutputStream?>?
     ) {
-        let task = StreamSession.shared.streamTask(withHostName: hostname, port: port, proxy: .direct)
-        let (input, output) = task.captureFoundationStreamsBeforeResuming()
-        inputStream?.pointee = input
-        outputStream?.pointee = output
+        StreamSession.shared.streamTask(withHostName: hostname, port: port, proxy: .direct)
+            .captureFoundationStreamsBeforeResuming(into: inputStream, outputStream)
     }
 }
 #endif

@@ -77,12 +77,16 @@ extension StreamTask {
         (CapturedInputStream(connection: connection), CapturedOutputStream(connection: connection))
     }
 
-    /// Hands a task that has not been resumed over as Foundation streams at once, as Darwin's
-    /// `NetService.getInputStream(_:outputStream:)` returns its pair before connecting: the
-    /// first stream opened resumes the task. The streams are `.opening` until the connection
-    /// is theirs, then send `openCompleted`; a failure to connect is their error
-    /// (`errorOccurred`). Streams released unopened cancel the task.
-    package func captureFoundationStreamsBeforeResuming() -> (InputStream, OutputStream) {
+    /// Hands a task that has not been resumed over as Foundation streams at once, through
+    /// Darwin's pointers, as `NetService.getInputStream(_:outputStream:)` and
+    /// `Stream.getStreamsToHost(withName:port:inputStream:outputStream:)` return their pair
+    /// before connecting: the first stream opened resumes the task. The streams are `.opening`
+    /// until the connection is theirs, then send `openCompleted`; a failure to connect is their
+    /// error (`errorOccurred`). Streams released unopened cancel the task.
+    package func captureFoundationStreamsBeforeResuming(
+        into inputStream: UnsafeMutablePointer<InputStream?>?,
+        _ outputStream: UnsafeMutablePointer<OutputStream?>?
+    ) {
         stopWritesReturningEarly()
         let connection = CapturedConnection(task: self, ready: false)
         submit(.captureStreams, timeout: 0) { [weak connection] result in
@@ -92,7 +96,9 @@ extension StreamTask {
                 connection?.connected(nil)
             }
         }
-        return foundationStreams(on: connection)
+        let (input, output) = foundationStreams(on: connection)
+        inputStream?.pointee = input
+        outputStream?.pointee = output
     }
 
 }

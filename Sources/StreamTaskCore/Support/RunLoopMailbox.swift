@@ -40,9 +40,6 @@ package final class RunLoopMailbox<Event: Sendable>: @unchecked Sendable {
         targets = runLoop.map { [Target(runLoop: $0, modes: [.default])] } ?? []
     }
 
-    /// Whether any run loop is scheduled to take the events.
-    package var isScheduled: Bool { lock.withLock { !targets.isEmpty } }
-
     /// Sets the object that takes the events, held weakly, and how: `handle` gets the events
     /// that arrived since its last call, in order, on a thread whose run loop is scheduled,
     /// while that run loop runs in a scheduled mode. Call once, before anything is posted.

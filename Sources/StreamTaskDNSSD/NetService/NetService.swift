@@ -145,7 +145,10 @@ open class NetService: NSObject {
         _ inputStream: UnsafeMutablePointer<InputStream?>?,
         outputStream: UnsafeMutablePointer<OutputStream?>?
     ) -> Bool {
-        makeStreams(inputStream, outputStream)
+        delegateMuted = true
+        StreamSession.shared.streamTask(with: self).captureFoundationStreamsBeforeResuming(
+            into: inputStream, outputStream)
+        return true
     }
 
     // MARK: Publishing
