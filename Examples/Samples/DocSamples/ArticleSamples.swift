@@ -70,8 +70,17 @@ final class StreamHandoverDelegate: NSObject, StreamSessionStreamDelegate, Strea
     // end sample
 }
 
-func streamHandoverToAHost() {
+func streamHandoverSecurityLevel(inputStream: InputStream, outputStream: OutputStream) {
     // sample: Sources/StreamTaskCore/Docs.docc/StreamHandover.md 3
+    // The server said "220 Ready to start TLS".
+    inputStream.setProperty(StreamSocketSecurityLevel.negotiatedSSL, forKey: .socketSecurityLevelKey)
+    outputStream.setProperty(StreamSocketSecurityLevel.negotiatedSSL, forKey: .socketSecurityLevelKey)
+    // What is written from here on is sent protected, once the handshake is done.
+    // end sample
+}
+
+func streamHandoverToAHost() {
+    // sample: Sources/StreamTaskCore/Docs.docc/StreamHandover.md 4
     var input: InputStream?
     var output: OutputStream?
     Stream.getStreamsToHost(withName: "irc.example", port: 6667, inputStream: &input, outputStream: &output)

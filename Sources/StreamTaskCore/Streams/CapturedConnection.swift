@@ -22,7 +22,14 @@ final class CapturedConnection: Sendable {
     /// ``StreamTask/captureFoundationStreamsBeforeResuming(into:_:)``).
     private let resumesOnOpen: NIOLockedValueBox<Bool>
     private let readiness: NIOLockedValueBox<Readiness>
-    private let refusal = NIOLockedValueBox<StreamTaskError?>(nil)
+    let tls = NIOLockedValueBox(CapturedTLS.plain)
+    /// What a TLS start tells: the input stream's read-ahead and the output stream's events.
+    let parts = NIOLockedValueBox(Parts())
+
+    struct Parts {
+        weak var readAhead: CapturedReadAhead?
+        weak var outputEvents: CapturedStreamEvents?
+    }
 
     /// Whether the streams have the connection yet.
     private enum Readiness {
@@ -68,10 +75,16 @@ final class CapturedConnection: Sendable {
     /// Hands `operation` to the task as the streams' own once the streams have the connection
     /// (the capture fails whatever is queued behind it that is not), or fails it with the error
     /// the connection failed with before that.
-    func submit(_ operation: StreamTaskStateMachine.Operation, completion: @escaping StreamTaskDriver.Completion) {
+    /// With `id` and `abandoned`, the operation can be withdrawn (see `StreamTask.abandon(_:)`).
+    func submit(
+        _ operation: StreamTaskStateMachine.Operation,
+        id: OperationID? = nil,
+        abandoned: NIOLockedValueBox<Bool>? = nil,
+        completion: @escaping StreamTaskDriver.Completion
+    ) {
         whenConnected { [task] error in
             if let error { return completion(.failure(error)) }
-            task.submit(operation, timeout: 0, fromStreams: true, completion: completion)
+            task.submit(operation, id: id, timeout: 0, abandoned: abandoned, fromStreams: true, completion: completion)
         }
     }
 
@@ -80,52 +93,11 @@ final class CapturedConnection: Sendable {
         readiness.withLockedValue { if case .ready = $0 { true } else { false } }
     }
 
-    /// Why the streams cannot use the connection: TLS asked of them through a property, which
-    /// they do not support (see ``refuseProperty(_:forKey:)``), or the connection's failure to
-    /// connect before the streams had it.
+    /// Why the streams cannot use the connection: TLS asked of them failed (see
+    /// ``setProperty(_:forKey:)``), or the connection failed to connect before the streams had it.
     var failure: StreamTaskError? {
-        if let refusal = refusal.withLockedValue({ $0 }) { return refusal }
+        if let failure = tls.withLockedValue({ $0.failure }) { return failure }
         return readiness.withLockedValue { if case .failed(let error) = $0 { error } else { nil } }
-    }
-
-    /// A stream was asked to set `property` under `key`. The streams have no settable
-    /// properties, so the answer is `false`; but a security level other than none (TLS, as
-    /// Darwin's socket streams take it) also closes the connection and fails both streams, so
-    /// that a program that does not check the answer sends nothing in the clear that it meant
-    /// to protect; the stream asked, through `events`, reports the error at once.
-    ///
-    /// A connection that TLS protects already (the task started it before the capture) has
-    /// what is asked: the answer is `true`, and nothing changes.
-    func refuseProperty(
-        _ property: AnyObject?, forKey key: Stream.PropertyKey, telling events: CapturedStreamEvents
-    ) -> Bool {
-        guard key == .socketSecurityLevelKey, !Self.isNoSecurity(property) else { return false }
-        if isConnected && runsTLS { return true }
-        let error = StreamTaskError(
-            .invalidArgument,
-            "captured streams do not negotiate TLS through socketSecurityLevelKey: "
-                + "call startSecureConnection() on the stream task before capturing its streams")
-        refusal.withLockedValue { if $0 == nil { $0 = error } }
-        // Before the streams have the connection, cancelling the task stops it; after, the
-        // streams own it, and close it themselves (queued behind the capture if it is under way).
-        task.cancel()
-        closeWrite()
-        closeRead()
-        events.post(.errorOccurred)
-        return false
-    }
-
-    /// Whether TLS protects the connection now, as the task's event loop knows.
-    private var runsTLS: Bool {
-        let task = self.task
-        if task.eventLoop.inEventLoop { return task.driver.tls.isEstablished }
-        return (try? task.eventLoop.submit { task.driver.tls.isEstablished }.wait()) ?? false
-    }
-
-    private static func isNoSecurity(_ property: AnyObject?) -> Bool {
-        guard let property else { return true }
-        if let level = property as? StreamSocketSecurityLevel { return level == .none }
-        return (property as? String) == StreamSocketSecurityLevel.none.rawValue
     }
 
     deinit {

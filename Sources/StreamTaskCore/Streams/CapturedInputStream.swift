@@ -19,7 +19,8 @@ import Foundation
 /// `endEncountered` once the peer's end is reached and every byte read, `errorOccurred`.
 /// `read(_:maxLength:)` with nothing held blocks the calling thread until a byte arrives or the
 /// stream ends: never call it that way on an event loop (it fails) or in Swift's cooperative
-/// pool. `close()` closes the connection's read side.
+/// pool. `close()` closes the connection's read side. `socketSecurityLevelKey` starts TLS (see
+/// ``CapturedConnection/setProperty(_:forKey:)``).
 final class CapturedInputStream: InputStream, CapturedStreamEventSource {
     private let readAhead: CapturedReadAhead
     private let events = CapturedStreamEvents()
@@ -35,9 +36,11 @@ final class CapturedInputStream: InputStream, CapturedStreamEventSource {
     }
 
     init(connection: CapturedConnection) {
-        self.readAhead = CapturedReadAhead(connection: connection)
+        let readAhead = CapturedReadAhead(connection: connection)
+        self.readAhead = readAhead
         super.init(data: Data())
         events.deliver(to: self)
+        connection.parts.withLockedValue { $0.readAhead = readAhead }
     }
 
     override var streamStatus: Stream.Status {
@@ -111,13 +114,15 @@ final class CapturedInputStream: InputStream, CapturedStreamEventSource {
         false
     }
 
-    /// No property can be set; asked for TLS, the stream fails instead (see
-    /// ``CapturedConnection/refuseProperty(_:forKey:)``).
+    /// Takes `socketSecurityLevelKey` only, as Darwin's socket streams do: a level other than
+    /// `.none` starts TLS on the connection (see ``CapturedConnection/setProperty(_:forKey:)``).
     override func setProperty(_ property: AnyObject?, forKey key: Stream.PropertyKey) -> Bool {
-        readAhead.connection.refuseProperty(property, forKey: key, telling: events)
+        readAhead.connection.setProperty(property, forKey: key)
     }
 
-    override func property(forKey key: Stream.PropertyKey) -> AnyObject? { nil }
+    override func property(forKey key: Stream.PropertyKey) -> AnyObject? {
+        readAhead.connection.property(forKey: key)
+    }
 
     override func schedule(in aRunLoop: RunLoop, forMode mode: RunLoop.Mode) {
         events.schedule(in: aRunLoop, forMode: mode)

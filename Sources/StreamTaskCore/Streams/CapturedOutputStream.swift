@@ -18,7 +18,8 @@ import NIOCore
 /// own, never on an event loop or in Swift's cooperative pool. `close()` sends the end of the
 /// stream (the read side stays open). Scheduled in a run loop, it tells its `delegate` there
 /// as Darwin's does: `openCompleted`, then `hasSpaceAvailable` once open and after each write,
-/// and `errorOccurred` when a write fails.
+/// and `errorOccurred` when a write fails. While TLS asked for through `socketSecurityLevelKey`
+/// starts, it has no space: writes wait for the handshake.
 final class CapturedOutputStream: OutputStream, CapturedStreamEventSource {
     private let connection: CapturedConnection?
     private let events = CapturedStreamEvents()
@@ -29,6 +30,7 @@ final class CapturedOutputStream: OutputStream, CapturedStreamEventSource {
         self.connection = connection
         super.init(toMemory: ())
         events.deliver(to: self)
+        connection.parts.withLockedValue { [events] in $0.outputEvents = events }
     }
 
     /// Foundation requires this initializer; a stream made with it has no connection and
@@ -49,18 +51,20 @@ final class CapturedOutputStream: OutputStream, CapturedStreamEventSource {
 
     override func open() {
         guard status == .notOpen else { return }
-        guard connection != nil else {
+        guard let connection else {
             status = .error
             failure = StreamTaskError(.invalidArgument, "this output stream was not made by captureStreams()")
             events.post(.errorOccurred)
             return
         }
         status = .open
-        connection?.streamOpened()
-        connection?.whenConnected { [events] error in
+        connection.streamOpened()
+        // Weakly: the connection keeps this closure until it connects.
+        connection.whenConnected { [weak connection, events] error in
             guard error == nil else { return events.post(.errorOccurred) }
             events.post(.openCompleted)
-            events.post(.hasSpaceAvailable)
+            // With TLS asked for, the space comes once the handshake is done.
+            if connection?.isStartingTLS == false { events.post(.hasSpaceAvailable) }
         }
     }
 
@@ -70,7 +74,10 @@ final class CapturedOutputStream: OutputStream, CapturedStreamEventSource {
         connection?.closeWrite()
     }
 
-    override var hasSpaceAvailable: Bool { streamStatus == .open }
+    /// Whether a write would go out now: the stream is open, and TLS asked for has started.
+    override var hasSpaceAvailable: Bool {
+        streamStatus == .open && connection?.isStartingTLS == false
+    }
 
     override func write(_ buffer: UnsafePointer<UInt8>, maxLength len: Int) -> Int {
         guard status == .open, let connection, connection.failure == nil else { return -1 }
@@ -90,13 +97,15 @@ final class CapturedOutputStream: OutputStream, CapturedStreamEventSource {
         }
     }
 
-    /// No property can be set; asked for TLS, the stream fails instead (see
-    /// ``CapturedConnection/refuseProperty(_:forKey:)``).
+    /// Takes `socketSecurityLevelKey` only, as Darwin's socket streams do: a level other than
+    /// `.none` starts TLS on the connection (see ``CapturedConnection/setProperty(_:forKey:)``).
     override func setProperty(_ property: AnyObject?, forKey key: Stream.PropertyKey) -> Bool {
-        connection?.refuseProperty(property, forKey: key, telling: events) ?? false
+        connection?.setProperty(property, forKey: key) ?? false
     }
 
-    override func property(forKey key: Stream.PropertyKey) -> AnyObject? { nil }
+    override func property(forKey key: Stream.PropertyKey) -> AnyObject? {
+        connection?.property(forKey: key)
+    }
 
     override func schedule(in aRunLoop: RunLoop, forMode mode: RunLoop.Mode) {
         events.schedule(in: aRunLoop, forMode: mode)
@@ -109,7 +118,7 @@ final class CapturedOutputStream: OutputStream, CapturedStreamEventSource {
     func isStillDue(_ event: Stream.Event) -> Bool {
         switch event {
         case .openCompleted: return streamStatus == .open || streamStatus == .writing
-        case .hasSpaceAvailable: return streamStatus == .open
+        case .hasSpaceAvailable: return hasSpaceAvailable
         case .errorOccurred: return streamStatus == .error
         default: return false
         }

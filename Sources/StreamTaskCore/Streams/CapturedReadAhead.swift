@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 import Foundation
+import NIOConcurrencyHelpers
 import NIOCore
 
 /// What a captured input stream has received and its reader has not taken yet: read from the
@@ -17,6 +18,9 @@ import NIOCore
 /// At most one read is with the task at a time, and none while ``limit`` bytes or more wait:
 /// a reader that does not keep up stops the reading, and TCP then slows the peer, so what is
 /// held stays under ``limit`` plus one read.
+///
+/// While TLS starts on the connection (see ``hold()``), nothing is read: the read with the
+/// task is withdrawn, since the handshake waits for every read before it.
 final class CapturedReadAhead: @unchecked Sendable {
     // @unchecked Sendable: every `var` is behind `condition`.
 
@@ -32,11 +36,21 @@ final class CapturedReadAhead: @unchecked Sendable {
     private var reading = false
     /// Set by ``stop()``: the stream was closed, and nothing more is read.
     private var stopped = false
+    /// Set by ``hold()`` until ``release()``: TLS starts, and no read may stand before it.
+    private var held = false
+    /// The read with the task, to withdraw it (see ``hold()``).
+    private var current: Read?
     /// Told, on the task's event loop, after each read the task completed; set before ``start()``.
     private var changed: (@Sendable () -> Void)?
 
     init(connection: CapturedConnection) {
         self.connection = connection
+    }
+
+    /// A read handed to the task: its id, and the flag that withdraws it before it arrives.
+    private struct Read {
+        let id: OperationID
+        let abandoned: NIOLockedValueBox<Bool>
     }
 
     /// What a reader would find now.
@@ -73,6 +87,39 @@ final class CapturedReadAhead: @unchecked Sendable {
         stopped = true
         condition.broadcast()
         condition.unlock()
+    }
+
+    /// Reads nothing more until ``release()``, and withdraws the read with the task: for TLS
+    /// to start, which waits for every read queued before it. Bytes held stay for the reader
+    /// (they came before TLS was asked for), and so do bytes the withdrawn read would have got.
+    func hold() {
+        condition.lock()
+        held = true
+        let withdrawn = reading ? current : nil
+        condition.unlock()
+        guard let withdrawn else { return }
+        withdrawn.abandoned.withLockedValue { $0 = true }
+        connection.task.abandon(withdrawn.id)
+    }
+
+    /// Reads again after ``hold()``.
+    func release() {
+        condition.lock()
+        held = false
+        let read = beginReadIfDue()
+        condition.unlock()
+        if read { readFromTask() }
+    }
+
+    /// The connection failed outside a read (TLS could not start): the reader finds `error`
+    /// once the bytes held are taken, and nothing more is read.
+    func fail(_ error: StreamTaskError) {
+        condition.lock()
+        if failure == nil { failure = error }
+        condition.broadcast()
+        let changed = self.changed
+        condition.unlock()
+        changed?()
     }
 
     /// What ``take(into:maxLength:)`` found.
@@ -119,29 +166,41 @@ final class CapturedReadAhead: @unchecked Sendable {
 
     /// With `condition` locked: whether to read now, marking the read as under way if so.
     private func beginReadIfDue() -> Bool {
-        guard changed != nil, !reading, !ended, failure == nil, !stopped, buffer.readableBytes < Self.limit else {
+        guard changed != nil, !reading, !held, !ended, failure == nil, !stopped, buffer.readableBytes < Self.limit
+        else {
             return false
         }
         reading = true
         return true
     }
 
-    /// Hands one read to the task. Held weakly: a stream released while the read waits (the
-    /// connection then closes, which completes it) is not kept alive by it.
+    /// Hands one read to the task (withdrawn at once if ``hold()`` came first). Held weakly: a
+    /// stream released while the read waits (the connection then closes, which completes it)
+    /// is not kept alive by it.
     private func readFromTask() {
-        connection.submit(.read(minLength: 1, maxLength: Self.limit)) { [weak self] result in
-            self?.received(result)
+        let read = Read(id: connection.task.makeOperationID(), abandoned: NIOLockedValueBox(false))
+        condition.lock()
+        current = read
+        if held { read.abandoned.withLockedValue { $0 = true } }
+        condition.unlock()
+        connection.submit(.read(minLength: 1, maxLength: Self.limit), id: read.id, abandoned: read.abandoned) {
+            [weak self] result in
+            self?.received(result, withdrawn: read.abandoned.withLockedValue { $0 })
         }
     }
 
-    /// On the task's event loop: the read's outcome.
-    private func received(_ result: Result<StreamTask.Outcome, StreamTaskError>) {
+    /// On the task's event loop: the read's outcome. A read ``hold()`` withdrew failed for
+    /// that alone: it is no failure of the connection.
+    private func received(_ result: Result<StreamTask.Outcome, StreamTaskError>, withdrawn: Bool) {
         condition.lock()
         reading = false
+        current = nil
         switch result {
         case .success(var outcome):
             buffer.writeBuffer(&outcome.bytes)
             if outcome.atEOF { ended = true }
+        case .failure where withdrawn:
+            break
         case .failure(let error):
             failure = error
         }

@@ -20,10 +20,9 @@ extension Stream {
     /// Darwin's socket streams do. Scheduled in a run loop, they send `openCompleted` once
     /// connected, or `errorOccurred` with the connection's error (a host that cannot be
     /// resolved or reached); see <doc:StreamHandover> for their events and which threads may
-    /// read and write them. Streams released unopened leave no connection behind. They speak
-    /// plain TCP: the `socketSecurityLevelKey` property is not supported (`setProperty`
-    /// returns `false`); for TLS, use a stream task and ``StreamTask/startSecureConnection()``
-    /// before capturing its streams.
+    /// read and write them. Streams released unopened leave no connection behind. For TLS, set
+    /// `socketSecurityLevelKey` on either stream, before opening it or later, as on Darwin: the
+    /// shared session's TLS settings and default trust evaluation apply.
     ///
     /// - Parameters:
     ///   - hostname: The host: a name, or an IPv4 or IPv6 address.

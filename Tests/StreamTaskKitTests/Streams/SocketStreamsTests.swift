@@ -75,30 +75,40 @@ import Testing
         _ = closed
     }
 
-    @Test func askingTheStreamsForTLSFailsThemInsteadOfSendingInTheClear() async throws {
-        let (server, serving) = try await echoing(greeting: "")
+    @Test func tlsAskedBeforeOpeningChecksTheServerAndSendsNothingToOneUntrusted() async throws {
+        // The shared session trusts the system's roots, which do not hold the test CA.
+        let certificates = try await TestCertificates.get()
+        let server = try await LoopbackServer.start()
+        let serving = Task { () -> Data in
+            var accepted = server.listener.connections.makeAsyncIterator()
+            guard let peer = try? await server.accept(&accepted) else { return Data() }
+            try? await peer.startTLS(asServerWith: certificates.serverConfiguration(), timeout: 10)
+            var received = Data()
+            while let (data, atEOF) = try? await peer.readData(ofMinLength: 1, maxLength: 4096, timeout: 10) {
+                received += data ?? Data()
+                if atEOF { break }
+            }
+            return received
+        }
         var input: InputStream?
         var output: OutputStream?
         Stream.getStreamsToHost(withName: "127.0.0.1", port: server.port, inputStream: &input, outputStream: &output)
         let streams = try UncheckedStreams(input: #require(input), output: #require(output))
-        #expect(!streams.input.setProperty(nil, forKey: .socketSecurityLevelKey), "nothing can be set")
-        #expect(
-            !streams.input.setProperty(
-                StreamSocketSecurityLevel.none.rawValue as NSString, forKey: .socketSecurityLevelKey))
-        #expect(streams.input.streamError == nil, "asking for no security is harmless")
-        streams.input.open()
-        streams.output.open()
-        #expect(await eventually { streams.output.streamStatus == .open }, "connected")
-        #expect(
-            !streams.output.setProperty(
-                StreamSocketSecurityLevel.negotiatedSSL.rawValue as NSString, forKey: .socketSecurityLevelKey))
-        let written = await offCooperativePool { streams.output.write(Array("secret\n".utf8), maxLength: 7) }
+        // Darwin code passes the level itself, and ignores the answer.
+        streams.input.setProperty(StreamSocketSecurityLevel.negotiatedSSL, forKey: .socketSecurityLevelKey)
+        #expect(streams.output.setProperty(StreamSocketSecurityLevel.negotiatedSSL, forKey: .socketSecurityLevelKey))
+        let written = await offCooperativePool {
+            streams.input.open()
+            streams.output.open()
+            return streams.output.write(Array("secret\n".utf8), maxLength: 7)
+        }
         #expect(written == -1)
         for stream in [streams.input, streams.output] as [Stream] {
             #expect(stream.streamStatus == .error)
-            #expect((stream.streamError as? StreamTaskError)?.code == .invalidArgument)
+            let error = stream.streamError as? StreamTaskError
+            #expect(error?.code == .tlsUntrustedCertificate, "\(String(describing: error))")
         }
-        // The connection ended with nothing sent.
+        // The connection ended with nothing sent in the clear.
         #expect(await serving.value.isEmpty)
         await server.stop()
     }
@@ -113,6 +123,9 @@ import Testing
         #expect(
             streams.output.setProperty(
                 StreamSocketSecurityLevel.negotiatedSSL.rawValue as NSString, forKey: .socketSecurityLevelKey))
+        #expect(
+            streams.input.property(forKey: .socketSecurityLevelKey) as? String
+                == StreamSocketSecurityLevel.negotiatedSSL.rawValue)
         streams.input.open()
         streams.output.open()
         let written = await offCooperativePool { streams.output.write(Array("still secret\r\n".utf8), maxLength: 14) }
