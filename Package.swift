@@ -226,6 +226,9 @@ let package = Package(
         .executableTarget(
             name: "ported-bonjour-streams", dependencies: ["StreamTaskKit", "StreamTaskDNSSD"],
             path: "Examples/Ported/bonjour-streams", swiftSettings: [.swiftLanguageMode(.v5)]),
+        .executableTarget(
+            name: "ported-streams-mailer", dependencies: ["StreamTaskKit"], path: "Examples/Ported/streams-mailer",
+            swiftSettings: [.swiftLanguageMode(.v5)]),
         // What several test targets share: child processes, blocking work off the pool.
         .target(
             name: "StreamTaskTestSupport",
@@ -273,6 +276,7 @@ let package = Package(
                 "ported-line-client",
                 "ported-bonjour-announcer",
                 "ported-bonjour-streams",
+                "ported-streams-mailer",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

@@ -22,6 +22,7 @@ import Testing
         ("IRCBot.swift", "irc-bot"), ("BonjourChat.swift", "bonjour-chat"), ("SMTPMailer.swift", "smtp-mailer"),
         ("UpgradeClient.swift", "upgrade-client"), ("LineClient.swift", "line-client"),
         ("BonjourAnnouncer.swift", "bonjour-announcer"), ("BonjourStreams.swift", "bonjour-streams"),
+        ("StreamsMailer.swift", "streams-mailer"),
     ])
     func theBuiltCopyIsTheScriptsOutput(darwin: String, ported: String) async throws {
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("ported-\(UUID().uuidString).swift")

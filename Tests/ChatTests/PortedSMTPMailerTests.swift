@@ -131,7 +131,9 @@ struct Aiosmtpd {
     let port: Int
     let mailDirectory: URL
 
-    static func start(certificate: String, key: String) async throws -> Aiosmtpd {
+    /// An SMTP server that requires STARTTLS, or with `implicitTLS` one that speaks TLS from
+    /// the first byte (SMTPS).
+    static func start(certificate: String, key: String, implicitTLS: Bool = false) async throws -> Aiosmtpd {
         var lastOutput = ""
         for _ in 0..<5 {
             // aiosmtpd takes a port number, not 0: one from the tests' range, free a moment ago.
@@ -143,7 +145,9 @@ struct Aiosmtpd {
             let process = try ObservedProcess(
                 "/usr/bin/python3",
                 [
-                    "-m", "aiosmtpd", "-n", "-d", "-l", "127.0.0.1:\(port)", "--tlscert", certificate, "--tlskey", key,
+                    "-m", "aiosmtpd", "-n", "-d", "-l", "127.0.0.1:\(port)",
+                    implicitTLS ? "--smtpscert" : "--tlscert", certificate, implicitTLS ? "--smtpskey" : "--tlskey",
+                    key,
                     "-c", "aiosmtpd.handlers.Mailbox", mailDirectory.path,
                 ])
             if await process.waitForOutput(containing: "Server is listening on 127.0.0.1:\(port)"),
