@@ -78,7 +78,11 @@ final class StreamsMailer: NSObject, StreamDelegate {
     func stream(_ aStream: Stream, handle eventCode: Stream.Event) {
         switch eventCode {
         case .openCompleted:
-            print(aStream === input ? "input opened" : "output opened")
+            if aStream === input {
+                print("input opened")
+            } else {
+                print("output opened, space available: \(output.hasSpaceAvailable)")
+            }
         case .hasSpaceAvailable:
             flush()
         case .hasBytesAvailable:

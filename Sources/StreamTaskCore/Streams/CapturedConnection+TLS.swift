@@ -48,7 +48,7 @@ extension CapturedConnection {
             }
         }
         if let answer { return answer }
-        startTLS()
+        if !secureBeforeConnecting() { startTLS() }
         return true
     }
 
@@ -73,22 +73,25 @@ extension CapturedConnection {
         }
     }
 
-    /// On the task's event loop: the handshake's outcome.
+    /// On the task's event loop: the outcome of the handshake started on open streams.
     private func tlsStarted(_ result: Result<StreamTask.Outcome, StreamTaskError>) {
+        let error = result.failure
+        tlsCompleted(error)
         let (readAhead, outputEvents) = parts.withLockedValue { ($0.readAhead, $0.outputEvents) }
-        switch result {
-        case .success:
-            tls.withLockedValue { tls in
-                if case .starting(let level) = tls { tls = .on(level: level) }
-            }
-            readAhead?.release()
-            outputEvents?.post(.hasSpaceAvailable)
-        case .failure(let error):
-            tls.withLockedValue { tls in
-                if case .starting(let level) = tls { tls = .failed(level: level, error) }
-            }
+        if let error {
             readAhead?.fail(error)
             outputEvents?.post(.errorOccurred)
+        } else {
+            readAhead?.release()
+            outputEvents?.post(.hasSpaceAvailable)
+        }
+    }
+
+    /// Records the handshake's outcome: TLS is on, or failed with `error`.
+    func tlsCompleted(_ error: StreamTaskError?) {
+        tls.withLockedValue { tls in
+            guard case .starting(let level) = tls else { return }
+            tls = error.map { .failed(level: level, $0) } ?? .on(level: level)
         }
     }
 

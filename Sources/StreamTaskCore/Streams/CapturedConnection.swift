@@ -22,6 +22,8 @@ final class CapturedConnection: Sendable {
     /// ``StreamTask/captureFoundationStreamsBeforeResuming(into:_:)``).
     private let resumesOnOpen: NIOLockedValueBox<Bool>
     private let readiness: NIOLockedValueBox<Readiness>
+    /// TLS asked of the streams through `socketSecurityLevelKey` (see
+    /// ``setProperty(_:forKey:)``).
     let tls = NIOLockedValueBox(CapturedTLS.plain)
     /// What a TLS start tells: the input stream's read-ahead and the output stream's events.
     let parts = NIOLockedValueBox(Parts())
@@ -34,38 +36,83 @@ final class CapturedConnection: Sendable {
     /// Whether the streams have the connection yet.
     private enum Readiness {
         case ready
-        /// Captured before it connected; what to tell once it has (or has failed).
-        case waiting([@Sendable (StreamTaskError?) -> Void])
+        /// Captured before it connected; what to tell once it has (or has failed). With
+        /// `securedFirst`, TLS was asked for meanwhile: the streams have the connection once
+        /// its handshake is done, as Darwin's socket streams open.
+        case waiting([Waiter], securedFirst: Bool)
+        /// Connected, and negotiating the TLS asked for before; what to tell once done.
+        case securing([Waiter])
         case failed(StreamTaskError)
     }
+
+    typealias Waiter = @Sendable (StreamTaskError?) -> Void
 
     /// A connection the streams have now (`ready`), or, for streams made before it connected,
     /// one that waits for ``connected(_:)``.
     init(task: StreamTask, ready: Bool = true) {
         self.task = task
         self.resumesOnOpen = NIOLockedValueBox(!ready)
-        self.readiness = NIOLockedValueBox(ready ? .ready : .waiting([]))
+        self.readiness = NIOLockedValueBox(ready ? .ready : .waiting([], securedFirst: false))
     }
 
-    /// The capture completed: the streams have the connection, or it failed with `error`.
+    /// The capture completed: the streams have the connection, or it failed with `error`. If
+    /// TLS was asked for before, its handshake comes first (see ``secureBeforeConnecting()``).
     func connected(_ error: StreamTaskError?) {
-        let waiting = readiness.withLockedValue { readiness -> [@Sendable (StreamTaskError?) -> Void] in
-            guard case .waiting(let waiting) = readiness else { return [] }
+        let (waiting, secures) = readiness.withLockedValue { readiness -> ([Waiter], Bool) in
+            guard case .waiting(let waiting, let securedFirst) = readiness else { return ([], false) }
+            if let error {
+                readiness = .failed(error)
+            } else if securedFirst {
+                readiness = .securing(waiting)
+                return ([], true)
+            } else {
+                readiness = .ready
+            }
+            return (waiting, false)
+        }
+        if secures {
+            task.submit(.startTLS(.client(task.configuration.tls)), timeout: 0, fromStreams: true) {
+                [weak self] result in
+                self?.secured(result.failure)
+            }
+        }
+        for body in waiting { body(error) }
+    }
+
+    /// TLS asked for before connecting is up, or failed with `error`: the streams have the
+    /// connection now, or fail with that.
+    private func secured(_ error: StreamTaskError?) {
+        tlsCompleted(error)
+        let waiting = readiness.withLockedValue { readiness -> [Waiter] in
+            guard case .securing(let waiting) = readiness else { return [] }
             readiness = error.map { .failed($0) } ?? .ready
             return waiting
         }
         for body in waiting { body(error) }
     }
 
+    /// For TLS asked for before the streams have the connection: makes them wait for its
+    /// handshake too, and answers `true`; `false` once they have it (TLS then starts at once).
+    func secureBeforeConnecting() -> Bool {
+        readiness.withLockedValue { readiness in
+            guard case .waiting(let waiting, _) = readiness else { return false }
+            readiness = .waiting(waiting, securedFirst: true)
+            return true
+        }
+    }
+
     /// Calls `body` once the streams have the connection (with `nil`) or it failed (with the
     /// error): at once if that is known already, else on the task's event loop when it is.
-    func whenConnected(_ body: @escaping @Sendable (StreamTaskError?) -> Void) {
+    func whenConnected(_ body: @escaping Waiter) {
         let known = readiness.withLockedValue { readiness -> StreamTaskError?? in
             switch readiness {
             case .ready: return .some(nil)
             case .failed(let error): return .some(error)
-            case .waiting(let waiting):
-                readiness = .waiting(waiting + [body])
+            case .waiting(let waiting, let securedFirst):
+                readiness = .waiting(waiting + [body], securedFirst: securedFirst)
+                return .none
+            case .securing(let waiting):
+                readiness = .securing(waiting + [body])
                 return .none
             }
         }
@@ -101,12 +148,18 @@ final class CapturedConnection: Sendable {
     }
 
     deinit {
-        if !isConnected {
-            // Never opened, or gone before it connected: the task waits for nothing.
-            task.cancel()
-        } else {
+        let captured = readiness.withLockedValue { readiness -> Bool in
+            switch readiness {
+            case .ready, .securing: return true
+            case .waiting, .failed: return false
+            }
+        }
+        if captured {
             // Both streams are gone: close what they left open, so that the connection ends.
             task.closeCapturedConnection()
+        } else {
+            // Never opened, or gone before it connected: the task waits for nothing.
+            task.cancel()
         }
     }
 

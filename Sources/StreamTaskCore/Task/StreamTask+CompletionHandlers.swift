@@ -113,7 +113,8 @@ extension StreamTask {
 }
 
 extension Result {
-    fileprivate var failure: Failure? {
+    /// The error, if `self` is a failure.
+    var failure: Failure? {
         if case .failure(let error) = self { return error }
         return nil
     }
