@@ -34,6 +34,23 @@ import Testing
         await server.stop()
     }
 
+    /// Apple's tasks are `NSObject`s, equal only to themselves: Darwin code keys dictionaries
+    /// and sets by task.
+    @Test func aTaskEqualsOnlyItselfAndKeysADictionary() {
+        let session = StreamSession(configuration: .init(proxy: .direct))
+        let first = session.streamTask(withHostName: "127.0.0.1", port: 9)
+        let second = session.streamTask(withHostName: "127.0.0.1", port: 9)
+        #expect(first == first)
+        #expect(first != second)
+        var names: [StreamSessionTask: String] = [first: "first"]
+        names[second] = "second"
+        names[first] = "first again"
+        #expect(names.count == 2)
+        #expect(names[first] == "first again" && names[second] == "second")
+        #expect(Set<StreamSessionTask>([first, second, first]).count == 2)
+        session.invalidateAndCancel()
+    }
+
     @Test func progressIsIndeterminateUntilAnOrderlyEnd() async throws {
         let (server, client, peer) = try await LoopbackServer.connectedPair()
         #expect(client.progress.isIndeterminate)

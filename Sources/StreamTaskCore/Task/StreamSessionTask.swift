@@ -168,3 +168,16 @@ open class StreamSessionTask: @unchecked Sendable {
     /// Cancels the task.
     open func cancel() { preconditionFailure("StreamSessionTask.cancel() must be overridden") }
 }
+
+extension StreamSessionTask: Hashable {
+    /// Whether `lhs` and `rhs` are the same task: a task equals only itself, as Apple's
+    /// `NSObject`-based tasks do, so that tasks can be dictionary keys and set members.
+    public static func == (lhs: StreamSessionTask, rhs: StreamSessionTask) -> Bool {
+        lhs === rhs
+    }
+
+    /// Hashes the task's identity.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(ObjectIdentifier(self))
+    }
+}
