@@ -166,6 +166,44 @@ import Testing
         #expect(run.port == -1)
     }
 
+    struct Endless: Sendable {
+        let publisher = DelegateRecorder()
+        let resolving = DelegateRecorder()
+        var beforeStop: [String] = []
+        var port = -1
+    }
+
+    /// Apple: a timeout of 0 "indicates no timeout and a resolve process of indefinite duration".
+    @Test func aResolveWithTimeoutZeroHasNoneAndGoesOnUntilStopped() async throws {
+        try await requireDaemon()
+        let type = uniqueServiceType()
+        let name = uniqueServiceName()
+        let run = await offCooperativePool { () -> Endless in
+            var run = Endless()
+            let service = NetService(domain: "local.", type: type, name: name, port: 4255)
+            service.delegate = run.publisher
+            service.publish()
+            _ = runCurrentRunLoop(upTo: 10) { run.publisher.saw("didPublish") }
+            let resolving = NetService(domain: "local.", type: type, name: name)
+            resolving.delegate = run.resolving
+            resolving.resolve(withTimeout: 0)
+            _ = runCurrentRunLoop(upTo: 10) {
+                run.resolving.saw("didResolveAddress") || run.resolving.saw("didNotResolve")
+            }
+            // Past the moment a resolve with a timeout would have stopped.
+            _ = runCurrentRunLoop(upTo: 1.5) { run.resolving.saw("didStop") }
+            run.beforeStop = run.resolving.names
+            run.port = resolving.port
+            resolving.stop()
+            service.stop()
+            _ = runCurrentRunLoop(upTo: 5) { run.resolving.saw("didStop") }
+            return run
+        }
+        #expect(run.beforeStop == ["willResolve", "didResolveAddress"])
+        #expect(run.port == 4255)
+        #expect(run.resolving.names == ["willResolve", "didResolveAddress", "didStop"])
+    }
+
     struct Batch: Sendable {
         let browsing = DelegateRecorder()
         var names: Set<String> = []

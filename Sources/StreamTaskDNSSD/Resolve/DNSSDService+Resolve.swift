@@ -18,7 +18,9 @@ extension DNSSDService {
     /// when nss-mdns is installed). It returns shortly after the first address arrives, with
     /// every address that came by then.
     ///
-    /// - Parameter timeout: How long resolving and the address lookup may take, in seconds.
+    /// - Parameter timeout: How long resolving and the address lookup may take, in seconds; 0
+    ///   (or less) for no limit: it then ends when the service resolves, when the daemon gives up
+    ///   on it, or when the Swift task is cancelled.
     /// - Throws: ``DNSSDError/Code/serviceNotFound`` when the service does not resolve in time
     ///   (it is no longer advertised); ``DNSSDError/Code/noAddresses`` when its host name gives
     ///   no address in time; ``DNSSDError/Code/cancelled`` when the Swift task is cancelled.

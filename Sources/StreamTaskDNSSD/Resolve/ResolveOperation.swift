@@ -61,6 +61,8 @@ final class ResolveOperation: DaemonRequest, @unchecked Sendable {
             fail(error)
             return
         }
+        // A timeout of 0 (or less) is none, as for Apple's resolve(withTimeout:).
+        guard timeout > 0 else { return }
         schedule(after: timeout) { operation in
             if operation.hostName == nil {
                 operation.fail(
