@@ -10,6 +10,7 @@
 #if !canImport(Darwin)
 import Foundation
 import NIOCore
+import StreamTaskCore
 
 /// What a `NetService`'s operations report, on their way to its run loop. An `id` names the
 /// publish, resolve or monitor it comes from (`nil`: a refusal that depends on no operation).
@@ -17,6 +18,10 @@ enum NetServiceEvent: Sendable {
     case willPublish
     case published(id: Int, DNSSDService)
     case notPublished(id: Int?, NetService.ErrorCode)
+    /// The listener of a `.listenForConnections` publish is bound.
+    case listening(id: Int, StreamListener, renameOnConflict: Bool)
+    /// It accepted a connection, handed over as streams.
+    case accepted(id: Int, AcceptedStreams)
     case willResolve
     case resolved(id: Int, DNSSDResolvedService)
     case notResolved(id: Int?, NetService.ErrorCode)
@@ -45,10 +50,27 @@ extension NetService {
             delegate?.netServiceDidPublish(self)
         case .notPublished(let id, let code):
             if let id {
-                guard case .publishing(id, _) = activity else { return }
+                switch activity {
+                case .listening(id), .publishing(id, _): break
+                default: return
+                }
                 activity = .idle
+                stopListening()
             }
             delegate?.netService(self, didNotPublish: Self.errorDictionary(code))
+        case .listening(let id, let listener, let renameOnConflict):
+            guard case .listening(id) = activity else {
+                // Stopped while it bound.
+                Task { await listener.shutdown(gracePeriod: nil) }
+                return
+            }
+            self.listener = listener
+            listenedPort = listener.port
+            register(id: id, port: listener.port ?? 0, renameOnConflict: renameOnConflict)
+        case .accepted(let id, let streams):
+            // Streams of a publish that was stopped meanwhile are released: their connection closes.
+            guard activity.id == id else { return }
+            delegate?.netService(self, didAcceptConnectionWith: streams.input, outputStream: streams.output)
         case .willResolve:
             delegate?.netServiceWillResolve(self)
         case .resolved(let id, let resolved):

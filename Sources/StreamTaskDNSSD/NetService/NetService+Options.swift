@@ -22,10 +22,11 @@ extension NetService {
         /// publishing under another name (`Name (2)`, …).
         public static let noAutoRename = Options(rawValue: 1 << 0)
 
-        /// On Darwin, listen on the port and hand each connection over with
-        /// `netService(_:didAcceptConnectionWith:outputStream:)`. Not supported on Linux:
-        /// publishing with it reports `netService(_:didNotPublish:)` with
-        /// `NetService.ErrorCode.badArgumentError`. Listen with a `StreamListener` instead.
+        /// Listen for TCP connections at the service's port (0 for any free one) on every IPv6
+        /// and IPv4 address before registering, and hand each connection over with
+        /// `netService(_:didAcceptConnectionWith:outputStream:)`, as on Darwin. A type that is
+        /// not `_tcp` fails with `NetService.ErrorCode.badArgumentError`; a port that cannot be
+        /// bound, with `NetService.ErrorCode.unknownError`.
         public static let listenForConnections = Options(rawValue: 1 << 1)
     }
 }

@@ -50,7 +50,7 @@ extension NetService {
         switch activity {
         case .publishing(_, let operation), .published(_, let operation):
             operation.update(record) { _ in }
-        case .idle, .resolving:
+        case .idle, .listening, .resolving:
             break
         }
         return true

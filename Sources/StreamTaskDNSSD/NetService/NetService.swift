@@ -36,6 +36,8 @@ open class NetService: NSObject {
     /// What the service is doing; `id` tells a current operation's results from a stale one's.
     enum Activity {
         case idle
+        /// Publishing with `.listenForConnections`: binding the listener, before registering.
+        case listening(id: Int)
         case publishing(id: Int, RegisterOperation)
         case published(id: Int, RegisterOperation)
         case resolving(id: Int, ResolveOperation, resolved: Bool)
@@ -52,6 +54,10 @@ open class NetService: NSObject {
     var txtData: Data?
     /// Where a browser saw the service; resolving asks there.
     var interface = DNSSDInterface.any
+    /// The listener of a service published with `.listenForConnections`, once bound.
+    var listener: StreamListener?
+    /// The port that listener got (kept once it stops).
+    var listenedPort: Int?
     /// Set by `getInputStream(_:outputStream:)`: the delegate is told nothing more.
     var delegateMuted = false
     private var lastID = 0
@@ -107,9 +113,12 @@ open class NetService: NSObject {
     /// `sockaddr_in6`, port included), as on Darwin; `nil` before.
     open internal(set) var addresses: [Data]?
 
-    /// The port: the one given for a service to publish, the resolved one after resolving, or
-    /// -1 when not known.
-    open var port: Int { publishedPort > 0 ? publishedPort : resolvedPort }
+    /// The port: the one given for a service to publish (with `.listenForConnections` and 0,
+    /// the one the listener got), the resolved one after resolving, or -1 when not known.
+    open var port: Int {
+        if publishedPort > 0 { return publishedPort }
+        return listenedPort ?? resolvedPort
+    }
 
     // MARK: Run loops
 
@@ -162,28 +171,33 @@ open class NetService: NSObject {
     /// `netService(_:didNotPublish:)`. It stays published until `stop()` or until it is released.
     ///
     /// A taken name becomes `Name (2)`, `Name (3)`, … (or the daemon's own choice) unless
-    /// `options` has `.noAutoRename`, which fails with `.collisionError` instead.
-    /// `.listenForConnections` is not supported here and fails with `.badArgumentError`; a service
-    /// created with `init(domain:type:name:)` has no port and fails the same way.
+    /// `options` has `.noAutoRename`, which fails with `.collisionError` instead. With
+    /// `.listenForConnections`, the service listens first (see `NetService.Options`). A service
+    /// created with `init(domain:type:name:)` has no port and fails with `.badArgumentError`.
     open func publish(options: Options) {
         guard case .idle = activity else {
             mailbox.post(.notPublished(id: nil, .activityInProgress))
             return
         }
         mailbox.post(.willPublish)
-        guard !options.contains(.listenForConnections) else {
-            mailbox.post(.notPublished(id: nil, .badArgumentError))
-            return
-        }
         let id = nextID()
+        if options.contains(.listenForConnections) {
+            listen(id: id, renameOnConflict: !options.contains(.noAutoRename))
+        } else {
+            register(id: id, port: publishedPort, renameOnConflict: !options.contains(.noAutoRename))
+        }
+    }
+
+    /// Registers the service at `port` with the daemon, as publishing `id`.
+    func register(id: Int, port: Int, renameOnConflict: Bool) {
         let operation = RegisterOperation(
             name: storedName.isEmpty ? nil : storedName,
             type: DNSSDService.normalizedType(storedType),
             domain: storedDomain.isEmpty ? nil : DNSSDService.normalizedDomain(storedDomain),
-            port: publishedPort,
+            port: port,
             txtRecord: txtData.map { DNSSDTXTRecord(wireFormat: $0) } ?? DNSSDTXTRecord(),
             interface: .any,
-            renameOnConflict: !options.contains(.noAutoRename)
+            renameOnConflict: renameOnConflict
         )
         activity = .publishing(id: id, operation)
         let mailbox = self.mailbox
@@ -210,7 +224,9 @@ open class NetService: NSObject {
     /// passed without an answer, `netService(_:didNotResolve:)` with `.timeoutError`.
     ///
     /// As on Darwin, a resolve that succeeded ends when its timeout does, with
-    /// `netServiceDidStop(_:)`; `stop()` ends it sooner.
+    /// `netServiceDidStop(_:)`; `stop()` ends it sooner. A `timeout` of 0 (or less) is none, as
+    /// Apple documents: the resolve goes on until `stop()`, and fails only if the daemon gives
+    /// up on the service.
     open func resolve(withTimeout timeout: TimeInterval) {
         guard case .idle = activity else {
             mailbox.post(.notResolved(id: nil, .activityInProgress))
@@ -224,7 +240,7 @@ open class NetService: NSObject {
         let operation = ResolveOperation(service: service, timeout: timeout)
         activity = .resolving(id: id, operation, resolved: false)
         let mailbox = self.mailbox
-        let deadline = DispatchTime.now() + max(timeout, 0)
+        let deadline: DispatchTime? = timeout > 0 ? DispatchTime.now() + timeout : nil
         DNSSDQueue.start(operation) { result in
             switch result {
             case .success(let resolved):
@@ -237,9 +253,11 @@ open class NetService: NSObject {
                     mailbox.post(.notResolved(id: id, code))
                     return
                 }
+                guard let deadline else { return mailbox.post(.notResolved(id: id, code)) }
                 DNSSDQueue.queue.asyncAfter(deadline: deadline) { mailbox.post(.notResolved(id: id, .timeoutError)) }
             }
         }
+        guard let deadline else { return }
         DNSSDQueue.queue.asyncAfter(deadline: deadline) { mailbox.post(.resolveTimeElapsed(id: id)) }
     }
 
@@ -256,9 +274,12 @@ open class NetService: NSObject {
     /// Ends publishing or resolving; whether there was any to end.
     @discardableResult
     func endActivity() -> Bool {
+        stopListening()
         switch activity {
         case .idle:
             return false
+        case .listening:
+            break
         case .publishing(_, let operation), .published(_, let operation):
             DNSSDQueue.async { operation.withdraw() }
         case .resolving(_, let operation, _):

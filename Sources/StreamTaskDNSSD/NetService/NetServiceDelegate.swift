@@ -38,8 +38,9 @@ public protocol NetServiceDelegate: NSObjectProtocol {
     /// While monitoring (`startMonitoring()`): the service's TXT record, when it is first seen
     /// and whenever it changes.
     func netService(_ sender: NetService, didUpdateTXTRecord data: Data)
-    /// Never called on Linux, where `NetService.Options.listenForConnections` is not supported;
-    /// declared so that Darwin code compiles.
+    /// A client connected to a service published with `.listenForConnections`: the connection
+    /// as a pair of unopened streams. Open them (and schedule them in a run loop for their
+    /// events); streams released unopened close the connection.
     func netService(_ sender: NetService, didAcceptConnectionWith inputStream: InputStream, outputStream: OutputStream)
 }
 
