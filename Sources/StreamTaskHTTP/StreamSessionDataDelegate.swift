@@ -32,6 +32,11 @@ import FoundationNetworking
         didReceive response: URLResponse,
         completionHandler: @escaping @Sendable (StreamSession.ResponseDisposition) -> Void
     )
+    /// The async form of the method above, as Swift imports Apple's: implement either. The
+    /// completion-handler form's default asks this one; this one's default allows the body.
+    func urlSession(
+        _ session: StreamSession, dataTask: StreamSessionDataTask, didReceive response: URLResponse
+    ) async -> StreamSession.ResponseDisposition
     /// A chunk of a data task's body arrived (after an ``StreamDataTask/ResponseDisposition/allow``).
     func urlSession(_ session: StreamSession, dataTask: StreamSessionDataTask, didReceive data: Data)
     /// A data task became a stream task (``StreamDataTask/ResponseDisposition/becomeStream``);
@@ -47,7 +52,12 @@ extension StreamSessionDataDelegate {
         didReceive response: URLResponse,
         completionHandler: @escaping @Sendable (StreamSession.ResponseDisposition) -> Void
     ) {
-        completionHandler(.allow)
+        Task { completionHandler(await self.urlSession(session, dataTask: dataTask, didReceive: response)) }
+    }
+    public func urlSession(
+        _ session: StreamSession, dataTask: StreamSessionDataTask, didReceive response: URLResponse
+    ) async -> StreamSession.ResponseDisposition {
+        .allow
     }
     public func urlSession(_ session: StreamSession, dataTask: StreamSessionDataTask, didReceive data: Data) {}
     public func urlSession(

@@ -36,6 +36,12 @@ import FoundationNetworking
         didReceive challenge: URLAuthenticationChallenge,
         completionHandler: @escaping @Sendable (StreamSession.AuthChallengeDisposition, URLCredential?) -> Void
     )
+    /// The async form of the method above, as Swift imports Apple's: implement either. The
+    /// completion-handler form's default asks this one; this one's default performs the
+    /// default handling.
+    func urlSession(
+        _ session: StreamSession, didReceive challenge: URLAuthenticationChallenge
+    ) async -> (StreamSession.AuthChallengeDisposition, URLCredential?)
 }
 
 /// Callbacks about a session's tasks, as `URLSessionTaskDelegate`.
@@ -49,6 +55,12 @@ import FoundationNetworking
         didReceive challenge: URLAuthenticationChallenge,
         completionHandler: @escaping @Sendable (StreamSession.AuthChallengeDisposition, URLCredential?) -> Void
     )
+    /// The async form of the method above, as Swift imports Apple's: implement either. The
+    /// completion-handler form's default asks this one; this one's default asks the
+    /// session-level method.
+    func urlSession(
+        _ session: StreamSession, task: StreamSessionTask, didReceive challenge: URLAuthenticationChallenge
+    ) async -> (StreamSession.AuthChallengeDisposition, URLCredential?)
 }
 
 /// Callbacks about a session's stream tasks, as `URLSessionStreamDelegate`: read and write
@@ -62,7 +74,16 @@ extension StreamSessionDelegate {
         didReceive challenge: URLAuthenticationChallenge,
         completionHandler: @escaping @Sendable (StreamSession.AuthChallengeDisposition, URLCredential?) -> Void
     ) {
-        completionHandler(.performDefaultHandling, nil)
+        Task {
+            let (disposition, credential) = await self.urlSession(session, didReceive: challenge)
+            completionHandler(disposition, credential)
+        }
+    }
+
+    public func urlSession(
+        _ session: StreamSession, didReceive challenge: URLAuthenticationChallenge
+    ) async -> (StreamSession.AuthChallengeDisposition, URLCredential?) {
+        (.performDefaultHandling, nil)
     }
 
     /// A session-level delegate hears of server trust as Apple's does: a challenge.
@@ -98,7 +119,18 @@ extension StreamSessionTaskDelegate {
         didReceive challenge: URLAuthenticationChallenge,
         completionHandler: @escaping @Sendable (StreamSession.AuthChallengeDisposition, URLCredential?) -> Void
     ) {
-        urlSession(session, didReceive: challenge, completionHandler: completionHandler)
+        Task {
+            let (disposition, credential) = await self.urlSession(session, task: task, didReceive: challenge)
+            completionHandler(disposition, credential)
+        }
+    }
+
+    public func urlSession(
+        _ session: StreamSession, task: StreamSessionTask, didReceive challenge: URLAuthenticationChallenge
+    ) async -> (StreamSession.AuthChallengeDisposition, URLCredential?) {
+        await ChallengeAnswer.first { answer in
+            self.urlSession(session, didReceive: challenge) { answer($0, $1) }
+        }
     }
 
     /// A task delegate hears of server trust as Apple's does: a task-level challenge.

@@ -176,6 +176,21 @@ import FoundationNetworking
         }
     }
 
+    @Test func theDelegatesAsyncFormDecidesToo() async throws {
+        try await peer("upgrade-with-trailing") { server in
+            let delegate = AsyncDisposingDelegate()
+            let session = DataTaskTesting.session(delegate: delegate)
+            let dataTask = session.dataTask(with: try DataTaskTesting.request("http://127.0.0.1:\(server.port)/"))
+            dataTask.resume()
+            #expect(await dataTask.waitUntilCompleted() == nil)
+            #expect(await eventually { delegate.events.values.count == 2 })
+            let stream = try #require(delegate.stream.withLockedValue { $0 })
+            #expect(delegate.events.values == ["response 101", "became stream #\(stream.taskIdentifier)"])
+            #expect(try await stream.readText(count: 12) == "EARLY-BYTES\n")
+            stream.cancel()
+        }
+    }
+
     @Test func theDelegateCancels() async throws {
         try await peer("chunked") { server in
             let delegate = DisposingDelegate(.cancel)
@@ -270,5 +285,25 @@ final class DisposingDelegate: StreamSessionDataDelegate {
     func becameStream() async -> StreamTask? {
         _ = await eventually { self.events.values.contains { $0.hasPrefix("completed") } }
         return stream.withLockedValue { $0 }
+    }
+}
+
+/// Decides with the async form of the response method, as Swift imports Apple's.
+final class AsyncDisposingDelegate: StreamSessionDataDelegate {
+    let events = Recorder<String>()
+    let stream = NIOLockedValueBox<StreamTask?>(nil)
+
+    func urlSession(
+        _ session: StreamSession, dataTask: StreamSessionDataTask, didReceive response: URLResponse
+    ) async -> StreamSession.ResponseDisposition {
+        events.append("response \((response as? HTTPURLResponse)?.statusCode ?? 0)")
+        return .becomeStream
+    }
+
+    func urlSession(
+        _ session: StreamSession, dataTask: StreamSessionDataTask, didBecome streamTask: StreamSessionStreamTask
+    ) {
+        stream.withLockedValue { $0 = streamTask }
+        events.append("became stream #\(streamTask.taskIdentifier)")
     }
 }

@@ -82,6 +82,32 @@ import FoundationNetworking
         }
     }
 
+    /// The async form of the task-level method, as Swift imports Apple's.
+    final class AsyncTaskLevelDelegate: NSObject, StreamSessionStreamDelegate, @unchecked Sendable {
+        let calls = NIOLockedValueBox(0)
+
+        func urlSession(
+            _ session: StreamSession, task: StreamSessionTask, didReceive challenge: URLAuthenticationChallenge
+        ) async -> (StreamSession.AuthChallengeDisposition, URLCredential?) {
+            calls.withLockedValue { $0 += 1 }
+            guard let trust = challenge.protectionSpace.streamServerTrust else { return (.performDefaultHandling, nil) }
+            return (.useCredential, URLCredential(streamTrust: trust))
+        }
+    }
+
+    /// The async form of the session-level method alone, on a stream delegate: the task-level
+    /// defaults lead to it.
+    final class AsyncSessionLevelDelegate: NSObject, StreamSessionStreamDelegate, @unchecked Sendable {
+        let calls = NIOLockedValueBox(0)
+
+        func urlSession(
+            _ session: StreamSession, didReceive challenge: URLAuthenticationChallenge
+        ) async -> (StreamSession.AuthChallengeDisposition, URLCredential?) {
+            calls.withLockedValue { $0 += 1 }
+            return (.cancelAuthenticationChallenge, nil)
+        }
+    }
+
     private func task(to server: OpenSSLServer, delegate: any StreamSessionCoreDelegate) async throws -> StreamTask {
         let certificates = try await TestCertificates.get()
         let configuration = StreamSessionConfiguration(tls: try certificates.clientConfiguration(), proxy: .direct)
@@ -130,6 +156,27 @@ import FoundationNetworking
         let task = try await task(to: server, delegate: delegate)
         await expectStreamError(.cancelled) { try await task.startTLS(timeout: 10) }
         #expect(await eventually { (task.error as? URLError)?.code == .cancelled }, "\(String(describing: task.error))")
+        #expect(delegate.calls.withLockedValue { $0 } == 1)
+    }
+
+    @Test func theAsyncTaskLevelFormDecides() async throws {
+        let server = try await selfSignedServer()
+        let delegate = AsyncTaskLevelDelegate()
+        let task = try await task(to: server, delegate: delegate)
+        try await task.startTLS(timeout: 10)
+        try await task.write("async\n")
+        #expect(
+            try await task.readData(upToAndIncluding: Data("\n".utf8), maxLength: 100, timeout: 10)
+                == Data("cnysa\n".utf8))
+        #expect(delegate.calls.withLockedValue { $0 } == 1)
+        task.cancel()
+    }
+
+    @Test func theAsyncSessionLevelFormDecidesBehindTheTaskLevelDefaults() async throws {
+        let server = try await selfSignedServer()
+        let delegate = AsyncSessionLevelDelegate()
+        let task = try await task(to: server, delegate: delegate)
+        await expectStreamError(.cancelled) { try await task.startTLS(timeout: 10) }
         #expect(delegate.calls.withLockedValue { $0 } == 1)
     }
 
