@@ -7,7 +7,10 @@
 #    (\bURLSession([A-Za-z]*)\b → StreamSession\1): URLSession, URLSessionStreamTask,
 #    URLSessionConfiguration, URLSessionStreamDelegate, URLSession.ResponseDisposition…;
 # 2. `import StreamTaskKit` goes after `import Foundation` (and `import StreamTaskDNSSD` too
-#    when the file uses NetService or NetServiceBrowser), unless the file has it already.
+#    when the file uses NetService or NetServiceBrowser), unless the file has it already;
+# 3. a name qualified with Foundation's module that Foundation on Linux lacks names the module
+#    that has it: Foundation.URLSession… → StreamTaskKit.StreamSession…, Foundation.NetService…
+#    → StreamTaskDNSSD.NetService… (code that declares a type of the same name spells it so).
 #
 # Nothing else changes: method names (urlSession(_:…), readData(ofMinLength:…)), NetService,
 # URLError and NSURLError… codes stay as they are. Running it twice changes nothing more.
@@ -23,6 +26,8 @@ for file in "$@"; do
         exit 1
     fi
     perl -0pi -e '
+        s/\bFoundation\.URLSession([A-Za-z]*)\b/StreamTaskKit.StreamSession$1/g;
+        s/\bFoundation\.(NetService[A-Za-z]*)\b/StreamTaskDNSSD.$1/g;
         s/\bURLSession([A-Za-z]*)\b/StreamSession$1/g;
         my $imports = "";
         $imports .= "import StreamTaskKit\n" unless /^import StreamTaskKit\b/m;

@@ -63,6 +63,35 @@ import Testing
         #expect(try await port(ported) == ported)
     }
 
+    /// Code that declares its own `NetService` qualifies Foundation's: the qualifier names
+    /// the module that has the type on Linux.
+    @Test func namesQualifiedWithFoundationNameTheModuleThatHasThem() async throws {
+        let darwin = """
+            import Foundation
+            final class NetService: NSObject, Foundation.NetServiceDelegate {
+                var service: Foundation.NetService?
+                var task: Foundation.URLSessionStreamTask?
+                let session = Foundation.URLSession.shared
+                let data = Foundation.Data()
+            }
+
+            """
+        let ported = """
+            import Foundation
+            import StreamTaskKit
+            import StreamTaskDNSSD
+            final class NetService: NSObject, StreamTaskDNSSD.NetServiceDelegate {
+                var service: StreamTaskDNSSD.NetService?
+                var task: StreamTaskKit.StreamSessionStreamTask?
+                let session = StreamTaskKit.StreamSession.shared
+                let data = Foundation.Data()
+            }
+
+            """
+        #expect(try await port(darwin) == ported)
+        #expect(try await port(ported) == ported)
+    }
+
     @Test func withoutBonjourOnlyTheKitIsImported() async throws {
         let ported = try await port("import Foundation\nlet session = URLSession.shared\n")
         #expect(ported == "import Foundation\nimport StreamTaskKit\nlet session = StreamSession.shared\n")
