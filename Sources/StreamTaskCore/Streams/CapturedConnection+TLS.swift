@@ -23,6 +23,7 @@ extension CapturedConnection {
     /// that failed. A handshake that fails closes the connection and fails both streams with
     /// its error (`errorOccurred`).
     func setProperty(_ property: AnyObject?, forKey key: Stream.PropertyKey) -> Bool {
+        if key.rawValue == Self.sslSettingsKey { return setSSLSettings(property) }
         guard key == .socketSecurityLevelKey, let level = CapturedTLS.level(of: property), failure == nil else {
             return false
         }
@@ -52,6 +53,64 @@ extension CapturedConnection {
         return true
     }
 
+    /// CFNetwork's `kCFStreamPropertySSLSettings`.
+    static let sslSettingsKey = "kCFStreamPropertySSLSettings"
+
+    /// TLS settings, as Darwin's socket streams take them under `kCFStreamPropertySSLSettings`:
+    /// the name to check the server's certificate against (`kCFStreamSSLPeerName`, `NSNull`
+    /// for none), whether to check its chain at all (`kCFStreamSSLValidatesCertificateChain`;
+    /// the session's App Transport Security still refuses an unchecked chain where it applies),
+    /// and the level (`kCFStreamSSLLevel`). Setting them starts TLS, as the level does, and
+    /// they hold for it only if set before its handshake is queued: before the streams connect,
+    /// or before (or instead of) the level on open streams; later ones are refused (`false`).
+    /// Settings the streams cannot honour (TLS's server side, an identity of their own, or a
+    /// value that is no dictionary) fail both streams, so that nothing meant to be protected
+    /// goes out in the clear.
+    private func setSSLSettings(_ property: AnyObject?) -> Bool {
+        guard failure == nil else { return false }
+        let settings: CapturedSSLSettings
+        switch CapturedSSLSettings.parse(property) {
+        case .success(let parsed): settings = parsed
+        case .failure(let error):
+            fail(error)
+            return false
+        }
+        let taken = sslSettings.withLockedValue { stored -> Bool in
+            guard !stored.taken else { return false }
+            stored.settings = settings
+            return true
+        }
+        guard taken else { return false }
+        let level = settings.level ?? StreamSocketSecurityLevel.negotiatedSSL.rawValue
+        return setProperty(NSString(string: level), forKey: .socketSecurityLevelKey)
+    }
+
+    /// The role TLS starts in: the session's configuration with the SSL settings applied, which
+    /// from now on are final.
+    func clientRole() -> TLSRole {
+        let settings = sslSettings.withLockedValue { stored in
+            stored.taken = true
+            return stored.settings
+        }
+        return settings.clientRole(from: task.configuration.tls)
+    }
+
+    /// Fails both streams with `error` and ends the connection.
+    private func fail(_ error: StreamTaskError) {
+        tls.withLockedValue { tls in
+            if case .failed = tls { return }
+            tls = .failed(level: tls.level ?? StreamSocketSecurityLevel.negotiatedSSL.rawValue, error)
+        }
+        // Before the streams have the connection, cancelling the task stops it; after, the
+        // streams own it, and close it themselves (queued behind the capture if it is under way).
+        task.cancel()
+        closeWrite()
+        closeRead()
+        let (readAhead, outputEvents) = parts.withLockedValue { ($0.readAhead, $0.outputEvents) }
+        readAhead?.fail(error)
+        outputEvents?.post(.errorOccurred)
+    }
+
     /// The value of `key`: the security level asked for (its raw value), if any.
     func property(forKey key: Stream.PropertyKey) -> AnyObject? {
         guard key == .socketSecurityLevelKey, let level = tls.withLockedValue({ $0.level }) else { return nil }
@@ -68,7 +127,7 @@ extension CapturedConnection {
     /// what the streams queued, and tells the streams its outcome.
     private func startTLS() {
         parts.withLockedValue { $0.readAhead }?.hold()
-        submit(.startTLS(.client(task.configuration.tls))) { [weak self] result in
+        submit(.startTLS(clientRole())) { [weak self] result in
             self?.tlsStarted(result)
         }
     }

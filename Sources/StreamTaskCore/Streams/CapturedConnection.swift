@@ -25,6 +25,9 @@ final class CapturedConnection: Sendable {
     /// TLS asked of the streams through `socketSecurityLevelKey` (see
     /// ``setProperty(_:forKey:)``).
     let tls = NIOLockedValueBox(CapturedTLS.plain)
+    /// The settings given under `kCFStreamPropertySSLSettings`, and whether TLS has taken them
+    /// already (later ones are refused).
+    let sslSettings = NIOLockedValueBox((settings: CapturedSSLSettings(), taken: false))
     /// What a TLS start tells: the input stream's read-ahead and the output stream's events.
     let parts = NIOLockedValueBox(Parts())
 
@@ -71,7 +74,7 @@ final class CapturedConnection: Sendable {
             return (waiting, false)
         }
         if secures {
-            task.submit(.startTLS(.client(task.configuration.tls)), timeout: 0, fromStreams: true) {
+            task.submit(.startTLS(clientRole()), timeout: 0, fromStreams: true) {
                 [weak self] result in
                 self?.secured(result.failure)
             }

@@ -135,13 +135,21 @@ public struct StreamTLSConfiguration: Sendable, Hashable {
 
 /// Which side of a handshake a task takes, with the configuration for it.
 package enum TLSRole: Sendable {
-    case client(StreamTLSConfiguration)
+    /// A client; with `peerName`, the name the server's certificate must carry (and the one
+    /// sent in SNI) instead of the host the task connected to.
+    case client(StreamTLSConfiguration, peerName: String? = nil)
     case server(StreamTLSConfiguration)
 
     var configuration: StreamTLSConfiguration {
         switch self {
-        case .client(let configuration), .server(let configuration): configuration
+        case .client(let configuration, _), .server(let configuration): configuration
         }
+    }
+
+    /// The name a client checks the server's certificate against, if not the task's host.
+    var peerName: String? {
+        if case .client(_, let peerName) = self { return peerName }
+        return nil
     }
 
     var isServer: Bool {

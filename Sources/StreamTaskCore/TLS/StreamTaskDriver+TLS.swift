@@ -22,7 +22,7 @@ extension StreamTaskDriver {
         let configuration = role.configuration
         do {
             let (ssl, observer) = try prepareTLS(
-                role: role, peerName: role.isServer ? nil : host, transition: id, isActive: true)
+                role: role, peerName: role.isServer ? nil : role.peerName ?? host, transition: id, isActive: true)
             let transport = TransportInputObserver {
                 self.transportInputEnded()
             }
@@ -55,8 +55,8 @@ extension StreamTaskDriver {
         reportedAs reported: StreamSessionTask? = nil
     ) throws -> (ssl: NIOSSLHandler, observer: any ChannelHandler) {
         var role = role
-        if case .client(let configuration) = role, let peerName {
-            role = .client(underTransportSecurity(configuration, host: peerName))
+        if case .client(let configuration, _) = role, let peerName {
+            role = .client(underTransportSecurity(configuration, host: peerName), peerName: peerName)
         }
         // The task's own TLS as a client asks its delegate about the server's chain (a data
         // task's TLS, the data task's delegate).

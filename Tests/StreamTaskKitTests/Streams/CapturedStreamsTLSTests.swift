@@ -18,12 +18,24 @@ import Testing
     private static let level = StreamSocketSecurityLevel.negotiatedSSL
 
     /// A client whose session trusts the test CA, connected to `peer`, and its captured streams.
-    private func capturedPair() async throws -> (LoopbackServer, UncheckedStreams, StreamTask, TestCertificates) {
+    private func capturedPair(
+        transportSecurity: StreamTransportSecurity? = nil
+    ) async throws -> (LoopbackServer, UncheckedStreams, StreamTask, TestCertificates) {
         let certificates = try await TestCertificates.get()
-        let (server, client, peer) = try await LoopbackServer.connectedPair(
-            configuration: .init(tls: try certificates.clientConfiguration()))
+        let configuration = StreamSession.Configuration(tls: try certificates.clientConfiguration())
+        if let transportSecurity { configuration.transportSecurity = transportSecurity }
+        let (server, client, peer) = try await LoopbackServer.connectedPair(configuration: configuration)
         let (input, output) = try await client.captureFoundationStreams(timeout: 10)
         return (server, UncheckedStreams(input: input, output: output), peer, certificates)
+    }
+
+    /// A captured pair for other suites: the listener, the streams, and the accepted peer.
+    static func pair(
+        transportSecurity: StreamTransportSecurity? = nil
+    ) async throws -> (server: LoopbackServer, streams: UncheckedStreams, peer: StreamTask) {
+        let (server, streams, peer, _) = try await CapturedStreamsTLSTests().capturedPair(
+            transportSecurity: transportSecurity)
+        return (server, streams, peer)
     }
 
     @Test func theStreamsUpgradeMidStreamAsAfterASTARTTLSCommand() async throws {
@@ -133,6 +145,95 @@ import Testing
         let rest = try? await peer.readData(ofMinLength: 1, maxLength: 4096, timeout: 10)
         #expect(rest?.0.map { String(decoding: $0, as: UTF8.self).contains("secret") } != true)
         await server.stop()
+    }
+}
+
+/// TLS settings under `kCFStreamPropertySSLSettings`, as Darwin programs give their socket
+/// streams: the peer's name, an unchecked chain, and what captured streams cannot take.
+@Suite(.timeLimit(.minutes(1))) struct CapturedStreamsSSLSettingsTests {
+    private static let key = Stream.PropertyKey(kCFStreamPropertySSLSettings)
+
+    /// Upgrades `streams` with `settings` while `peer` answers with `certificate`; the upgrade's
+    /// error, if any, and what the streams then carried.
+    private func upgrade(
+        _ streams: UncheckedStreams, peer: StreamTask, settings: [String: Any], certificate: String,
+        key: String? = nil
+    ) async throws -> (taken: Bool, error: StreamTaskError?, echoed: String?) {
+        let certificates = try await TestCertificates.get()
+        await offCooperativePool {
+            streams.input.open()
+            streams.output.open()
+        }
+        let taken = streams.output.setProperty(settings, forKey: Self.key)
+        async let serverSide: Void = peer.startTLS(
+            asServerWith: try certificates.serverConfiguration(certificate: certificate, key: key), timeout: 10)
+        let written = await offCooperativePool { streams.output.write(Array("over TLS\n".utf8), maxLength: 9) }
+        _ = try? await serverSide
+        guard written == 9 else { return (taken, streams.output.streamError as? StreamTaskError, nil) }
+        let line = try await peer.readData(upToAndIncluding: Data("\n".utf8), maxLength: 100, timeout: 10)
+        return (taken, nil, line.map { String(decoding: $0, as: UTF8.self) })
+    }
+
+    @Test func thePeerNameIsWhatTheCertificateMustName() async throws {
+        let certificates = try await TestCertificates.get()
+        let named = try await CapturedStreamsTLSTests.pair()
+        let result = try await upgrade(
+            named.streams, peer: named.peer, settings: [kCFStreamSSLPeerName: "other.example"],
+            certificate: certificates.otherNamePEM)
+        #expect(result.taken, "the settings alone start TLS")
+        #expect(result.error == nil && result.echoed == "over TLS\n", "\(String(describing: result.error))")
+        #expect(
+            named.streams.output.property(forKey: .socketSecurityLevelKey) as? String
+                == StreamSocketSecurityLevel.negotiatedSSL.rawValue)
+        await named.server.stop()
+
+        let misnamed = try await CapturedStreamsTLSTests.pair()
+        let refused = try await upgrade(
+            misnamed.streams, peer: misnamed.peer, settings: [kCFStreamSSLPeerName: "wrong.example"],
+            certificate: certificates.otherNamePEM)
+        #expect(refused.error?.code == .tlsHostnameMismatch, "\(String(describing: refused.error))")
+        await misnamed.server.stop()
+    }
+
+    @Test func anUncheckedChainIsTakenOnlyWhereTransportSecurityAllowsIt() async throws {
+        let certificates = try await TestCertificates.get()
+        let settings: [String: Any] = [kCFStreamSSLValidatesCertificateChain: NSNumber(value: false)]
+        // ATS applies to 127.0.0.1 by default, and refuses a chain nobody checked.
+        let strict = try await CapturedStreamsTLSTests.pair()
+        let refused = try await upgrade(
+            strict.streams, peer: strict.peer, settings: settings, certificate: certificates.selfSignedPEM,
+            key: certificates.selfSignedKey)
+        #expect(refused.error?.code == .transportSecurityTrust, "\(String(describing: refused.error))")
+        await strict.server.stop()
+
+        let excepted = try await CapturedStreamsTLSTests.pair(transportSecurity: .insecureLoopback)
+        let result = try await upgrade(
+            excepted.streams, peer: excepted.peer, settings: settings, certificate: certificates.selfSignedPEM,
+            key: certificates.selfSignedKey)
+        #expect(result.error == nil && result.echoed == "over TLS\n", "\(String(describing: result.error))")
+        await excepted.server.stop()
+    }
+
+    @Test func settingsTheStreamsCannotHonourFailThemAndLateOnesAreRefused() async throws {
+        let server = try await CapturedStreamsTLSTests.pair()
+        await offCooperativePool {
+            server.streams.input.open()
+            server.streams.output.open()
+        }
+        #expect(!server.streams.input.setProperty([kCFStreamSSLIsServer: true], forKey: Self.key))
+        for stream in [server.streams.input, server.streams.output] as [Stream] {
+            #expect((stream.streamError as? StreamTaskError)?.code == .invalidArgument)
+        }
+        await server.server.stop()
+
+        let late = try await CapturedStreamsTLSTests.pair()
+        #expect(
+            late.streams.output.setProperty(StreamSocketSecurityLevel.negotiatedSSL, forKey: .socketSecurityLevelKey))
+        #expect(
+            !late.streams.output.setProperty([kCFStreamSSLPeerName: "other.example"], forKey: Self.key),
+            "TLS has started with the settings it had")
+        #expect(!late.streams.output.setProperty("not a dictionary", forKey: Self.key))
+        await late.server.stop()
     }
 }
 
