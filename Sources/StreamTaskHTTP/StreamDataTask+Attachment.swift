@@ -22,7 +22,7 @@ extension StreamDataTask: StreamTaskAttachment {
     /// and response decoder, and the exchange handler, which sends the request at once.
     package func install(on channel: any Channel, driver: StreamTaskDriver) throws {
         let request = try HTTPRequestBuilder(
-            request: originalRequest, host: driver.host, port: driver.port,
+            request: request, host: driver.host, port: driver.port,
             additionalHeaders: driver.configuration.httpAdditionalHeaders?.entries)
         let pipeline = channel.pipeline.syncOperations
         if request.usesTLS {

@@ -151,7 +151,7 @@ extension StreamDataTask {
             return
         }
         do {
-            carrierBecameStream(request: originalRequest, response: response)
+            carrierBecameStream(request: request, response: response)
             try exchange.becomeStream()
             self.exchange = nil
         } catch {

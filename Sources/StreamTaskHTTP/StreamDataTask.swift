@@ -72,11 +72,15 @@ public final class StreamDataTask: StreamSessionTask, @unchecked Sendable, Custo
     }
 
     /// The request, as given.
-    public let originalRequest: URLRequest
+    let request: URLRequest
+
+    /// The request, as given; optional, as Apple's `URLSessionTask.originalRequest` is, so that
+    /// Darwin code's `originalRequest?.url` compiles.
+    public var originalRequest: URLRequest? { request }
 
     /// The request the task sends: ``originalRequest``, since the task follows no redirects
     /// (a 3xx response is the task's response).
-    public var currentRequest: URLRequest? { originalRequest }
+    public var currentRequest: URLRequest? { request }
     /// The session the task belongs to.
     public let session: StreamSession
 
@@ -123,7 +127,7 @@ public final class StreamDataTask: StreamSessionTask, @unchecked Sendable, Custo
     let bodyContinuation: AsyncThrowingStream<Data, any Error>.Continuation
 
     init(request: URLRequest, session: StreamSession, carrier: StreamTask) {
-        self.originalRequest = request
+        self.request = request
         self.session = session
         self.carrier = carrier
         self.eventLoop = carrier.eventLoop
@@ -163,7 +167,7 @@ public final class StreamDataTask: StreamSessionTask, @unchecked Sendable, Custo
     public override var countOfBytesReceived: Int64 { carrier.countOfBytesReceived }
 
     /// The request body's length (0 without one).
-    public override var countOfBytesExpectedToSend: Int64 { Int64(originalRequest.httpBody?.count ?? 0) }
+    public override var countOfBytesExpectedToSend: Int64 { Int64(request.httpBody?.count ?? 0) }
 
     /// The response's `Content-Length`, once the head has arrived; otherwise
     /// `StreamSessionTask.transferSizeUnknown`.
@@ -180,7 +184,7 @@ public final class StreamDataTask: StreamSessionTask, @unchecked Sendable, Custo
     }
 
     public var description: String {
-        "StreamDataTask #\(taskIdentifier) \(originalRequest.httpMethod ?? "GET") \(originalRequest.url?.absoluteString ?? "?")"
+        "StreamDataTask #\(taskIdentifier) \(request.httpMethod ?? "GET") \(request.url?.absoluteString ?? "?")"
     }
 
     // MARK: Lifecycle

@@ -181,6 +181,9 @@ import FoundationNetworking
             let delegate = AsyncDisposingDelegate()
             let session = DataTaskTesting.session(delegate: delegate)
             let dataTask = session.dataTask(with: try DataTaskTesting.request("http://127.0.0.1:\(server.port)/"))
+            // Optional, as Apple's: Darwin code chains through it.
+            #expect(dataTask.originalRequest?.url?.port == server.port)
+            #expect(dataTask.currentRequest?.url == dataTask.originalRequest?.url)
             dataTask.resume()
             #expect(await dataTask.waitUntilCompleted() == nil)
             #expect(await eventually { delegate.events.values.count == 2 })
