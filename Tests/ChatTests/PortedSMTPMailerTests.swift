@@ -54,12 +54,7 @@ import Testing
         #expect(numbers.first ?? 0 > 0, "\(counts)")
 
         // The mail arrived intact: headers, and the body with its dot-stuffed line as written.
-        let mail = try #require(try smtp.receivedMails().first, "no mail in \(smtp.mailDirectory.path)")
-        #expect(mail.contains("X-MailFrom: darwin@example.com"), "\(mail)")
-        #expect(mail.contains("X-RcptTo: linux@example.com"), "\(mail)")
-        #expect(mail.contains("Subject: Ported mail"), "\(mail)")
-        let sent = try #require(mail.range(of: "\n\n")).upperBound
-        #expect(mail[sent...].trimmingCharacters(in: .newlines) == Self.body.joined(separator: "\n"), "\(mail)")
+        try smtp.expectDelivered(subject: "Ported mail", body: Self.body)
         await mailer.stop()
     }
 
@@ -161,6 +156,17 @@ struct Aiosmtpd {
         throw ChildProcessError(
             description:
                 "aiosmtpd did not start (scripts/install-deps.sh installs python3-aiosmtpd); its output: \(lastOutput)")
+    }
+
+    /// Expects one mail from darwin@example.com to linux@example.com with `subject`, whose
+    /// body is `body`'s lines as written (dot-stuffing undone).
+    func expectDelivered(subject: String, body: [String]) throws {
+        let mail = try #require(try receivedMails().first, "no mail in \(mailDirectory.path)")
+        #expect(mail.contains("X-MailFrom: darwin@example.com"), "\(mail)")
+        #expect(mail.contains("X-RcptTo: linux@example.com"), "\(mail)")
+        #expect(mail.contains("Subject: \(subject)"), "\(mail)")
+        let sent = try #require(mail.range(of: "\n\n")).upperBound
+        #expect(mail[sent...].trimmingCharacters(in: .newlines) == body.joined(separator: "\n"), "\(mail)")
     }
 
     /// The mails delivered so far, as the Maildir holds them.

@@ -32,15 +32,6 @@ import Testing
         return (mailer, smtp, ca)
     }
 
-    private func expectDelivered(_ smtp: Aiosmtpd, subject: String) throws {
-        let mail = try #require(try smtp.receivedMails().first, "no mail in \(smtp.mailDirectory.path)")
-        #expect(mail.contains("X-MailFrom: darwin@example.com"), "\(mail)")
-        #expect(mail.contains("X-RcptTo: linux@example.com"), "\(mail)")
-        #expect(mail.contains("Subject: \(subject)"), "\(mail)")
-        let sent = try #require(mail.range(of: "\n\n")).upperBound
-        #expect(mail[sent...].trimmingCharacters(in: .newlines) == Self.body.joined(separator: "\n"), "\(mail)")
-    }
-
     @Test func theMailerUpgradesItsStreamsAfterSTARTTLS() async throws {
         let (mailer, smtp, ca) = try await send(implicitTLS: false, trusting: true, subject: "Upgraded streams")
         defer { ca.remove() }
@@ -57,7 +48,7 @@ import Testing
         ] {
             #expect(output.contains(line), "\(line) missing from: \(output)")
         }
-        try expectDelivered(smtp, subject: "Upgraded streams")
+        try smtp.expectDelivered(subject: "Upgraded streams", body: Self.body)
         await mailer.stop()
         await smtp.stop()
     }
@@ -73,7 +64,7 @@ import Testing
         #expect(output.contains("TLS is on; the server offers STARTTLS: false"), "\(output)")
         #expect(output.contains("the server accepted the mail: 250 "), "\(output)")
         #expect(!output.contains("asked for TLS"), "no STARTTLS step: \(output)")
-        try expectDelivered(smtp, subject: "SMTPS streams")
+        try smtp.expectDelivered(subject: "SMTPS streams", body: Self.body)
         await mailer.stop()
         await smtp.stop()
     }
