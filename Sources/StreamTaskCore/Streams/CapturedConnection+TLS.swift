@@ -127,7 +127,7 @@ extension CapturedConnection {
     /// what the streams queued, and tells the streams its outcome.
     private func startTLS() {
         parts.withLockedValue { $0.readAhead }?.hold()
-        submit(.startTLS(clientRole())) { [weak self] result in
+        submit(.startTLS(clientRole()), timeout: tlsHandshakeTimeout) { [weak self] result in
             self?.tlsStarted(result)
         }
     }

@@ -74,7 +74,7 @@ final class CapturedConnection: Sendable {
             return (waiting, false)
         }
         if secures {
-            task.submit(.startTLS(clientRole()), timeout: 0, fromStreams: true) {
+            task.submit(.startTLS(clientRole()), timeout: tlsHandshakeTimeout, fromStreams: true) {
                 [weak self] result in
                 self?.secured(result.failure)
             }
@@ -125,17 +125,28 @@ final class CapturedConnection: Sendable {
     /// Hands `operation` to the task as the streams' own once the streams have the connection
     /// (the capture fails whatever is queued behind it that is not), or fails it with the error
     /// the connection failed with before that.
-    /// With `id` and `abandoned`, the operation can be withdrawn (see `StreamTask.abandon(_:)`).
+    /// With `id` and `abandoned`, the operation can be withdrawn (see `StreamTask.abandon(_:)`);
+    /// with a `timeout` (seconds; 0 for none), it fails with `timedOut` once that has passed.
     func submit(
         _ operation: StreamTaskStateMachine.Operation,
         id: OperationID? = nil,
+        timeout: TimeInterval = 0,
         abandoned: NIOLockedValueBox<Bool>? = nil,
         completion: @escaping StreamTaskDriver.Completion
     ) {
         whenConnected { [task] error in
             if let error { return completion(.failure(error)) }
-            task.submit(operation, id: id, timeout: 0, abandoned: abandoned, fromStreams: true, completion: completion)
+            task.submit(
+                operation, id: id, timeout: timeout, abandoned: abandoned, fromStreams: true, completion: completion)
         }
+    }
+
+    /// How long a TLS handshake the streams asked for may take: the session's
+    /// `timeoutIntervalForRequest`, or 60 s when that is 0. A peer that never answers the
+    /// handshake then fails the streams instead of holding the connection for good.
+    var tlsHandshakeTimeout: TimeInterval {
+        let request = task.configuration.timeoutIntervalForRequest
+        return request > 0 ? request : 60
     }
 
     /// Whether the streams have the connection (`false` while it connects, or if it failed).

@@ -19,11 +19,12 @@ import Testing
 
     /// A client whose session trusts the test CA, connected to `peer`, and its captured streams.
     private func capturedPair(
-        transportSecurity: StreamTransportSecurity? = nil
+        transportSecurity: StreamTransportSecurity? = nil, timeoutIntervalForRequest: TimeInterval? = nil
     ) async throws -> (LoopbackServer, UncheckedStreams, StreamTask, TestCertificates) {
         let certificates = try await TestCertificates.get()
         let configuration = StreamSession.Configuration(tls: try certificates.clientConfiguration())
         if let transportSecurity { configuration.transportSecurity = transportSecurity }
+        if let timeoutIntervalForRequest { configuration.timeoutIntervalForRequest = timeoutIntervalForRequest }
         let (server, client, peer) = try await LoopbackServer.connectedPair(configuration: configuration)
         let (input, output) = try await client.captureFoundationStreams(timeout: 10)
         return (server, UncheckedStreams(input: input, output: output), peer, certificates)
@@ -118,6 +119,23 @@ import Testing
         #expect(try await peer.readLine() == "hi\r\n")
         streams.input.close()
         streams.output.close()
+        await server.stop()
+    }
+
+    /// A peer that takes the connection and never answers the handshake: the streams fail
+    /// once the session's request timeout has passed, rather than wait with the connection.
+    @Test func aHandshakeNobodyAnswersTimesOut() async throws {
+        let (server, streams, _, _) = try await capturedPair(timeoutIntervalForRequest: 1)
+        await offCooperativePool {
+            streams.input.open()
+            streams.output.open()
+        }
+        #expect(streams.output.setProperty(Self.level, forKey: .socketSecurityLevelKey))
+        let written = await offCooperativePool { streams.output.write(Array("waits\n".utf8), maxLength: 6) }
+        #expect(written == -1)
+        let error = streams.output.streamError as? StreamTaskError
+        #expect(error?.code == .timedOut, "\(String(describing: error))")
+        #expect(streams.input.streamStatus == .error)
         await server.stop()
     }
 
