@@ -227,6 +227,9 @@ let package = Package(
             name: "ported-bonjour-streams", dependencies: ["StreamTaskKit", "StreamTaskDNSSD"],
             path: "Examples/Ported/bonjour-streams", swiftSettings: [.swiftLanguageMode(.v5)]),
         .executableTarget(
+            name: "ported-bonjour-echo-server", dependencies: ["StreamTaskKit", "StreamTaskDNSSD"],
+            path: "Examples/Ported/bonjour-echo-server", swiftSettings: [.swiftLanguageMode(.v5)]),
+        .executableTarget(
             name: "ported-streams-mailer", dependencies: ["StreamTaskKit"], path: "Examples/Ported/streams-mailer",
             swiftSettings: [.swiftLanguageMode(.v5)]),
         // What several test targets share: child processes, blocking work off the pool.
@@ -277,6 +280,7 @@ let package = Package(
                 "ported-bonjour-announcer",
                 "ported-bonjour-streams",
                 "ported-streams-mailer",
+                "ported-bonjour-echo-server",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

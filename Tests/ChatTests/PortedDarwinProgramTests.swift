@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 import Foundation
+import StreamTaskKit
 import StreamTaskTestSupport
 import Testing
 
@@ -22,7 +23,7 @@ import Testing
         ("IRCBot.swift", "irc-bot"), ("BonjourChat.swift", "bonjour-chat"), ("SMTPMailer.swift", "smtp-mailer"),
         ("UpgradeClient.swift", "upgrade-client"), ("LineClient.swift", "line-client"),
         ("BonjourAnnouncer.swift", "bonjour-announcer"), ("BonjourStreams.swift", "bonjour-streams"),
-        ("StreamsMailer.swift", "streams-mailer"),
+        ("StreamsMailer.swift", "streams-mailer"), ("BonjourEchoServer.swift", "bonjour-echo-server"),
     ])
     func theBuiltCopyIsTheScriptsOutput(darwin: String, ported: String) async throws {
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("ported-\(UUID().uuidString).swift")
@@ -138,6 +139,51 @@ import Testing
         #expect(lines.contains { $0.hasPrefix("< ") && $0.contains(" 001 darwinstreams ") }, "\(client.output)")
         #expect(lines.contains { $0.hasPrefix("< ERROR ") }, "\(client.output)")
         #expect(lines.last == "end of stream", "\(client.output)")
+        await client.stop()
+    }
+
+    /// The Bonjour echo server publishes with `.listenForConnections` on a port the system picks
+    /// and answers through the streams its service hands over: first the Bonjour streams client,
+    /// which finds it through avahi and takes its streams with `getInputStream`, then a plain TCP
+    /// client at the port it published. After its second client it stops and exits.
+    @Test func theBonjourEchoServerAnswersThroughTheStreamsItsServiceHandsOver() async throws {
+        let type = "_echo\(UInt16.random(in: 1000...9999))._tcp."
+        let name = "echo \(UInt32.random(in: 0...UInt32.max))"
+        let server = try ObservedProcess(try BuiltProducts.path("ported-bonjour-echo-server"), [type, name, "2"])
+        defer { Task { await server.stop() } }
+        #expect(await server.waitForOutput(containing: "published \(name) on port "), "\(server.output)")
+        let published = server.output.split(separator: "\n").first { $0.hasPrefix("published ") }
+        let port = try #require(published?.split(separator: " ").last.flatMap { Int($0) }, "\(server.output)")
+
+        let client = try ObservedProcess(
+            try BuiltProducts.path("ported-bonjour-streams"), [type, name, "hello", "QUIT"])
+        #expect(await client.waitForExit(seconds: 30), "\(client.output)")
+        #expect(client.child.exitCode == 0, "\(client.output)")
+        let lines = client.output.split(separator: "\n").map(String.init)
+        for expected in ["found \(name)", "sent every line", "< echo: hello", "< bye", "end of stream"] {
+            #expect(lines.contains(expected), "\(expected) missing from: \(client.output)")
+        }
+
+        let task = StreamSession.shared.streamTask(withHostName: "127.0.0.1", port: port)
+        task.resume()
+        try await task.write(Data("second\r\nQUIT\r\n".utf8), timeout: 10)
+        var reply = Data()
+        while true {
+            let (data, atEOF) = try await task.readData(ofMinLength: 1, maxLength: 1024, timeout: 10)
+            reply += data ?? Data()
+            if atEOF { break }
+        }
+        task.cancel()
+        #expect(String(decoding: reply, as: UTF8.self) == "echo: second\r\nbye\r\n")
+
+        #expect(await server.waitForExit(seconds: 20), "\(server.output)")
+        #expect(server.child.exitCode == 0, "\(server.output)")
+        for expected in [
+            "client 1 connected", "client 1 said: hello", "client 1 done", "client 2 said: second", "client 2 done",
+            "stopped",
+        ] {
+            #expect(server.output.contains(expected), "\(expected) missing from: \(server.output)")
+        }
         await client.stop()
     }
 
