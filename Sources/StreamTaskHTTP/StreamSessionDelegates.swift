@@ -128,8 +128,8 @@ extension StreamSessionTaskDelegate {
     public func urlSession(
         _ session: StreamSession, task: StreamSessionTask, didReceive challenge: URLAuthenticationChallenge
     ) async -> (StreamSession.AuthChallengeDisposition, URLCredential?) {
-        await ChallengeAnswer.first { answer in
-            self.urlSession(session, didReceive: challenge) { answer($0, $1) }
+        await firstAnswer { answer in
+            self.urlSession(session, didReceive: challenge) { answer(($0, $1)) }
         }
     }
 

@@ -106,6 +106,12 @@ extension CapturedConnection {
         task.cancel()
         closeWrite()
         closeRead()
+        tellStreams(failed: error)
+    }
+
+    /// Tells both streams the connection failed with `error`: the input's reader finds it, and
+    /// the output's delegate hears `errorOccurred`.
+    private func tellStreams(failed error: StreamTaskError) {
         let (readAhead, outputEvents) = parts.withLockedValue { ($0.readAhead, $0.outputEvents) }
         readAhead?.fail(error)
         outputEvents?.post(.errorOccurred)
@@ -136,14 +142,10 @@ extension CapturedConnection {
     private func tlsStarted(_ result: Result<StreamTask.Outcome, StreamTaskError>) {
         let error = result.failure
         tlsCompleted(error)
+        if let error { return tellStreams(failed: error) }
         let (readAhead, outputEvents) = parts.withLockedValue { ($0.readAhead, $0.outputEvents) }
-        if let error {
-            readAhead?.fail(error)
-            outputEvents?.post(.errorOccurred)
-        } else {
-            readAhead?.release()
-            outputEvents?.post(.hasSpaceAvailable)
-        }
+        readAhead?.release()
+        outputEvents?.post(.hasSpaceAvailable)
     }
 
     /// Records the handshake's outcome: TLS is on, or failed with `error`.

@@ -61,17 +61,9 @@ extension StreamTask {
     func askDelegate<Answer: Sendable>(
         _ ask: @escaping @Sendable (_ answer: @escaping @Sendable (Answer) -> Void) -> Void
     ) async -> Answer {
-        await withCheckedContinuation { continuation in
-            let answered = NIOLockedValueBox(false)
-            session.callbackQueue.async {
-                ask { answer in
-                    let first = answered.withLockedValue { answered -> Bool in
-                        defer { answered = true }
-                        return !answered
-                    }
-                    if first { continuation.resume(returning: answer) }
-                }
-            }
+        let queue = session.callbackQueue
+        return await firstAnswer { answer in
+            queue.async { ask(answer) }
         }
     }
 }
