@@ -67,12 +67,27 @@ struct ChatServerFixture {
 }
 
 /// The lines that went to `id` among a state's `actions`, serialized.
-func sent(_ actions: [ChatServerAction], to id: ChatClientID) -> [String] {
+///
+/// A message the server could not put on the wire (the I/O drops it, logging an error) is
+/// recorded as an issue of the calling test, so every test that looks at what was sent also
+/// checks that it could be sent.
+func sent(
+    _ actions: [ChatServerAction], to id: ChatClientID, sourceLocation: SourceLocation = #_sourceLocation
+) -> [String] {
     actions.compactMap { action -> String? in
+        let message: IRCMessage
         switch action {
-        case .send(let target, let message) where target == id: message.description
-        case .broadcast(let targets, let message) where targets.contains(id): message.description
-        default: nil
+        case .send(let target, let sent) where target == id: message = sent
+        case .broadcast(let targets, let sent) where targets.contains(id): message = sent
+        default: return nil
+        }
+        do {
+            return try message.serialized()
+        } catch {
+            Issue.record(
+                "the server sent a message that cannot be serialized: \(error)", sourceLocation: sourceLocation
+            )
+            return message.description
         }
     }
 }

@@ -299,6 +299,7 @@ import Testing
         _ = try say(":leaf.test NICK lena 2 ~lena leaf.host 2 +i :Lena", from: hub)
         let lusers = sent(try say("LUSERS", from: 1), to: 1)
         #expect(lusers.first == ":chat.test 251 alice :There are 2 users and 1 invisible on 3 servers")
+        #expect(lusers.contains(":chat.test 254 alice 0 :channels formed"))
         #expect(lusers.contains(":chat.test 255 alice :I have 1 clients and 1 servers"))
         #expect(
             sent(try say("LINKS", from: 1), to: 1) == [

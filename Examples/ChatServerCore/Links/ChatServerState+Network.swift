@@ -32,7 +32,7 @@ extension ChatServerState {
             replies.reply(
                 .luserClient,
                 "There are \(users.count - invisible) users and \(invisible) invisible on \(servers.count + 1) servers"),
-            replies.reply(.luserChannels, String(channels.count), IRCNumeric.luserChannels.text ?? ""),
+            replies.reply(.luserChannels, String(channels.count)),
             replies.reply(.luserMe, "I have \(local) clients and \(establishedLinks().count) servers"),
             replies.reply(
                 .localUsers, String(local), String(mostLocalUsers),
