@@ -24,6 +24,7 @@ import Testing
         ("UpgradeClient.swift", "upgrade-client"), ("LineClient.swift", "line-client"),
         ("BonjourAnnouncer.swift", "bonjour-announcer"), ("BonjourStreams.swift", "bonjour-streams"),
         ("StreamsMailer.swift", "streams-mailer"), ("BonjourEchoServer.swift", "bonjour-echo-server"),
+        ("RunLoopIRCClient.swift", "runloop-irc-client"),
     ])
     func theBuiltCopyIsTheScriptsOutput(darwin: String, ported: String) async throws {
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("ported-\(UUID().uuidString).swift")
@@ -66,6 +67,42 @@ import Testing
                 #expect(output.contains(line), "\(line) missing from: \(output)")
             }
             await bot.stop()
+            await listener.close()
+            await ngircd.stop()
+        } catch {
+            Issue.record("ngircd said: \(ngircd.process.output.suffix(2000))")
+            await ngircd.stop()
+            throw error
+        }
+    }
+
+    /// The run-loop IRC client talks to ngIRCd over captured streams scheduled in its network
+    /// thread's run loop: with `RunLoop.current.run()` alone, which must keep going while the
+    /// streams are open and return once they are closed, and turning the run loop with
+    /// `run(mode:before:)`, which must return after each delivery.
+    @Test(arguments: [[], ["--turns"]])
+    func theRunLoopClientTalksToNgircdFromItsNetworkThread(_ options: [String]) async throws {
+        let ngircd = try await NgircdServer.start()
+        do {
+            let listener = IRCTestClient(port: ngircd.port)
+            try await listener.register("listener")
+            try await listener.join("#runloop")
+            let client = try ObservedProcess(
+                try BuiltProducts.path("ported-runloop-irc-client"),
+                ["127.0.0.1", "\(ngircd.port)", "looper", "#runloop", "heard through a run loop"] + options)
+            let heard = try await listener.waitFor(command: "PRIVMSG")
+            #expect(heard.sourceNickname == "looper")
+            #expect(heard.parameters == ["#runloop", "heard through a run loop"])
+            #expect(await client.waitForExit(), "\(client.output)")
+            #expect(client.child.exitCode == 0, "\(client.output)")
+            let output = client.output
+            var expected = ["captured the streams", "registered as looper", "joined #runloop"]
+            expected +=
+                options.isEmpty ? ["the run loop ran dry, finished: true"] : ["welcomed: true", "finished: true"]
+            for line in expected {
+                #expect(output.contains(line), "\(line) missing from: \(output)")
+            }
+            await client.stop()
             await listener.close()
             await ngircd.stop()
         } catch {

@@ -79,8 +79,13 @@ final class CapturedInputStream: InputStream, CapturedStreamEventSource {
     override func close() {
         guard phase != .closed else { return }
         phase = .closed
+        events.streamEnded()
         readAhead.stop()
         readAhead.connection.closeRead()
+    }
+
+    deinit {
+        events.streamEnded()
     }
 
     /// Bytes read ahead and not yet taken (for tests).

@@ -71,7 +71,12 @@ final class CapturedOutputStream: OutputStream, CapturedStreamEventSource {
     override func close() {
         guard status != .closed else { return }
         status = .closed
+        events.streamEnded()
         connection?.closeWrite()
+    }
+
+    deinit {
+        events.streamEnded()
     }
 
     /// Whether a write would go out now: the stream is open, and TLS asked for has started.

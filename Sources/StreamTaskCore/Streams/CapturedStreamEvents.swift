@@ -26,10 +26,18 @@ protocol CapturedStreamEventSource: Stream {
 /// often bytes arrive, at most one of each kind waits. Events wait for a run loop to be
 /// scheduled, and each is checked when its turn comes: one that no longer holds (the bytes
 /// were read meanwhile, the stream was closed) is dropped.
+///
+/// As a Darwin stream's run-loop source does, a stream keeps the run loops it is scheduled in
+/// running, even with no event due, until it is closed or released: a thread may schedule it,
+/// open it and call `RunLoop.current.run()`.
 final class CapturedStreamEvents: Sendable {
     private let mailbox = RunLoopMailbox<Stream.Event>(runLoop: nil)
     /// Events posted and not yet delivered.
     private let waiting = NIOLockedValueBox<Stream.Event>([])
+
+    init() {
+        mailbox.keepRunLoopsRunning(true)
+    }
 
     /// Delivers to `stream`'s delegate from now on; `stream` is held weakly.
     func deliver<Source: CapturedStreamEventSource>(to stream: Source) {
@@ -54,5 +62,10 @@ final class CapturedStreamEvents: Sendable {
 
     func remove(from runLoop: RunLoop, forMode mode: RunLoop.Mode) {
         mailbox.remove(from: runLoop, forMode: mode)
+    }
+
+    /// The stream is closed or released: its run loops may run dry.
+    func streamEnded() {
+        mailbox.keepRunLoopsRunning(false)
     }
 }

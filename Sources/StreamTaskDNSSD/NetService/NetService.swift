@@ -44,8 +44,12 @@ open class NetService: NSObject {
     }
 
     let mailbox: RunLoopMailbox<NetServiceEvent>
-    var activity = Activity.idle
-    var monitor: (id: Int, TXTRecordMonitor)?
+    var activity = Activity.idle {
+        didSet { keepRunLoopsRunningWhileBusy() }
+    }
+    var monitor: (id: Int, TXTRecordMonitor)? {
+        didSet { keepRunLoopsRunningWhileBusy() }
+    }
     var storedName: String
     var storedDomain: String
     let storedType: String
@@ -132,6 +136,15 @@ open class NetService: NSObject {
     /// results wait until one is scheduled again.
     open func remove(from aRunLoop: RunLoop, forMode mode: RunLoop.Mode) {
         mailbox.remove(from: aRunLoop, forMode: mode)
+    }
+
+    /// While the service publishes, listens, resolves or monitors, its run loops keep running
+    /// with no result due, as the run-loop source of Darwin's service keeps them: a thread may
+    /// publish and call `RunLoop.current.run()`. Once it is idle they may run dry again.
+    private func keepRunLoopsRunningWhileBusy() {
+        let busy: Bool
+        if case .idle = activity { busy = monitor != nil } else { busy = true }
+        mailbox.keepRunLoopsRunning(busy)
     }
 
     // MARK: Streams

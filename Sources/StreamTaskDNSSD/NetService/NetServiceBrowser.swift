@@ -38,7 +38,11 @@ open class NetServiceBrowser: NSObject {
 
     private let mailbox: RunLoopMailbox<Event>
     /// The search under way, if any: its id, and its browse (`nil` for a domain search).
-    private var search: (id: Int, operation: BrowseOperation?)?
+    /// While there is one, the browser's run loops keep running with no result due, as the
+    /// run-loop source of Darwin's browser keeps them.
+    private var search: (id: Int, operation: BrowseOperation?)? {
+        didSet { mailbox.keepRunLoopsRunning(search != nil) }
+    }
     private var lastID = 0
     /// Avahi reports a service once per interface; the delegate hears of it once.
     private var tally = BrowseTally()
