@@ -76,3 +76,29 @@ extension URLCredential {
         self.init(user: "", password: "", persistence: .none)
     }
 }
+
+#if !canImport(Darwin)
+/// Apple's name for the authentication method of a server trust challenge, which
+/// swift-corelibs-foundation declares unavailable: this one is available, and Swift picks it, so
+/// Darwin code that compares `authenticationMethod` with it compiles and behaves unchanged.
+public let NSURLAuthenticationMethodServerTrust = streamServerTrustAuthenticationMethod
+
+extension URLProtectionSpace {
+    /// The server's chain and the library's verdict, in a server trust challenge, under Apple's
+    /// name: Darwin code reads a `SecTrust` here, and swift-corelibs-foundation declares its
+    /// `serverTrust` unavailable. Swift picks this available one, so
+    /// `challenge.protectionSpace.serverTrust` compiles unchanged; `nil` in any other challenge.
+    /// Code that passes it to `SecTrustEvaluateWithError` calls ``StreamServerTrust/evaluate()``
+    /// instead: the one line to edit.
+    public var serverTrust: StreamServerTrust? { streamServerTrust }
+}
+
+extension URLCredential {
+    /// A credential that answers a server trust challenge, under Apple's name: what Darwin code
+    /// makes with `URLCredential(trust:)` from the challenge's `serverTrust`. Answering
+    /// `.useCredential` with it trusts the server whatever the library's evaluation said.
+    public convenience init(trust: StreamServerTrust) {
+        self.init(streamTrust: trust)
+    }
+}
+#endif

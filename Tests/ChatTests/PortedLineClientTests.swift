@@ -91,6 +91,46 @@ import Testing
         #expect(output.contains("session invalidated"), "\(output)")
         await client.stop()
     }
+
+    /// Told to trust the server, the client answers the server trust challenge as Darwin code
+    /// does, under Apple's names (`NSURLAuthenticationMethodServerTrust`,
+    /// `protectionSpace.serverTrust`, `URLCredential(trust:)`, `.useCredential`). With its
+    /// Info.plist allowing local networking, the conversation goes on under TLS with the CA
+    /// nowhere; without it, App Transport Security refuses to let a delegate loosen trust, as on
+    /// Darwin.
+    @Test(arguments: [true, false])
+    func toldToTrustTheServerTheClientAcceptsItWithApplesSpelling(withInfoPlist: Bool) async throws {
+        let ca = try await MailTestCA.make()
+        defer { ca.remove() }
+        let (server, port) = try await Self.startServer(ca)
+        defer { Task { await server.stop() } }
+        let executable =
+            withInfoPlist
+            ? try PortedDarwinProgramTests.withInfoPlist("LineClient-Info.plist", executable: "ported-line-client").path
+            : try BuiltProducts.path("ported-line-client")
+        let client = try ObservedProcess(
+            executable, ["127.0.0.1", "\(port)", "--tls", "--trust-server"],
+            environment: ["SSL_CERT_FILE": "", "SSL_CERT_DIR": ""])
+        #expect(await client.waitForExit(seconds: 30), "\(client.output)")
+        let output = client.output
+        #expect(output.contains("trusting the server's certificate as presented\n"), "\(output)")
+        if withInfoPlist {
+            #expect(client.child.exitCode == 0, "\(output)")
+            for line in [
+                "connection 1: STATUS -> STATUS tls\n", "connection 1: STATUS -> STATUS plain\n",
+                "connection 1 completed\n",
+            ] {
+                #expect(output.contains(line), "\(line) missing from: \(output)")
+            }
+        } else {
+            #expect(client.child.exitCode == 2, "\(output)")
+            #expect(
+                output.contains("connection 1: the server's certificate is not trusted: NSURLErrorDomain -1202"),
+                "\(output)")
+            #expect(!output.contains("STATUS tls"), "\(output)")
+        }
+        await client.stop()
+    }
 }
 
 /// The line client told to move to a better route: the server in a network namespace

@@ -15,7 +15,10 @@
 // scripts/port-from-darwin.sh, compare the result with Examples/Ported/line-client, and run that
 // against a Python line server, on loopback and in a network namespace reachable by two routes.
 //
-//   line-client HOST PORT [--tls] [--move-to-better-route]
+// With --trust-server it trusts whatever certificate the server presents, as a client of a
+// self-signed development server would.
+//
+//   line-client HOST PORT [--tls] [--trust-server] [--move-to-better-route]
 
 import Foundation
 
@@ -24,6 +27,7 @@ final class LineClient: NSObject, URLSessionStreamDelegate {
     let port: Int
     let useTLS: Bool
     let moves: Bool
+    let trustsServer: Bool
     var session: URLSession!
     var task: URLSessionStreamTask?
     var connections = 0
@@ -33,11 +37,12 @@ final class LineClient: NSObject, URLSessionStreamDelegate {
     var waitingForRoute = false
     var exitStatus: Int32 = 0
 
-    init(host: String, port: Int, useTLS: Bool, moves: Bool) {
+    init(host: String, port: Int, useTLS: Bool, moves: Bool, trustsServer: Bool) {
         self.host = host
         self.port = port
         self.useTLS = useTLS
         self.moves = moves
+        self.trustsServer = trustsServer
     }
 
     func start() {
@@ -175,6 +180,11 @@ final class LineClient: NSObject, URLSessionStreamDelegate {
             completionHandler(.rejectProtectionSpace, nil)
         } else if challenge.previousFailureCount > 0 {
             completionHandler(.cancelAuthenticationChallenge, nil)
+        } else if trustsServer && space.authenticationMethod == NSURLAuthenticationMethodServerTrust,
+            let serverTrust = space.serverTrust
+        {
+            print("trusting the server's certificate as presented")
+            completionHandler(.useCredential, URLCredential(trust: serverTrust))
         } else {
             completionHandler(.performDefaultHandling, nil)  // trust what the system trusts
         }
@@ -236,11 +246,11 @@ final class LineClient: NSObject, URLSessionStreamDelegate {
 setvbuf(stdout, nil, _IOLBF, 0)  // each line out as it is printed: someone may be watching
 let arguments = CommandLine.arguments
 guard arguments.count >= 3, let port = Int(arguments[2]) else {
-    print("usage: line-client HOST PORT [--tls] [--move-to-better-route]")
+    print("usage: line-client HOST PORT [--tls] [--trust-server] [--move-to-better-route]")
     exit(64)
 }
 let client = LineClient(
     host: arguments[1], port: port, useTLS: arguments.contains("--tls"),
-    moves: arguments.contains("--move-to-better-route"))
+    moves: arguments.contains("--move-to-better-route"), trustsServer: arguments.contains("--trust-server"))
 client.start()
 dispatchMain()

@@ -15,7 +15,10 @@
 // scripts/port-from-darwin.sh, compare the result with Examples/Ported/line-client, and run that
 // against a Python line server, on loopback and in a network namespace reachable by two routes.
 //
-//   line-client HOST PORT [--tls] [--move-to-better-route]
+// With --trust-server it trusts whatever certificate the server presents, as a client of a
+// self-signed development server would.
+//
+//   line-client HOST PORT [--tls] [--trust-server] [--move-to-better-route]
 
 import Foundation
 import StreamTaskKit
@@ -25,6 +28,7 @@ final class LineClient: NSObject, StreamSessionStreamDelegate {
     let port: Int
     let useTLS: Bool
     let moves: Bool
+    let trustsServer: Bool
     var session: StreamSession!
     var task: StreamSessionStreamTask?
     var connections = 0
@@ -34,11 +38,12 @@ final class LineClient: NSObject, StreamSessionStreamDelegate {
     var waitingForRoute = false
     var exitStatus: Int32 = 0
 
-    init(host: String, port: Int, useTLS: Bool, moves: Bool) {
+    init(host: String, port: Int, useTLS: Bool, moves: Bool, trustsServer: Bool) {
         self.host = host
         self.port = port
         self.useTLS = useTLS
         self.moves = moves
+        self.trustsServer = trustsServer
     }
 
     func start() {
@@ -176,6 +181,11 @@ final class LineClient: NSObject, StreamSessionStreamDelegate {
             completionHandler(.rejectProtectionSpace, nil)
         } else if challenge.previousFailureCount > 0 {
             completionHandler(.cancelAuthenticationChallenge, nil)
+        } else if trustsServer && space.authenticationMethod == NSURLAuthenticationMethodServerTrust,
+            let serverTrust = space.serverTrust
+        {
+            print("trusting the server's certificate as presented")
+            completionHandler(.useCredential, URLCredential(trust: serverTrust))
         } else {
             completionHandler(.performDefaultHandling, nil)  // trust what the system trusts
         }
@@ -237,11 +247,11 @@ final class LineClient: NSObject, StreamSessionStreamDelegate {
 setvbuf(stdout, nil, _IOLBF, 0)  // each line out as it is printed: someone may be watching
 let arguments = CommandLine.arguments
 guard arguments.count >= 3, let port = Int(arguments[2]) else {
-    print("usage: line-client HOST PORT [--tls] [--move-to-better-route]")
+    print("usage: line-client HOST PORT [--tls] [--trust-server] [--move-to-better-route]")
     exit(64)
 }
 let client = LineClient(
     host: arguments[1], port: port, useTLS: arguments.contains("--tls"),
-    moves: arguments.contains("--move-to-better-route"))
+    moves: arguments.contains("--move-to-better-route"), trustsServer: arguments.contains("--trust-server"))
 client.start()
 dispatchMain()
