@@ -233,6 +233,9 @@ let package = Package(
             name: "ported-streams-mailer", dependencies: ["StreamTaskKit"], path: "Examples/Ported/streams-mailer",
             swiftSettings: [.swiftLanguageMode(.v5)]),
         .executableTarget(
+            name: "ported-checked-line-client", dependencies: ["StreamTaskKit"],
+            path: "Examples/Ported/checked-line-client", swiftSettings: [.swiftLanguageMode(.v5)]),
+        .executableTarget(
             name: "ported-runloop-irc-client", dependencies: ["StreamTaskKit"],
             path: "Examples/Ported/runloop-irc-client", swiftSettings: [.swiftLanguageMode(.v5)]),
         // What several test targets share: child processes, blocking work off the pool.

@@ -24,7 +24,7 @@ import Testing
         ("UpgradeClient.swift", "upgrade-client"), ("LineClient.swift", "line-client"),
         ("BonjourAnnouncer.swift", "bonjour-announcer"), ("BonjourStreams.swift", "bonjour-streams"),
         ("StreamsMailer.swift", "streams-mailer"), ("BonjourEchoServer.swift", "bonjour-echo-server"),
-        ("RunLoopIRCClient.swift", "runloop-irc-client"),
+        ("RunLoopIRCClient.swift", "runloop-irc-client"), ("CheckedLineClient.swift", "checked-line-client"),
     ])
     func theBuiltCopyIsTheScriptsOutput(darwin: String, ported: String) async throws {
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("ported-\(UUID().uuidString).swift")

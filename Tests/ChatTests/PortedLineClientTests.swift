@@ -131,6 +131,29 @@ import Testing
         }
         await client.stop()
     }
+
+    /// What Apple makes synchronous or final holds at once, 50 rounds over: right after
+    /// `cancel()` returns, `state` is no longer `.running`; after `startSecureConnection()` to
+    /// a server the system does not trust, every write fails, the first and all after it.
+    @Test func theCheckedClientFindsCancelAndAFailedHandshakeFinal() async throws {
+        let ca = try await MailTestCA.make()
+        defer { ca.remove() }
+        let (server, port) = try await Self.startServer(ca)
+        defer { Task { await server.stop() } }
+        let client = try ObservedProcess(
+            try BuiltProducts.path("ported-checked-line-client"), ["127.0.0.1", "\(port)", "50"],
+            environment: ["SSL_CERT_FILE": "", "SSL_CERT_DIR": ""])
+        #expect(await client.waitForExit(seconds: 90), "\(client.output)")
+        let output = client.output
+        #expect(client.child.exitCode == 0, "\(output)")
+        for line in [
+            "state still running right after cancel() in 0 of 50 rounds\n",
+            "writes under an untrusted handshake succeeded in 0 of 50 rounds (0 writes)\n",
+        ] {
+            #expect(output.contains(line), "\(line) missing from: \(output)")
+        }
+        await client.stop()
+    }
 }
 
 /// The line client told to move to a better route: the server in a network namespace

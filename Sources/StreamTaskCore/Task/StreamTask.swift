@@ -234,8 +234,9 @@ public final class StreamTask: StreamSessionTask, @unchecked Sendable, CustomStr
     }
 
     /// Cancels the task: every queued operation fails with ``StreamTaskError/Code/cancelled``
-    /// and the connection closes. Does nothing once the task's streams were captured: closing
-    /// them ends the connection.
+    /// and the connection closes. As Apple's does, it marks the task as cancelling before it
+    /// returns: ``state`` reads `.canceling` from then on, until the task completes. Does
+    /// nothing once the task's streams were captured: closing them ends the connection.
     ///
     /// Async writes that returned before their bytes left go out first, as the kernel still
     /// sends what a closed socket holds: the cancel waits for them, for at most 2 seconds.
@@ -248,7 +249,12 @@ public final class StreamTask: StreamSessionTask, @unchecked Sendable, CustomStr
             shared.writeBehind.stopEarlyReturns()
             let waiting = shared.writeBehind.withdrawAll()
             shared.readAhead.stop()
-            return (shared.state == .running && shared.writeBehind.outstanding > 0, waiting)
+            let lingers = shared.state == .running && shared.writeBehind.outstanding > 0
+            // As Apple's cancel() does, marks the task as cancelling before it returns: whoever
+            // reads `state` after the call sees `.canceling` (then `.completed`), never `.running`.
+            // Streams that took the task over left it completed already.
+            if shared.state == .running || shared.state == .suspended { shared.state = .canceling }
+            return (lingers, waiting)
         }
         fail(waiting, with: .cancelled)
         guard lingers else { return driver.cancel() }
@@ -284,6 +290,17 @@ public final class StreamTask: StreamSessionTask, @unchecked Sendable, CustomStr
         startedAt: NIODeadline = .now(),
         completion: @escaping StreamTaskDriver.Completion
     ) {
+        var completion = completion
+        if operation.isTLSTransition {
+            // Writes issued after it wait for its outcome (writes waiting for room were issued
+            // before it, and go first), until it is done, however it ends.
+            releaseRoomWaiters { $0.transitionIssued() }
+            let reportOutcome = completion
+            completion = { result in
+                self.releaseRoomWaiters { $0.transitionFinished() }
+                reportOutcome(result)
+            }
+        }
         let request = OperationRequest(
             operation: operation, id: id ?? makeOperationID(), timeout: timeout, startedAt: startedAt,
             abandoned: abandoned, fromStreams: fromStreams, returnedEarly: returnedEarly, completion: completion)

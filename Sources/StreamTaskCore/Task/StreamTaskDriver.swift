@@ -232,7 +232,7 @@ package final class StreamTaskDriver: @unchecked Sendable {
             case .completed:
                 return
             case .attached(let handler):
-                self.owner?.withShared { $0.state = .canceling }
+                // `StreamTask.cancel()` marked the task as cancelling already.
                 self.carryOut(self.machine.cancel())
                 handler.closeTransport()
             case .idle, .connecting:
@@ -278,6 +278,11 @@ package final class StreamTaskDriver: @unchecked Sendable {
     private func carryOutNow(_ actions: [StreamTaskStateMachine.Action], thenComplete: Bool) {
         defer {
             if thenComplete { complete() }
+        }
+        if case .closed = machine.connection {
+            // Before any failure below reaches a caller: a write issued once the caller has
+            // heard of the failure must not return early, as if it could still succeed.
+            owner?.withShared { $0.writeBehind.stopEarlyReturns() }
         }
         for action in actions {
             switch action {

@@ -25,6 +25,14 @@ extension StreamTaskStateMachine {
         case stopTLS
         /// Hand the connection over to streams (`captureStreams()`); a barrier too.
         case captureStreams
+
+        /// Whether it starts or stops TLS.
+        var isTLSTransition: Bool {
+            switch self {
+            case .startTLS, .stopTLS: true
+            case .read, .readThrough, .write, .closeRead, .closeWrite, .captureStreams: false
+            }
+        }
     }
 
     enum Event: Equatable {

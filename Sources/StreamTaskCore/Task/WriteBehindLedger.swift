@@ -64,6 +64,10 @@ struct WriteBehindLedger<Waiter: Sendable>: Sendable {
     private(set) var outstanding = 0
     /// The first failure of a write that had returned, not yet reported.
     private var failure: StreamTaskError?
+    /// TLS transitions (`startSecureConnection()`, `stopSecureConnection()`) issued and not
+    /// done: while any is, every write waits for its outcome, so that none returns before the
+    /// handshake it follows has succeeded (if it fails, so does every write after it).
+    private(set) var transitionsAhead = 0
     /// The writes waiting for room, oldest first.
     private var waiting: [(id: OperationID, count: Int, waiter: Waiter)] = []
 
@@ -74,7 +78,7 @@ struct WriteBehindLedger<Waiter: Sendable>: Sendable {
     /// ``Admission/reserved``. `running` says the task is neither suspended nor done.
     mutating func admit(_ count: Int, limit: Int, running: Bool) -> Admission {
         if let failure = takeFailure() { return .failed(failure) }
-        guard connected, !stopped, running, count <= limit else { return .waitForOutcome }
+        guard connected, !stopped, running, transitionsAhead == 0, count <= limit else { return .waitForOutcome }
         guard waiting.isEmpty, channelWritable, outstanding + count <= limit else { return .waitForRoom }
         outstanding += count
         return .reserved
@@ -108,7 +112,7 @@ struct WriteBehindLedger<Waiter: Sendable>: Sendable {
     mutating func release(limit: Int, running: Bool) -> Release {
         guard !waiting.isEmpty else { return .none }
         if let failure = takeFailure() { return .failed(withdrawAll(), failure) }
-        guard connected, !stopped, running else { return .resubmitted(withdrawAll()) }
+        guard connected, !stopped, running, transitionsAhead == 0 else { return .resubmitted(withdrawAll()) }
         guard channelWritable, outstanding <= limit / 2 else { return .none }
         var granted: [Waiter] = []
         while let first = waiting.first, outstanding + first.count <= limit {
@@ -122,6 +126,17 @@ struct WriteBehindLedger<Waiter: Sendable>: Sendable {
     /// No write returns early from here on.
     mutating func stopEarlyReturns() {
         stopped = true
+    }
+
+    /// A TLS transition was issued: writes wait for their outcome until it is done.
+    mutating func transitionIssued() {
+        transitionsAhead += 1
+    }
+
+    /// A TLS transition issued earlier is done, however it ended.
+    mutating func transitionFinished() {
+        precondition(transitionsAhead > 0, "a TLS transition finished that was never issued")
+        transitionsAhead -= 1
     }
 
     /// Takes every write waiting for room away, in order (a cancel fails them; ``release(limit:running:)``
