@@ -37,7 +37,11 @@ struct ProxyEndpoint: Sendable, Hashable, CustomStringConvertible {
 
     /// For messages: "HTTP proxy 127.0.0.1:3128", "SOCKS5 proxy [::1]:1080".
     var description: String {
-        let name = kind == .socks5 ? "SOCKS5 proxy" : (tls == nil ? "HTTP proxy" : "HTTPS proxy")
+        let name =
+            switch kind.base {
+            case .socks5: "SOCKS5 proxy"
+            case .httpConnect: tls == nil ? "HTTP proxy" : "HTTPS proxy"
+            }
         return "\(name) \(StreamTaskError.endpoint(host: host, port: port))"
     }
 }

@@ -76,11 +76,12 @@ extension StreamTaskDriver {
                 }
                 try handlers.addHandler(ssl)
             }
-            switch route.proxy.kind {
+            // Over the kinds' enum, not the public struct: a kind added later must be handled here.
+            switch route.proxy.kind.base {
             case .httpConnect:
                 let handshake = HTTPConnectHandshake(host: host, port: port, credentials: route.proxy.credentials)
                 try handlers.addHandler(ProxyHandshakeHandler(handshake: handshake, timeout: limit, promise: promise))
-            default:
+            case .socks5:
                 let handshake = SOCKS5Handshake(target: route.target, credentials: route.proxy.credentials)
                 try handlers.addHandler(ProxyHandshakeHandler(handshake: handshake, timeout: limit, promise: promise))
             }
