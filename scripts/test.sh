@@ -217,12 +217,14 @@ client=$bin/echo-client
 # Bounds every client run, so a hang fails the check instead of stalling CI.
 run_client() { run_without_proxy_variables timeout 30 "$client" "$@"; }
 
-# Three lines in, the same three lines out, and the count on stderr.
+# Three lines in, the same three lines out, and the count on stderr; one line is one "line".
 check_round_trip() {
     printf 'hello\nsecond line\n  spaces and \ttabs  \n' >"$workdir/input"
     run_client --port "$port" <"$workdir/input" >"$workdir/output" 2>"$workdir/client.err" &&
         cmp -s "$workdir/input" "$workdir/output" &&
-        grep -qx 'echoed 3 lines' "$workdir/client.err"
+        grep -qx 'echoed 3 lines' "$workdir/client.err" &&
+        echo once | run_client --port "$port" >/dev/null 2>"$workdir/client.err" &&
+        grep -qx 'echoed 1 line' "$workdir/client.err"
 }
 
 # A line longer than the server's 4096-byte limit ends that connection only: the client fails,

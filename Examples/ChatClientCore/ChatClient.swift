@@ -33,6 +33,11 @@ public actor ChatClient {
     private var task: StreamTask?
     private var framer = IRCLineFramer(maxLineLength: 8192)
     private var quitting = false
+    /// Whether the client has registered on a server at least once since it started.
+    private var registeredOnce = false
+    /// Input ended before the first registration: quit once the attempt under way has
+    /// registered or failed, rather than cutting it short with nothing said.
+    private var quitsWhenSettled = false
     /// Whether NICK and USER have gone out on this connection: after STARTTLS's upgrade when
     /// it is asked for, so that nothing typed goes out in plaintext before it.
     private var registrationSent = false
@@ -44,6 +49,8 @@ public actor ChatClient {
     private var movingToBetterRoute = false
     /// Where a server found through DNS-SD was last found to be.
     private var lastResolution: DNSSDResolvedService?
+    /// How long a connection attempt may go on after input ended before the first registration.
+    static let settlingLimit = Duration.seconds(30)
     /// How long nothing must be sent or received before moving to a better route.
     static let quietPeriod = Duration.seconds(2)
 
@@ -61,8 +68,9 @@ public actor ChatClient {
         session = StreamSession(configuration: configuration)
     }
 
-    /// Runs until the user quits or input ends; returns the process exit status (0, or 1 when
-    /// a connection could not be made or secured as asked).
+    /// Runs until the user quits or input ends; returns the process exit status: 0, or 1 when
+    /// a connection could not be made or secured as asked, or none was ever made. Input that
+    /// ends before the first connection lets that attempt finish, so its outcome is shown.
     public func run() async -> Int32 {
         let inputs = Task { await self.readInputs() }
         defer { inputs.cancel() }
@@ -93,7 +101,7 @@ public actor ChatClient {
             state.connectionEnded()
             framer = IRCLineFramer(maxLineLength: 8192)
             betterRoutePending = false
-            guard !quitting else { break }
+            guard !quitting, !quitsWhenSettled else { break }
             if movingToBetterRoute {
                 movingToBetterRoute = false
                 delay = 1
@@ -104,13 +112,22 @@ public actor ChatClient {
                 break
             }
             if ContinuousClock.now - started > .seconds(30) { delay = 1 }
-            show(.info, "disconnected; reconnecting in \(Int(delay)) s (/quit to stop)")
+            show(
+                .info,
+                registeredOnce
+                    ? "disconnected; reconnecting in \(Int(delay)) s (/quit to stop)"
+                    : "could not connect; trying again in \(Int(delay)) s (/quit to stop)")
             // In steps, so that /quit does not wait out the delay.
             let wakeUp = ContinuousClock.now + .seconds(delay)
             while !quitting, ContinuousClock.now < wakeUp { try? await Task.sleep(for: .milliseconds(100)) }
             delay = min(delay * 2, 30)
         }
         ui.setPrompt("")
+        if !registeredOnce {
+            // Whatever stopped it, a client that never got on a server says so and fails.
+            show(.error, "never connected to \(options.targetDescription)")
+            status = 1
+        }
         return status
     }
 
@@ -237,7 +254,9 @@ public actor ChatClient {
                     showSecured(task)
                 }
                 show(.info, "registered as \(state.nick) on \(options.targetDescription)")
+                registeredOnce = true
                 updatePrompt()
+                if quitsWhenSettled { await quit(reason: nil) }
             case .capabilities(let offersTLS):
                 guard awaitingCapabilities else {
                     try await send(IRCMessage(command: "CAP", parameters: ["END"]))
@@ -347,6 +366,14 @@ public actor ChatClient {
             switch input {
             case .line(let line):
                 await handle(line)
+            case .end where !registeredOnce && !quitting:
+                quitsWhenSettled = true
+                // A server that accepts but never answers must not keep the client forever.
+                Task {
+                    try? await Task.sleep(for: Self.settlingLimit)
+                    await self.quit(reason: nil)
+                }
+                return
             case .end:
                 await quit(reason: nil)
                 return

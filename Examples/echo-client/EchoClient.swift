@@ -85,7 +85,7 @@ struct EchoClient: AsyncParsableCommand {
             task.cancel()
             throw ExitCode.failure
         }
-        printError("echoed \(count) lines")
+        printError("echoed \(count) \(count == 1 ? "line" : "lines")")
     }
 
     /// The next line of standard input without its line ending, or `nil` at end of input.
