@@ -64,7 +64,9 @@ package final class StreamTaskDriver: @unchecked Sendable {
     /// stream, the route watch while connected): see ``StreamTaskAttachment``.
     @exclusivity(unchecked) var attachments: [any StreamTaskAttachment] = []
     @exclusivity(unchecked) private var completions: [OperationID: Completion] = [:]
-    @exclusivity(unchecked) private var timers: [OperationID: Scheduled<Void>] = [:]
+    /// The deadlines of the timed operations, and the one loop task that fires at the earliest.
+    @exclusivity(unchecked) private var deadlines = OperationDeadlines()
+    @exclusivity(unchecked) private var deadlineTimer: Scheduled<Void>?
     /// The timer for reads parked in the lending (see `ReadAhead`), and when it fires.
     @exclusivity(unchecked) var parkTimer: (scheduled: Scheduled<Void>, deadline: NIODeadline)?
     @exclusivity(unchecked) private var performing = false
@@ -202,19 +204,34 @@ package final class StreamTaskDriver: @unchecked Sendable {
         }
         completions[id] = completion
         if timeout > 0 {
-            let error = Self.timeoutError(for: operation, after: timeout)
             // From the call, not from here: the hop to the loop, and a `Data` write's copy,
             // come out of the time the caller gave.
-            timers[id] = eventLoop.scheduleTask(deadline: request.startedAt + .seconds(timeout)) {
-                self.timers[id] = nil
-                if self.tls.unwrapping == id {
-                    self.stopTLSTimedOut(id, after: timeout)
-                } else {
-                    self.carryOut(self.machine.abandon(id, error: error, returnedEarly: request.returnedEarly))
-                }
-            }
+            let armAt = deadlines.add(
+                id, deadline: request.startedAt + .seconds(timeout), timeout: timeout, operation: operation,
+                returnedEarly: request.returnedEarly)
+            if let armAt { armDeadlineTimer(at: armAt) }
         }
         carryOut(machine.enqueue(operation, id: id, fromStreams: request.fromStreams))
+    }
+
+    /// Schedules the task's one timer for `deadline`, in place of the one scheduled before.
+    private func armDeadlineTimer(at deadline: NIODeadline) {
+        deadlineTimer?.cancel()
+        deadlineTimer = eventLoop.scheduleTask(deadline: deadline) { self.deadlineTimerFired() }
+    }
+
+    /// Withdraws every operation whose time is up, then arms the timer for the next deadline.
+    private func deadlineTimerFired() {
+        deadlineTimer = nil
+        for (id, entry) in deadlines.fired(now: .now()) {
+            if tls.unwrapping == id {
+                stopTLSTimedOut(id, after: entry.timeout)
+            } else {
+                let error = Self.timeoutError(for: entry.operation, after: entry.timeout)
+                carryOut(machine.abandon(id, error: error, returnedEarly: entry.returnedEarly))
+            }
+        }
+        if let next = deadlines.rearm() { armDeadlineTimer(at: next) }
     }
 
     /// The caller stopped waiting for operation `id` (its Swift task was cancelled).
@@ -324,7 +341,7 @@ package final class StreamTaskDriver: @unchecked Sendable {
     }
 
     private func finish(_ id: OperationID, _ result: Result<Outcome, StreamTaskError>) {
-        timers.removeValue(forKey: id)?.cancel()
+        deadlines.remove(id)
         completions.removeValue(forKey: id)?(result)
     }
 
@@ -346,6 +363,9 @@ package final class StreamTaskDriver: @unchecked Sendable {
         tls.handler = nil
         parkTimer?.scheduled.cancel()
         parkTimer = nil
+        deadlines.removeAll()
+        deadlineTimer?.cancel()
+        deadlineTimer = nil
         guard let task = owner else { return }
         owner = nil
         let error = machine.closeError
