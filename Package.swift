@@ -161,6 +161,7 @@ let package = Package(
                 "ChatClientCore",
                 "ChatProtocol",
                 "ExampleSupport",
+                "StreamTaskDNSSD",
                 "StreamTaskKit",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],

@@ -12,6 +12,7 @@ import ChatClientCore
 import ChatProtocol
 import ExampleSupport
 import Foundation
+import StreamTaskDNSSD
 import StreamTaskKit
 
 /// The chat client of Protocol.md. With no arguments it finds chat servers on the LAN through
@@ -158,8 +159,7 @@ struct ChatClientCommand: AsyncParsableCommand {
         do {
             servers = try await ChatServerDiscovery.find(for: browseTime)
         } catch {
-            ui.show("!!! DNS-SD: \(error)")
-            ui.show("!!! give a server with --host, or start avahi-daemon")
+            ui.show("!!! \(Self.discoveryFailure(error))")
             return nil
         }
         guard !servers.isEmpty else {
@@ -186,6 +186,20 @@ struct ChatClientCommand: AsyncParsableCommand {
         var options = ChatClientOptions.discovered(chosen, nick: nick, channels: channels)
         options.reconnects = !noReconnect
         return options
+    }
+
+    /// One line on why looking for servers failed, in the user's terms, with what to do: with
+    /// no daemon, the project's own way to start one (limited to this machine, as the demo's),
+    /// not the system-wide one the library's message names.
+    static func discoveryFailure(_ error: any Error) -> String {
+        guard let error = error as? DNSSDError else {
+            return "looking for servers failed: \(error); give one with --host"
+        }
+        if error.code == .serviceNotRunning {
+            return "no DNS-SD daemon (avahi-daemon) is running to find servers with: give a server with --host, "
+                + "or start the project's loopback-only one with `sudo scripts/start-services.sh`"
+        }
+        return "looking for servers failed: \(error.message); give one with --host"
     }
 
     /// The user's login name if it is a valid nickname, else `guest`.
