@@ -2,17 +2,23 @@
 """Turns scripts/bench.sh's figures into the table (printed) and Benchmarks/BENCHMARKS.md.
 
 Exits 2 when a run failed outright (a chat run lost, repeated or reordered messages, or the
-allocation count rose over its threshold); a goal missed is a MISS in the table, not a failure.
+allocation count rose over its threshold); a goal missed is "missed" in the table, not a failure.
+Each ratio with a goal is decided by the rule of Benchmarks/METHOD.md, "Deciding a ratio" (decide()).
 
   bench-report.py --results FILE --command CMD --sizes TEXT [--alloc-output FILE] [--write PATH]
   bench-report.py --chat-median FILE      # medians of several chatload runs, as "key value" lines
-  bench-report.py --chat-ratios FILE BASELINE  # lowest and highest per-round ratios of two servers' runs
+  bench-report.py --chat-pairs FILE BASELINE NAME  # "pair NAME.key N ours theirs" lines, round N with round N
+  bench-report.py --undecided FILE NAME...  # exit 0 when a goal row among NAMEs is still undecided
   bench-report.py --alloc-p90 FILE        # allocations per cycle from the benchmark tool's output
+  bench-report.py --self-test             # runs scripts/bench_decide_test.py
 """
 import argparse
+import collections
 import datetime
+import math
 import os
 import platform
+import random
 import re
 import statistics
 import subprocess
@@ -20,17 +26,148 @@ import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
+# --- deciding a ratio (Benchmarks/METHOD.md, "Deciding a ratio"; issue 45) ----------------------
+# One round's ratio swings from 0.44x to 1.93x on this shared machine, so a median alone cannot
+# say whether a ratio near its goal is met: the median of the pairs' ratios comes with a 95%
+# bootstrap interval, and only an interval wholly on one side of the goal decides.
+RESAMPLES = 10_000
+SEED = 45  # fixed, so that the same pairs always give the same interval (45: the issue's number)
+
+Decision = collections.namedtuple("Decision", "median low high verdict pairs")
+
+
+def decide(pairs, threshold=None, higher_is_better=True, resamples=RESAMPLES, seed=SEED):
+    """Decides one ratio from its pairs, [(library, baseline), …], each pair run back to back.
+
+    Returns the median of the pairs' ratios (library ÷ baseline), the 2.5th and 97.5th
+    percentiles of the median over `resamples` resamples of the pairs (with replacement, from
+    random.Random(seed)), the verdict against `threshold` ("met" when the whole interval is on
+    the goal's side, "missed" when it is wholly on the other, "undecided" otherwise, or with
+    fewer than 2 pairs; None without a goal), and the number of pairs used. A pair with a
+    baseline that is not a positive number, or a value that is not a number, is left out.
+    """
+    ratios = [ours / theirs for ours, theirs in pairs
+              if _number(ours) and _number(theirs) and ours >= 0 and theirs > 0]
+    n = len(ratios)
+    middle = statistics.median(ratios) if ratios else None
+    low = high = None
+    if n >= 2:
+        rng = random.Random(seed)  # its own generator: no other use of random moves it
+        medians = sorted(statistics.median(rng.choices(ratios, k=n)) for _ in range(resamples))
+        cut = int(resamples * 0.025)  # 250 of 10,000 medians below the interval, 250 above
+        low, high = medians[cut], medians[resamples - 1 - cut]
+    verdict = None
+    if threshold is not None:
+        if low is None:
+            verdict = "undecided"  # one pair, or none: no interval to decide with
+        elif higher_is_better:
+            verdict = "met" if low >= threshold else "missed" if high < threshold else "undecided"
+        else:
+            verdict = "met" if high <= threshold else "missed" if low > threshold else "undecided"
+    return Decision(middle, low, high, verdict, n)
+
+
+def _number(value):
+    return isinstance(value, (int, float)) and math.isfinite(value)
+
+
+def combine(verdicts, conditions=()):
+    """A row's verdict from its ratios' verdicts and its other conditions (no loss, …):
+    missed if any is missed, met if all are met, undecided otherwise; "-" with no goal at all."""
+    found = [v for v in verdicts if v] + ["met" if ok else "missed" for ok in conditions]
+    if not found:
+        return "-"
+    if "missed" in found:
+        return "missed"
+    return "met" if all(v == "met" for v in found) else "undecided"
+
+
+# A goal on one ratio: its label in the table, the figure (library ÷ baseline, pair by pair),
+# ">=" when higher is better or "<=" when lower is, and the threshold. op None: a ratio shown
+# with its interval but no goal.
+Goal = collections.namedtuple("Goal", "label metric op threshold")
+
+
+def _rate_cpu(rate, cpu):
+    return [Goal("rate", rate, ">=", 1.0), Goal("CPU per unit", cpu, "<=", 1.0)]
+
+
+# Every comparison that scripts/bench.sh runs in pairs, by the name of its pairs (`pair NAME.metric
+# …` lines), with the goals of issue 9. bench.sh asks --undecided about these names.
+GOALS = {
+    "bulk.vs_nio": [Goal("raw NIO", "bytes_per_second", ">=", 0.9)],
+    "bulk.vs_nio_bytebuffer": [Goal("raw NIO", "bytes_per_second", None, None)],
+    "bulk.vs_nio_pool": [Goal("raw NIO", "bytes_per_second", None, None)],
+    "bulk.vs_asyncchannel_pool": _rate_cpu("bytes_per_second", "cpu_seconds_per_gib"),
+    "bulk.vs_asyncchannel_executor": _rate_cpu("bytes_per_second", "cpu_seconds_per_gib"),
+    "rtt.vs_nio": [Goal("rate", "per_second", ">=", 0.9), Goal("p99", "p99_us", "<=", 1.2)],
+    "rtt.vs_nio_pool": [Goal("rate", "per_second", None, None), Goal("p99", "p99_us", None, None)],
+    "rtt.vs_asyncchannel_pool": _rate_cpu("per_second", "cpu_us"),
+    "rtt.vs_asyncchannel_executor": _rate_cpu("per_second", "cpu_us"),
+    "fanout.vs_asyncchannel_pool": _rate_cpu("per_second", "cpu_us"),
+    "fanout.vs_asyncchannel_executor": _rate_cpu("per_second", "cpu_us"),
+    "tls.vs_openssl_pair": [Goal("the pair", "bytes_per_second", ">=", 0.7)],
+    "stk-fanout": [Goal("CPU", "server_cpu_seconds_per_million", "<=", 1.0),
+                   Goal("rate", "deliveries_per_second", ">=", 1.0)],
+    "stk-openloop": [Goal("CPU", "server_cpu_seconds_per_million", "<=", 1.0),
+                     Goal("rate", "deliveries_per_second", None, None)],
+    "stk-latency": [Goal("p50", "p50_us", "<=", 1.0), Goal("p99", "p99_us", "<=", 1.0),
+                    Goal("CPU", "server_cpu_seconds_per_million", "<=", 1.0)],
+    "net-stk3": [Goal("CPU", "server_cpu_seconds_per_million", "<=", 1.0),
+                 Goal("rate", "deliveries_per_second", ">=", 1.0)],
+}
+
+# The counts that do not depend on the machine's noise, per unit: scripts/bench.sh measures
+# them for each side of a pair (read-class and write-class system calls from /proc/PID/io, and
+# context switches). (label, metric of the pairs)
+PROCESS_COUNTS = [("reads", "read_calls"), ("writes", "write_calls"), ("context switches", "context_switches")]
+SERVER_COUNTS = [("reads", "server_read_calls_per_thousand"), ("writes", "server_write_calls_per_thousand"),
+                 ("context switches", "server_context_switches_per_thousand")]
+# The chat figures paired round by round (--chat-pairs).
+CHAT_PAIRED = ["deliveries_per_second", "server_cpu_seconds_per_million", "p50_us", "p99_us"] + [
+    metric for _, metric in SERVER_COUNTS]
+
+
+def ratio_verdicts(r, name):
+    """The verdicts of comparison NAME's goals, from its pairs in `r`."""
+    return [decide(r.pairs_of(f"{name}.{goal.metric}"), goal.threshold, goal.op == ">=").verdict
+            for goal in GOALS.get(name, []) if goal.op]
+
+
+def undecided(path, names):
+    """Whether a goal row among `names` is undecided on the pairs in the results file `path`:
+    scripts/bench.sh then runs more pairs, up to its cap."""
+    r = read_results(path)
+    return any(combine(ratio_verdicts(r, name)) == "undecided" for name in names)
+
+
+class Results(dict):
+    """The figures by name, and each comparison's pairs by name (`pair NAME N LIBRARY BASELINE`)."""
+
+    def __init__(self):
+        super().__init__()
+        self.pairs = {}
+
+    def pairs_of(self, name):
+        return [(ours, theirs) for _, ours, theirs in self.pairs.get(name, [])]
+
+    def has_pairs(self, comparison):
+        return any(name.startswith(comparison + ".") for name in self.pairs)
+
 
 def read_results(path):
-    values = {}
+    values = Results()
     with open(path) as file:
         for line in file:
             parts = line.split()
-            if len(parts) == 2:
-                try:
+            try:
+                if len(parts) == 2:
                     values[parts[0]] = float(parts[1])
-                except ValueError:
-                    pass
+                elif len(parts) == 5 and parts[0] == "pair":
+                    values.pairs.setdefault(parts[1], []).append(
+                        (int(parts[2]), float(parts[3]), float(parts[4])))
+            except ValueError:
+                pass
     return values
 
 
@@ -63,6 +200,11 @@ def chat_rounds(path):
             match = re.match(r"^RESULT (\S+) (\S+)$", line)
             if match:
                 rounds.setdefault(number, {})[match.group(1)] = float(match.group(2))
+    # The server's counts over a run (scripts/bench.sh's server_* lines), per 1,000 deliveries.
+    for figures in rounds.values():
+        for key in ("server_read_calls", "server_write_calls", "server_context_switches"):
+            if key in figures and figures.get("deliveries"):
+                figures[f"{key}_per_thousand"] = figures[key] / figures["deliveries"] * 1000
     return rounds
 
 
@@ -75,16 +217,15 @@ def chat_values(path):
     return values
 
 
-def chat_ratios(path, baseline_path):
-    """The lowest and highest ratio of one server's round to the baseline's round of the same
-    number, for the figures the table compares: how far one round strays from the median."""
+def chat_pairs(path, baseline_path, name):
+    """One server's round N with the baseline's round N, as `pair NAME.key N ours theirs` lines
+    for the results: scripts/bench.sh runs the two servers of a round back to back, in ABBA order.
+    A round that one side did not report is left out."""
     ours, theirs = chat_rounds(path), chat_rounds(baseline_path)
-    for key in ("server_cpu_seconds_per_million", "deliveries_per_second", "p50_us", "p99_us"):
-        ratios = [ours[n][key] / theirs[n][key] for n in sorted(set(ours) & set(theirs))
-                  if key in ours[n] and theirs[n].get(key)]
-        if ratios:
-            print(f"{key}_ratio_low", min(ratios))
-            print(f"{key}_ratio_high", max(ratios))
+    for key in CHAT_PAIRED:
+        for n in sorted(set(ours) & set(theirs)):
+            if key in ours[n] and key in theirs[n]:
+                print(f"pair {name}.{key} {n} {ours[n][key]!r} {theirs[n][key]!r}")
 
 
 def alloc_p90(path):
@@ -123,10 +264,75 @@ def fmt(value, unit=""):
     return f"{value:,.3g}"
 
 
-def verdict(ok):
-    if ok is None:
+def count(value):
+    """A count per unit: whole numbers from 1,000 up, else three significant digits."""
+    if value is None or value != value:
         return "n/a"
-    return "PASS" if ok else "MISS"
+    return f"{value:,.0f}" if value >= 1000 else f"{value:.3g}"
+
+
+def pairs_text(numbers):
+    """ "10 pairs", or what is missing."""
+    numbers = sorted(set(numbers))
+    if numbers == [0]:
+        return "no pairs recorded"
+    if numbers == [1]:
+        return "1 pair: too few for an interval"
+    return ", ".join(map(str, numbers)) + " pairs"
+
+
+def side(r, name, metric, which, old_key=None):
+    """The median of one side of comparison NAME's pairs (0: the library, 1: the baseline), or,
+    in a results file written before pairs, the figure recorded under `old_key`."""
+    pairs = r.pairs_of(f"{name}.{metric}")
+    if pairs:
+        return statistics.median(pair[which] for pair in pairs)
+    return r.get(old_key) if old_key else None
+
+
+def decided(r, name, old=None):
+    """The ratio cell of comparison NAME and the verdicts of its goals: for each ratio
+    "median [low, high] verdict", then the number of pairs. `old` ({metric: (ratio, key of its
+    _low/_high)}) gives the figures of a results file written before pairs: shown, with
+    "no pairs recorded", and undecided."""
+    old = old or {}
+    parts, verdicts, numbers = [], [], []
+    for goal in GOALS[name]:
+        d = decide(r.pairs_of(f"{name}.{goal.metric}"), goal.threshold, goal.op == ">=")
+        label = f"{goal.label} " if goal.label else ""
+        if d.pairs >= 2:
+            # More digits when an end would round to the threshold: "[0.90x, …] undecided"
+            # against ">= 0.9x" would read as a contradiction.
+            digits = 2
+            while goal.threshold is not None and digits < 4 and any(
+                    end != goal.threshold and round(end, digits) == round(goal.threshold, digits)
+                    for end in (d.low, d.high)):
+                digits += 1
+            text = (f"{label}{fmt(d.median, 'x')} "
+                    f"[{d.low:.{digits}f}x, {d.high:.{digits}f}x]")
+        elif d.pairs == 1:
+            text = f"{label}{fmt(d.median, 'x')}"
+        else:
+            value, spread_key = old.get(goal.metric, (None, None))
+            low, high = (r.get(f"{spread_key}_low"), r.get(f"{spread_key}_high")) if spread_key else (None, None)
+            spread = f" ({fmt(low, 'x')}–{fmt(high, 'x')} by round)" if low is not None and high is not None else ""
+            text = f"{label}{fmt(value, 'x')}{spread}"
+        if d.verdict:
+            text += f" {d.verdict}"
+        parts.append(text)
+        verdicts.append(d.verdict)
+        numbers.append(d.pairs)
+    return f"{', '.join(parts)}; {pairs_text(numbers)}", verdicts
+
+
+def counts(r, name, unit, kinds=PROCESS_COUNTS):
+    """The counts cell: the medians of each side's counts per unit over comparison NAME's pairs,
+    "reads 1.01 / 1.00, … per round trip" (library / baseline); "-" when none were recorded."""
+    found = []
+    for label, metric in kinds:
+        if r.pairs_of(f"{name}.{metric}"):
+            found.append(f"{label} {count(side(r, name, metric, 0))} / {count(side(r, name, metric, 1))}")
+    return f"{', '.join(found)} per {unit}" if found else "-"
 
 
 def rows(r):
@@ -136,89 +342,105 @@ def rows(r):
     def ratio(a, b):
         return a / b if a is not None and b else None
 
-    def spread(key):
-        """" (0.85x–1.30x by round)": the lowest and highest per-round ratio, when recorded."""
-        low, high = g(f"{key}_low"), g(f"{key}_high")
-        return f" ({fmt(low, 'x')}–{fmt(high, 'x')} by round)" if low is not None and high is not None else ""
+    def present(name, old_key):
+        return r.has_pairs(name) or old_key in r
 
-    if "bulk.ratio" in r:
-        iperf = ratio(g("bulk.library.bytes_per_second"), g("bulk.iperf3.bytes_per_second"))
+    if present("bulk.vs_nio", "bulk.ratio"):
+        ours = side(r, "bulk.vs_nio", "bytes_per_second", 0, "bulk.library.bytes_per_second")
+        nio = side(r, "bulk.vs_nio", "bytes_per_second", 1, "bulk.nio.bytes_per_second")
+        text, verdicts = decided(r, "bulk.vs_nio", {"bytes_per_second": (g("bulk.ratio"), None)})
         out.append([
             "bulk transfer, 64 KiB writes",
-            fmt(g("bulk.library.bytes_per_second"), "MB/s"),
-            f"raw NIO {fmt(g('bulk.nio.bytes_per_second'), 'MB/s')}; iperf3 {fmt(g('bulk.iperf3.bytes_per_second'), 'MB/s')}",
-            f"{fmt(g('bulk.ratio'), 'x')} of raw NIO; {fmt(iperf, 'x')} of iperf3",
+            fmt(ours, "MB/s"),
+            f"raw NIO {fmt(nio, 'MB/s')}; iperf3 {fmt(g('bulk.iperf3.bytes_per_second'), 'MB/s')}",
+            f"{text}; iperf3 {fmt(ratio(ours, g('bulk.iperf3.bytes_per_second')), 'x')} (medians, not paired)",
             ">= 0.9x raw NIO",
-            verdict(g("bulk.ratio") >= 0.9),
+            combine(verdicts),
+            counts(r, "bulk.vs_nio", "GiB"),
         ])
-        for name, label in [
-            ("library_bytebuffer", "bulk, 64 KiB ByteBuffer writes (no copy into the channel's buffer)"),
-            ("library_pool", "bulk, driven from the cooperative pool"),
+        for name, variant, label in [
+            ("bulk.vs_nio_bytebuffer", "library_bytebuffer",
+             "bulk, 64 KiB ByteBuffer writes (no copy into the channel's buffer)"),
+            ("bulk.vs_nio_pool", "library_pool", "bulk, driven from the cooperative pool"),
         ]:
-            if f"bulk.ratio_{name}" in r:
+            if present(name, f"bulk.ratio_{variant}"):
+                text, _ = decided(r, name, {"bytes_per_second": (g(f"bulk.ratio_{variant}"), None)})
                 out.append([
                     label,
-                    fmt(g(f"bulk.{name}.bytes_per_second"), "MB/s"),
-                    "raw NIO, as above",
-                    f"{fmt(g(f'bulk.ratio_{name}'), 'x')} of raw NIO",
+                    fmt(side(r, name, "bytes_per_second", 0, f"bulk.{variant}.bytes_per_second"), "MB/s"),
+                    f"raw NIO {fmt(side(r, name, 'bytes_per_second', 1, 'bulk.nio.bytes_per_second'), 'MB/s')}",
+                    text,
                     "none: for comparison",
                     "-",
+                    counts(r, name, "GiB"),
                 ])
-    if "rtt.rate_ratio" in r:
+    for name, variant, label, goal in [
+        ("rtt.vs_nio", "library", "round trips, 64 bytes", ">= 0.9x rate, p99 <= 1.2x"),
+        ("rtt.vs_nio_pool", "library_pool", "round trips, driven from the cooperative pool", "none: for comparison"),
+    ]:
+        suffix = "" if variant == "library" else f"_{variant}"
+        if not present(name, f"rtt.rate_ratio{suffix}"):
+            continue
+
+        def latency(which, key):
+            return (f"{fmt(side(r, name, 'per_second', which, f'rtt.{key}.per_second'), '/s')}, "
+                    f"p50 {fmt(side(r, name, 'p50_us', which, f'rtt.{key}.p50_us'), 'us')}, "
+                    f"p99 {fmt(side(r, name, 'p99_us', which, f'rtt.{key}.p99_us'), 'us')}")
+
+        text, verdicts = decided(r, name, {"per_second": (g(f"rtt.rate_ratio{suffix}"), None),
+                                           "p99_us": (g(f"rtt.p99_ratio{suffix}"), None)})
         out.append([
-            "round trips, 64 bytes",
-            f"{fmt(g('rtt.library.per_second'), '/s')}, p50 {fmt(g('rtt.library.p50_us'), 'us')}, p99 {fmt(g('rtt.library.p99_us'), 'us')}",
-            f"raw NIO {fmt(g('rtt.nio.per_second'), '/s')}, p50 {fmt(g('rtt.nio.p50_us'), 'us')}, p99 {fmt(g('rtt.nio.p99_us'), 'us')}",
-            f"rate {fmt(g('rtt.rate_ratio'), 'x')}, p99 {fmt(g('rtt.p99_ratio'), 'x')}",
-            ">= 0.9x rate, p99 <= 1.2x",
-            verdict(g("rtt.rate_ratio") >= 0.9 and g("rtt.p99_ratio") <= 1.2),
+            label,
+            latency(0, variant),
+            f"raw NIO {latency(1, 'nio')}",
+            text,
+            goal,
+            combine(verdicts),
+            counts(r, name, "round trip"),
         ])
-        if "rtt.rate_ratio_library_pool" in r:
-            out.append([
-                "round trips, driven from the cooperative pool",
-                f"{fmt(g('rtt.library_pool.per_second'), '/s')}, p50 {fmt(g('rtt.library_pool.p50_us'), 'us')}, p99 {fmt(g('rtt.library_pool.p99_us'), 'us')}",
-                "raw NIO, as above",
-                f"rate {fmt(g('rtt.rate_ratio_library_pool'), 'x')}, p99 {fmt(g('rtt.p99_ratio_library_pool'), 'x')}",
-                "none: for comparison",
-                "-",
-            ])
     # The library against the baseline a user would pick instead: NIOAsyncChannel, placed alike.
-    for workload, label, unit in [
-        ("bulk", "bulk, 64 KiB ByteBuffer writes", "MB/s"),
-        ("rtt", "round trips, 64 bytes", "/s"),
-        ("fanout", "fan-out, one writer to 50 connections, 64-byte messages", "/s"),
+    for workload, label, unit, per in [
+        ("bulk", "bulk, 64 KiB ByteBuffer writes", "MB/s", "GiB"),
+        ("rtt", "round trips, 64 bytes", "/s", "round trip"),
+        ("fanout", "fan-out, one writer to 50 connections, 64-byte messages", "/s", "message"),
     ]:
         for placement, where, ours, theirs in [
             ("pool", "from the cooperative pool", "library_pool", "asyncchannel_pool"),
             ("executor", "on the event loop's executor", "library", "asyncchannel"),
         ]:
-            key = f"{workload}.vs_asyncchannel_{placement}"
-            if f"{key}.rate_ratio" not in r:
+            name = f"{workload}.vs_asyncchannel_{placement}"
+            if not present(name, f"{name}.rate_ratio"):
                 continue
             if workload == "bulk":
                 ours = ("library_pool" if placement == "pool" else "library") + "_bytebuffer"
             rate_key = "bytes_per_second" if workload == "bulk" else "per_second"
             cpu_key = "cpu_seconds_per_gib" if workload == "bulk" else "cpu_us"
-            rate_ratio, cpu_ratio = g(f"{key}.rate_ratio"), g(f"{key}.cpu_ratio")
+            text, verdicts = decided(r, name, {rate_key: (g(f"{name}.rate_ratio"), f"{name}.rate_ratio"),
+                                               cpu_key: (g(f"{name}.cpu_ratio"), f"{name}.cpu_ratio")})
             out.append([
                 f"{label}, {where}, against NIOAsyncChannel",
-                f"{fmt(g(f'{workload}.{ours}.{rate_key}'), unit)}, CPU {fmt(g(f'{workload}.{ours}.{cpu_key}'))}",
-                f"NIOAsyncChannel {fmt(g(f'{workload}.{theirs}.{rate_key}'), unit)}, CPU {fmt(g(f'{workload}.{theirs}.{cpu_key}'))}",
-                f"rate {fmt(rate_ratio, 'x')}{spread(f'{key}.rate_ratio')}, "
-                f"CPU per unit {fmt(cpu_ratio, 'x')}{spread(f'{key}.cpu_ratio')}",
+                f"{fmt(side(r, name, rate_key, 0, f'{workload}.{ours}.{rate_key}'), unit)}, "
+                f"CPU {fmt(side(r, name, cpu_key, 0, f'{workload}.{ours}.{cpu_key}'))}",
+                f"NIOAsyncChannel {fmt(side(r, name, rate_key, 1, f'{workload}.{theirs}.{rate_key}'), unit)}, "
+                f"CPU {fmt(side(r, name, cpu_key, 1, f'{workload}.{theirs}.{cpu_key}'))}",
+                text,
                 ">= 1x rate, <= 1x CPU per unit",
-                verdict(rate_ratio is not None and cpu_ratio is not None and rate_ratio >= 1 and cpu_ratio <= 1),
+                combine(verdicts),
+                counts(r, name, per),
             ])
-    if "tls.library.bytes_per_second" in r:
-        pair = ratio(g("tls.library.bytes_per_second"), g("tls.openssl_pair.bytes_per_second"))
-        speed = ratio(g("tls.library.bytes_per_second"), g("tls.openssl_speed.bytes_per_second"))
+    if present("tls.vs_openssl_pair", "tls.library.bytes_per_second"):
+        ours = side(r, "tls.vs_openssl_pair", "bytes_per_second", 0, "tls.library.bytes_per_second")
+        pair = side(r, "tls.vs_openssl_pair", "bytes_per_second", 1, "tls.openssl_pair.bytes_per_second")
+        speed = ratio(ours, g("tls.openssl_speed.bytes_per_second"))
+        text, verdicts = decided(r, "tls.vs_openssl_pair", {"bytes_per_second": (ratio(ours, pair), None)})
         out.append([
             "TLS bulk after STARTTLS",
-            fmt(g("tls.library.bytes_per_second"), "MB/s"),
-            f"s_server/s_client {fmt(g('tls.openssl_pair.bytes_per_second'), 'MB/s')}; openssl speed aes-128-gcm {fmt(g('tls.openssl_speed.bytes_per_second'), 'MB/s')}",
-            f"{fmt(pair, 'x')} of the pair; {fmt(speed, 'x')} of openssl speed",
+            fmt(ours, "MB/s"),
+            f"s_server/s_client {fmt(pair, 'MB/s')}; openssl speed aes-128-gcm {fmt(g('tls.openssl_speed.bytes_per_second'), 'MB/s')}",
+            f"{text}; openssl speed {fmt(speed, 'x')} (not paired)",
             ">= 0.7x the pair",
-            verdict(pair is not None and pair >= 0.7),
+            combine(verdicts),
+            "-",
         ])
     if "idle.listener.bytes_per_connection" in r:
         listener = g("idle.listener.bytes_per_connection")
@@ -229,7 +451,8 @@ def rows(r):
             f"listener RSS before {fmt(g('idle.listener.rss_before_bytes'), 'B')}",
             f"listener {listener / 1024:.1f} KiB, clients {clients / 1024:.1f} KiB per connection",
             "<= 10 KiB per connection",
-            verdict(listener <= 10240 and clients <= 10240),
+            combine([], [listener <= 10240 and clients <= 10240]),
+            "-",
         ])
     if "alloc.check_status" in r:
         status = int(g("alloc.check_status"))
@@ -239,20 +462,28 @@ def rows(r):
             f"threshold {fmt(g('alloc.threshold'))} (Benchmarks/Thresholds)",
             {0: "within its 10% tolerance", 4: "improved", 2: "regressed"}.get(status, f"check exit {status}"),
             "no rise over the threshold",
-            verdict(status in (0, 4)),
+            combine([], [status in (0, 4)]),
+            f"mallocs {fmt(g('alloc.per_cycle'))} per cycle (p90)",
         ])
+
+    def chat_counts(name):
+        return counts(r, name, "1,000 deliveries (the server's)", SERVER_COUNTS)
+
     if "stk-fanout.deliveries" in r and "ngircd-fanout.deliveries" in r:
         stk_cpu, ng_cpu = g("stk-fanout.server_cpu_seconds_per_million"), g("ngircd-fanout.server_cpu_seconds_per_million")
         stk_rate, ng_rate = g("stk-fanout.deliveries_per_second"), g("ngircd-fanout.deliveries_per_second")
         clean = g("stk-fanout.ok") == 1 and g("ngircd-fanout.ok") == 1
+        text, verdicts = decided(r, "stk-fanout", {
+            "server_cpu_seconds_per_million": (ratio(stk_cpu, ng_cpu), "stk-fanout.server_cpu_seconds_per_million_ratio"),
+            "deliveries_per_second": (ratio(stk_rate, ng_rate), "stk-fanout.deliveries_per_second_ratio")})
         out.append([
             "chat fan-out, 200 clients, 10 senders",
             f"{fmt(stk_rate, '/s')} deliveries, {stk_cpu:.2f} CPU s per million, load {fmt(g('stk-fanout.load_cpu_seconds'))} CPU s, {'no loss' if g('stk-fanout.ok') == 1 else 'LOSS/ERRORS'}",
             f"ngIRCd {fmt(ng_rate, '/s')}, {ng_cpu:.2f} CPU s per million, load {fmt(g('ngircd-fanout.load_cpu_seconds'))} CPU s, {'no loss' if g('ngircd-fanout.ok') == 1 else 'LOSS/ERRORS'}",
-            f"CPU {fmt(ratio(stk_cpu, ng_cpu), 'x')}{spread('stk-fanout.server_cpu_seconds_per_million_ratio')}, "
-            f"rate {fmt(ratio(stk_rate, ng_rate), 'x')}{spread('stk-fanout.deliveries_per_second_ratio')} of ngIRCd",
+            text,
             "CPU <= ngIRCd's, rate >= ngIRCd's, no loss",
-            verdict(stk_cpu <= ng_cpu and stk_rate >= ng_rate and g("stk-fanout.ok") == 1),
+            combine(verdicts, [g("stk-fanout.ok") == 1]),
+            chat_counts("stk-fanout"),
         ])
         if not clean:
             out[-1][3] += " (a run lost, repeated or reordered messages)"
@@ -265,33 +496,42 @@ def rows(r):
         stk_cpu, ng_cpu = g("stk-openloop.server_cpu_seconds_per_million"), g("ngircd-openloop.server_cpu_seconds_per_million")
         stk_rate, ng_rate = g("stk-openloop.deliveries_per_second"), g("ngircd-openloop.deliveries_per_second")
         whole = g("stk-openloop.dropped") == 0 and g("stk-openloop.delivered_fraction") == 1 and g("stk-openloop.ok") == 1
+        text, verdicts = decided(r, "stk-openloop", {
+            "server_cpu_seconds_per_million": (ratio(stk_cpu, ng_cpu), "stk-openloop.server_cpu_seconds_per_million_ratio"),
+            "deliveries_per_second": (ratio(stk_rate, ng_rate), "stk-openloop.deliveries_per_second_ratio")})
         out.append([
             "chat open-loop flood, 200 clients, 10 senders writing as fast as TCP takes it",
             "chat-server " + flood("stk-openloop"),
             "ngIRCd " + flood("ngircd-openloop"),
-            f"CPU {fmt(ratio(stk_cpu, ng_cpu), 'x')}{spread('stk-openloop.server_cpu_seconds_per_million_ratio')}, "
-            f"rate {fmt(ratio(stk_rate, ng_rate), 'x')}{spread('stk-openloop.deliveries_per_second_ratio')} of ngIRCd",
+            text,
             "no client dropped, every message, CPU <= ngIRCd's",
-            verdict(whole and stk_cpu <= ng_cpu),
+            combine(verdicts, [whole]),
+            chat_counts("stk-openloop"),
         ])
     if "stk-latency.p50_us" in r and "ngircd-latency.p50_us" in r:
+        text, verdicts = decided(r, "stk-latency", {
+            "p50_us": (ratio(g("stk-latency.p50_us"), g("ngircd-latency.p50_us")), "stk-latency.p50_us_ratio"),
+            "p99_us": (ratio(g("stk-latency.p99_us"), g("ngircd-latency.p99_us")), "stk-latency.p99_us_ratio"),
+            "server_cpu_seconds_per_million": (
+                ratio(g("stk-latency.server_cpu_seconds_per_million"), g("ngircd-latency.server_cpu_seconds_per_million")),
+                "stk-latency.server_cpu_seconds_per_million_ratio")})
         out.append([
             "chat latency, 1,000 messages/s",
             f"p50 {fmt(g('stk-latency.p50_us'), 'us')}, p99 {fmt(g('stk-latency.p99_us'), 'us')}, {g('stk-latency.server_cpu_seconds_per_million'):.2f} CPU s per million, {'no loss' if g('stk-latency.ok') == 1 else 'LOSS/ERRORS'}",
             f"ngIRCd p50 {fmt(g('ngircd-latency.p50_us'), 'us')}, p99 {fmt(g('ngircd-latency.p99_us'), 'us')}, {g('ngircd-latency.server_cpu_seconds_per_million'):.2f} CPU s per million",
-            f"p50 {fmt(ratio(g('stk-latency.p50_us'), g('ngircd-latency.p50_us')), 'x')}{spread('stk-latency.p50_us_ratio')}, "
-            f"p99 {fmt(ratio(g('stk-latency.p99_us'), g('ngircd-latency.p99_us')), 'x')}{spread('stk-latency.p99_us_ratio')}, "
-            f"CPU {fmt(ratio(g('stk-latency.server_cpu_seconds_per_million'), g('ngircd-latency.server_cpu_seconds_per_million')), 'x')}{spread('stk-latency.server_cpu_seconds_per_million_ratio')} of ngIRCd",
+            text,
             "p50, p99 and CPU per delivery <= ngIRCd's",
-            verdict(g("stk-latency.p50_us") <= g("ngircd-latency.p50_us") and g("stk-latency.p99_us") <= g("ngircd-latency.p99_us") and g("stk-latency.server_cpu_seconds_per_million") <= g("ngircd-latency.server_cpu_seconds_per_million") and g("stk-latency.ok") == 1),
+            combine(verdicts, [g("stk-latency.ok") == 1]),
+            chat_counts("stk-latency"),
         ])
         if "floor-latency.p50_us" in r:
             out.append([
                 "chat latency, the SwiftNIO floor (nio-chat-floor: a raw SwiftNIO relay, no protocol)",
                 f"chat-server p50 {fmt(g('stk-latency.p50_us'), 'us')}, {fmt(g('stk-latency.server_cpu_seconds_per_million'))} CPU s per million",
                 f"floor p50 {fmt(g('floor-latency.p50_us'), 'us')}, p99 {fmt(g('floor-latency.p99_us'), 'us')}, {fmt(g('floor-latency.server_cpu_seconds_per_million'))} CPU s per million, {'no loss' if g('floor-latency.ok') == 1 else 'LOSS/ERRORS'}",
-                f"chat-server p50 {fmt(ratio(g('stk-latency.p50_us'), g('floor-latency.p50_us')), 'x')}, CPU {fmt(ratio(g('stk-latency.server_cpu_seconds_per_million'), g('floor-latency.server_cpu_seconds_per_million')), 'x')} of the floor's; floor p50 {fmt(ratio(g('floor-latency.p50_us'), g('ngircd-latency.p50_us')), 'x')}, CPU {fmt(ratio(g('floor-latency.server_cpu_seconds_per_million'), g('ngircd-latency.server_cpu_seconds_per_million')), 'x')} of ngIRCd's",
+                f"chat-server p50 {fmt(ratio(g('stk-latency.p50_us'), g('floor-latency.p50_us')), 'x')}, CPU {fmt(ratio(g('stk-latency.server_cpu_seconds_per_million'), g('floor-latency.server_cpu_seconds_per_million')), 'x')} of the floor's; floor p50 {fmt(ratio(g('floor-latency.p50_us'), g('ngircd-latency.p50_us')), 'x')}, CPU {fmt(ratio(g('floor-latency.server_cpu_seconds_per_million'), g('ngircd-latency.server_cpu_seconds_per_million')), 'x')} of ngIRCd's (ratios of medians, not paired)",
                 "none: for comparison",
+                "-",
                 "-",
             ])
     if "net-stk3.deliveries" in r and "net-ngircd3.deliveries" in r:
@@ -305,14 +545,17 @@ def rows(r):
                     f"{'no loss' if g(name + '.ok') == 1 else 'LOSS/ERRORS'}")
         stk_cpu, ng_cpu = g("net-stk3.server_cpu_seconds_per_million"), g("net-ngircd3.server_cpu_seconds_per_million")
         stk_rate, ng_rate = g("net-stk3.deliveries_per_second"), g("net-ngircd3.deliveries_per_second")
+        text, verdicts = decided(r, "net-stk3", {
+            "server_cpu_seconds_per_million": (ratio(stk_cpu, ng_cpu), "net-stk3.server_cpu_seconds_per_million_ratio"),
+            "deliveries_per_second": (ratio(stk_rate, ng_rate), "net-stk3.deliveries_per_second_ratio")})
         out.append([
             "chat network, 3 linked servers, 200 clients each, 10 senders",
             "3 chat-servers " + network("net-stk3"),
             "3 ngIRCd " + network("net-ngircd3"),
-            f"CPU {fmt(ratio(stk_cpu, ng_cpu), 'x')}{spread('net-stk3.server_cpu_seconds_per_million_ratio')}, "
-            f"rate {fmt(ratio(stk_rate, ng_rate), 'x')}{spread('net-stk3.deliveries_per_second_ratio')} of ngIRCd",
+            text,
             "CPU <= ngIRCd's, rate >= ngIRCd's, no loss",
-            verdict(stk_cpu <= ng_cpu and stk_rate >= ng_rate and g("net-stk3.ok") == 1),
+            combine(verdicts, [g("net-stk3.ok") == 1]),
+            counts(r, "net-stk3", "1,000 deliveries (summed over the servers)", SERVER_COUNTS),
         ])
         if "net-stk1.deliveries" in r and "net-ngircd1.deliveries" in r:
             out.append([
@@ -321,15 +564,17 @@ def rows(r):
                 f"rate {fmt(ratio(stk_rate, g('net-stk1.deliveries_per_second')), 'x')} of one server's",
                 f"ngIRCd CPU per delivery {fmt(ratio(ng_cpu, g('net-ngircd1.server_cpu_seconds_per_million')), 'x')}, "
                 f"rate {fmt(ratio(ng_rate, g('net-ngircd1.deliveries_per_second')), 'x')} of one server's",
-                f"one server: chat-server {fmt(g('net-stk1.deliveries_per_second'), '/s')}, ngIRCd {fmt(g('net-ngircd1.deliveries_per_second'), '/s')}",
+                f"one server: chat-server {fmt(g('net-stk1.deliveries_per_second'), '/s')}, ngIRCd {fmt(g('net-ngircd1.deliveries_per_second'), '/s')} (ratios of medians, not paired)",
                 "none: for comparison",
+                "-",
                 "-",
             ])
     return out
 
 
 def table(rows_):
-    header = ["benchmark", "StreamTaskKit", "baseline (same run)", "ratio", "goal", "result"]
+    header = ["benchmark", "StreamTaskKit", "baseline (same run)", "ratio: median [95% interval] verdict; pairs",
+              "goal", "result", "counts per unit, ours / baseline (medians)"]
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     for row in rows_:
         lines.append("| " + " | ".join(row) + " |")
@@ -376,6 +621,9 @@ def write_document(args, r, body):
     method_path = os.path.join(ROOT, "Benchmarks", "METHOD.md")
     method = open(method_path).read().strip() if os.path.exists(method_path) else ""
     raw = "\n".join(f"{key} {value:g}" for key, value in sorted(r.items()))
+    # Every pair too, as recorded, so that an interval can be checked or computed again.
+    raw += "".join(f"\npair {name} {n} {ours!r} {theirs!r}"
+                   for name, pairs in sorted(r.pairs.items()) for n, ours, theirs in pairs)
     alloc = ""
     if args.alloc_output and os.path.exists(args.alloc_output):
         # Only the tool's table of the run (its output also holds build lines).
@@ -393,8 +641,10 @@ Written by `scripts/bench.sh` (do not edit by hand: the findings come from
 - Toolchain: `{shell('swift --version 2>&1 | head -1')}`
 - Sizes: {args.sizes}
 
-Every ratio compares StreamTaskKit with a baseline measured in the same invocation on the same
-machine; PASS/MISS is against the goal of issue 9.
+Every ratio compares StreamTaskKit with a baseline measured in the same run on the same machine,
+the two run back to back in pairs, in ABBA order. A ratio is the median of its pairs' ratios with
+a 95% bootstrap interval; a goal of issue 9 is met when the whole interval is on the goal's side,
+missed when it is wholly on the other, and undecided otherwise ("Deciding a ratio" below).
 
 {body}
 
@@ -428,13 +678,21 @@ def main():
     parser.add_argument("--alloc-output")
     parser.add_argument("--write")
     parser.add_argument("--chat-median")
-    parser.add_argument("--chat-ratios", nargs=2)
+    parser.add_argument("--chat-pairs", nargs=3, metavar=("FILE", "BASELINE", "NAME"))
+    parser.add_argument("--undecided", nargs="+", metavar=("FILE", "NAME"))
     parser.add_argument("--alloc-p90")
+    parser.add_argument("--self-test", action="store_true")
     args = parser.parse_args()
-    if args.chat_median:
+    if args.self_test:
+        test = os.path.join(os.path.dirname(os.path.abspath(__file__)), "bench_decide_test.py")
+        sys.exit(subprocess.run([sys.executable, test]).returncode)
+    elif args.chat_median:
         chat_median(args.chat_median)
-    elif args.chat_ratios:
-        chat_ratios(*args.chat_ratios)
+    elif args.chat_pairs:
+        chat_pairs(*args.chat_pairs)
+    elif args.undecided:
+        # Exit 0 (go on) when a row is undecided; 1 when every row named is decided or has no goal.
+        sys.exit(0 if undecided(args.undecided[0], args.undecided[1:]) else 1)
     elif args.alloc_p90:
         print(alloc_p90(args.alloc_p90))
     else:
