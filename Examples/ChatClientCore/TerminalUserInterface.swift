@@ -30,6 +30,9 @@ public final class TerminalUserInterface: ChatUserInterface {
         var editor = ChatLineEditor()
         var prompt = ""
         var restored = false
+        /// What Ctrl-C does while set, in place of ending the input (see
+        /// ``setInterruptHandler(_:)``).
+        var interruptHandler: (@Sendable () -> Void)?
     }
     private let state = NIOLockedValueBox(State())
     private let original: termios
@@ -70,7 +73,11 @@ public final class TerminalUserInterface: ChatUserInterface {
                     case .edited: break
                     case .submitted(let line): continuation.yield(.line(line))
                     case .interrupted:
-                        continuation.yield(.end)
+                        if let handler = state.withLockedValue({ $0.interruptHandler }) {
+                            handler()
+                        } else {
+                            continuation.yield(.end)
+                        }
                     }
                 }
                 Self.redraw(state)
@@ -87,6 +94,14 @@ public final class TerminalUserInterface: ChatUserInterface {
             guard !state.restored else { return }
             Self.write("\r\u{1B}[2K" + line + "\r\n" + Self.inputLine(state))
         }
+    }
+
+    /// While the program is busy with something that reads no input (looking for servers),
+    /// Ctrl-C calls `handler` at once, as the interrupt signal would, instead of ending the
+    /// input that nobody reads yet; `nil` puts Ctrl-C back to ending the input. The terminal
+    /// is in raw mode, so Ctrl-C is a key here, not a signal.
+    public func setInterruptHandler(_ handler: (@Sendable () -> Void)?) {
+        state.withLockedValue { $0.interruptHandler = handler }
     }
 
     public func setPrompt(_ prompt: String) {

@@ -112,7 +112,15 @@ struct ChatClientCommand: AsyncParsableCommand {
             signals.cancel()
             ui.restore()
         }
-        guard var options = try await makeOptions(ui: ui) else {
+        // Until the client reads what is typed, Ctrl-C leaves at once, as the signal does.
+        let terminal = ui as? TerminalUserInterface
+        terminal?.setInterruptHandler {
+            ui.restore()
+            Foundation.exit(130)
+        }
+        let made = try await makeOptions(ui: ui)
+        terminal?.setInterruptHandler(nil)
+        guard var options = made else {
             ui.restore()
             throw ExitCode.failure
         }

@@ -53,6 +53,36 @@ struct ChatTerminalTests {
         }
     }
 
+    /// Ctrl-C while the client looks for servers ends it at once, with the interrupt's status,
+    /// rather than after the whole browse with a connection attempt and status 0.
+    @Test func ctrlCWhileLookingForServersEndsTheClientAtOnce() async throws {
+        let tmux = try BuiltProducts.installed("tmux", package: "tmux")
+        let client = try BuiltProducts.path("chat-client")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("chat-tty-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let status = directory.appendingPathComponent("status").path
+        let session = TmuxSession(tmux: tmux, socket: "chat-tty-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
+        do {
+            // 60 s of browsing: long enough that only the Ctrl-C can end it within the wait below.
+            try await session.start(
+                "sh -c '\(client) --browse-time 60 --nick browsing; echo \"status $?\" > \(status); sleep 60'",
+                width: 120, height: 30)
+            try await session.expectScreen(containing: "looking for chat servers")
+            try await session.press("C-c")
+            let ended = await eventually(10) { FileManager.default.fileExists(atPath: status) }
+            let screen = await session.screen()
+            #expect(ended, "the client went on browsing after Ctrl-C: \(screen)")
+            let written = (try? String(contentsOfFile: status, encoding: .utf8)) ?? ""
+            #expect(written == "status 130\n", "\(written)")
+            #expect(!screen.contains("connecting to"), "\(screen)")
+            await session.stop()
+        } catch {
+            await session.stop()
+            throw error
+        }
+    }
+
     /// When the terminal gets narrower, the input line is drawn again to fit, its cursor end
     /// (what was typed last) in view.
     @Test func theInputLineIsRedrawnWhenTheTerminalIsResized() async throws {

@@ -32,6 +32,11 @@ struct TmuxSession {
         try await run(["send-keys", "-t", "test", "-l", text])
     }
 
+    /// Presses a key by tmux's name for it (`C-c` for Ctrl-C).
+    func press(_ key: String) async throws {
+        try await run(["send-keys", "-t", "test", key])
+    }
+
     /// Makes the window `width`×`height` cells, as a terminal window resized by its user.
     func resize(width: Int, height: Int) async throws {
         try await run(["resize-window", "-t", "test", "-x", "\(width)", "-y", "\(height)"])
