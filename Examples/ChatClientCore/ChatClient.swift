@@ -506,7 +506,8 @@ public actor ChatClient {
     // MARK: - Output
 
     private func show(_ kind: ChatDisplayLine.Kind, _ text: String) {
-        ui.show(formatter.render(ChatDisplayLine(kind, text), currentChannel: state.currentChannel))
+        let line = formatter.render(ChatDisplayLine(kind, text), currentChannel: state.currentChannel)
+        if kind == .error { ui.showError(line) } else { ui.show(line) }
     }
 
     private func updatePrompt() {

@@ -24,8 +24,16 @@ public protocol ChatUserInterface: Sendable {
     var isTerminal: Bool { get }
     /// Shows one rendered line above the input line.
     func show(_ line: String)
+    /// Shows one rendered error line: where errors go (standard error, for plain output), or
+    /// as ``show(_:)`` does.
+    func showError(_ line: String)
     /// Sets the text in front of the input line (`[#chat] `).
     func setPrompt(_ prompt: String)
     /// Puts the terminal back as it was.
     func restore()
+}
+
+extension ChatUserInterface {
+    /// On a terminal an error is one more line on screen.
+    public func showError(_ line: String) { show(line) }
 }

@@ -44,6 +44,9 @@ public final class PlainUserInterface: ChatUserInterface {
     }
 
     public func show(_ line: String) { printLine(line) }
+    /// Errors go to standard error, where a script that reads the output does not take them
+    /// for chat, and its user still sees them.
+    public func showError(_ line: String) { printError(line) }
     public func setPrompt(_ prompt: String) {}
     public func restore() {}
 }

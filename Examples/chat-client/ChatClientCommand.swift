@@ -151,7 +151,7 @@ struct ChatClientCommand: AsyncParsableCommand {
         var options = ChatClientOptions(
             target: .host(host, port: port ?? (tls ? 6697 : 6667)), security: security, nick: nickname,
             channels: channels,
-            proxy: try proxy.map { try ProxyConfiguration(url: $0) } ?? .environment)
+            proxy: try proxy.map(Self.proxyConfiguration) ?? .environment)
         options.pinnedCertificateSHA256 = fingerprint.flatMap(ChatClientOptions.fingerprint(fromUserInput:))
         options.acceptsAnyCertificate = insecure
         options.reconnects = !noReconnect
@@ -167,11 +167,11 @@ struct ChatClientCommand: AsyncParsableCommand {
         do {
             servers = try await ChatServerDiscovery.find(for: browseTime)
         } catch {
-            ui.show("!!! \(Self.discoveryFailure(error))")
+            ui.showError("!!! \(Self.discoveryFailure(error))")
             return nil
         }
         guard !servers.isEmpty else {
-            ui.show("!!! no chat server found on the LAN; start one with `swift run chat-server`, or give --host")
+            ui.showError("!!! no chat server found on the LAN; start one with `swift run chat-server`, or give --host")
             return nil
         }
         for (index, server) in servers.enumerated() {
@@ -188,7 +188,7 @@ struct ChatClientCommand: AsyncParsableCommand {
                     chosen = servers[number - 1]
                     break
                 }
-                ui.show("!!! type a number from 1 to \(servers.count)")
+                ui.showError("!!! type a number from 1 to \(servers.count)")
             }
         }
         var options = ChatClientOptions.discovered(chosen, nick: nick, channels: channels)
@@ -208,6 +208,15 @@ struct ChatClientCommand: AsyncParsableCommand {
                 + "or start the project's loopback-only one with `sudo scripts/start-services.sh`"
         }
         return "looking for servers failed: \(error.message); give one with --host"
+    }
+
+    /// `--proxy`'s URL as a proxy, or a usage error in the user's terms.
+    static func proxyConfiguration(_ url: String) throws -> ProxyConfiguration {
+        do {
+            return try ProxyConfiguration(url: url)
+        } catch {
+            throw ValidationError("--proxy: \(error.streamTaskError?.message ?? "\(error)")")
+        }
     }
 
     /// The user's login name if it is a valid nickname, else `guest`.

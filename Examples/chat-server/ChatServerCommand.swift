@@ -153,7 +153,7 @@ struct ChatServerCommand: AsyncParsableCommand {
         do {
             try await server.start()
         } catch {
-            printError("chat-server: \(error)")
+            printError("chat-server: \(Self.describe(error))")
             throw ExitCode.failure
         }
         let boundPort = server.port ?? port
@@ -173,7 +173,7 @@ struct ChatServerCommand: AsyncParsableCommand {
                     name: networkName, type: ChatServiceRecord.serviceType, txtRecord: DNSSDTXTRecord(record.txtRecord))
                 printLine("advertised as \"\(registration?.name ?? networkName)\" (\(ChatServiceRecord.serviceType))")
             } catch {
-                printError("chat-server: not advertised over DNS-SD: \(error)")
+                printError("chat-server: not advertised over DNS-SD: \(Self.describe(error))")
             }
         }
 
@@ -185,6 +185,15 @@ struct ChatServerCommand: AsyncParsableCommand {
                 logger: Logger(label: "chat-server.lifecycle")))
         try await group.run()
         registration?.cancel()
+    }
+
+    /// What went wrong, in the user's terms: the library's message, without its type's name.
+    static func describe(_ error: any Error) -> String {
+        switch error {
+        case let error as StreamTaskError: error.summary
+        case let error as DNSSDError: error.message
+        default: "\(error)"
+        }
     }
 
     private func makeConfiguration(networkName: String, serverName: String) throws -> ChatServerConfiguration {

@@ -184,7 +184,14 @@ public struct StreamTaskError: Error, Sendable, CustomStringConvertible {
     }
 
     public var description: String {
-        var text = "StreamTaskError.\(code): \(message)"
+        "StreamTaskError.\(code): \(summary)"
+    }
+
+    /// The message with the endpoint it concerns and the system's reason, without the type's
+    /// name: what a program shows its user, as in
+    /// `could not listen on that address (127.0.0.1:6667) [errno 98: Address already in use]`.
+    public var summary: String {
+        var text = message
         if let host, let port {
             text += " (\(Self.endpoint(host: host, port: port)))"
         }
