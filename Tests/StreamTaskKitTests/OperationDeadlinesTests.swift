@@ -79,4 +79,16 @@ import Testing
         #expect(deadlines.armedAt == nil)
         #expect(add(&deadlines, 2, at: 500) == at(500))
     }
+
+    /// The parked reads have one entry, timed for the earliest deadline asked for.
+    @Test func theParkedReadsKeepTheirEarliestDeadline() {
+        var deadlines = OperationDeadlines()
+        #expect(deadlines.addParkedReads(at: at(500)) == at(500))
+        #expect(deadlines.addParkedReads(at: at(900)) == nil)
+        #expect(deadlines.addParkedReads(at: at(200)) == at(200))
+        _ = add(&deadlines, 1, at: 300)
+        let due = deadlines.fired(now: at(900))
+        #expect(due.map(\.id) == [OperationDeadlines.parkedReadsID, id(1)])
+        #expect(deadlines.isEmpty, "the parked reads' later deadlines were not kept beside the earliest")
+    }
 }

@@ -10,8 +10,9 @@
 import Foundation
 import NIOCore
 
-/// The deadlines of a task's timed operations, kept behind one timer: the task schedules a
-/// single loop task, for the earliest deadline, rather than one per operation.
+/// The deadlines of a task's timed operations, and of the reads parked in its lending, kept
+/// behind one timer: the task schedules a single loop task, for the earliest deadline, rather
+/// than one per operation.
 ///
 /// Adding a deadline later than the armed one changes nothing on the loop; an operation that
 /// finishes leaves the timer as it is (it fires, finds nothing due for it, and moves on to the
@@ -19,17 +20,28 @@ import NIOCore
 /// task per timeout's length, not one per operation. A plain value: the driver carries out
 /// what it says, on the loop.
 struct OperationDeadlines {
+    /// What a deadline is for.
+    enum Purpose {
+        /// A timed operation in the machine's queue, withdrawn when its time runs out;
+        /// `returnedEarly` says whether the write had returned to its caller already.
+        case operation(StreamTaskStateMachine.Operation, returnedEarly: Bool)
+        /// The reads parked in the lending (off the loop, under the task's lock), which decide
+        /// for themselves which of them are due (``parkedReadsID``).
+        case parkedReads
+    }
+
     /// What a timed operation needs when its time runs out.
     struct Entry {
         let deadline: NIODeadline
         /// The caller's timeout, for the message.
         let timeout: TimeInterval
-        let operation: StreamTaskStateMachine.Operation
-        /// Whether the write had returned to its caller already (see `abandon`).
-        let returnedEarly: Bool
+        let purpose: Purpose
         /// Issue order, among operations due at the same instant.
         let sequence: UInt64
     }
+
+    /// The one entry for the parked reads: operation ids start at 1, so 0 names no operation.
+    static let parkedReadsID = OperationID(rawValue: 0)
 
     private var entries: [OperationID: Entry] = [:]
     /// When the timer fires, while it is scheduled.
@@ -45,10 +57,21 @@ struct OperationDeadlines {
         _ id: OperationID, deadline: NIODeadline, timeout: TimeInterval,
         operation: StreamTaskStateMachine.Operation, returnedEarly: Bool
     ) -> NIODeadline? {
+        add(id, deadline: deadline, timeout: timeout, purpose: .operation(operation, returnedEarly: returnedEarly))
+    }
+
+    /// Times the parked reads for `deadline`, unless they are timed for then or earlier
+    /// already; returns when the timer must fire, as ``add(_:deadline:timeout:operation:returnedEarly:)``.
+    mutating func addParkedReads(at deadline: NIODeadline) -> NIODeadline? {
+        if let timed = entries[Self.parkedReadsID], timed.deadline <= deadline { return nil }
+        return add(Self.parkedReadsID, deadline: deadline, timeout: 0, purpose: .parkedReads)
+    }
+
+    private mutating func add(
+        _ id: OperationID, deadline: NIODeadline, timeout: TimeInterval, purpose: Purpose
+    ) -> NIODeadline? {
         issued += 1
-        entries[id] = Entry(
-            deadline: deadline, timeout: timeout, operation: operation, returnedEarly: returnedEarly,
-            sequence: issued)
+        entries[id] = Entry(deadline: deadline, timeout: timeout, purpose: purpose, sequence: issued)
         if let armedAt, armedAt <= deadline { return nil }
         armedAt = deadline
         return deadline

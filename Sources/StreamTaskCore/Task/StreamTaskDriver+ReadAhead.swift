@@ -74,20 +74,17 @@ extension StreamTaskDriver {
         if let parked { accept(parked) }
     }
 
-    /// Arms the timer for reads parked in the lending to fire at `deadline`, unless it fires
-    /// by then already.
+    /// Times the reads parked in the lending for `deadline`, unless they are timed for then
+    /// or earlier already: an entry in the task's one deadline book, beside its operations'.
     func armParkTimer(at deadline: NIODeadline) {
         onLoop {
-            if let armed = self.parkTimer?.deadline, armed <= deadline { return }
-            self.parkTimer?.scheduled.cancel()
-            let scheduled = self.eventLoop.scheduleTask(deadline: deadline) { self.parkTimerFired() }
-            self.parkTimer = (scheduled, deadline)
+            if let armAt = self.deadlines.addParkedReads(at: deadline) { self.armDeadlineTimer(at: armAt) }
         }
     }
 
-    /// Fails the read parked if its time is up, or moves the timer on to its deadline.
-    private func parkTimerFired() {
-        parkTimer = nil
+    /// The parked reads' deadline came: fails the read parked if its time is up, or times the
+    /// parked reads again for its deadline.
+    func parkedReadsTimedOut() {
         guard let owner else { return }
         let (expired, rearmAt) = owner.withShared { $0.readAhead.parkTimerFired(now: .now()) }
         if let expired {

@@ -65,10 +65,9 @@ package final class StreamTaskDriver: @unchecked Sendable {
     @exclusivity(unchecked) var attachments: [any StreamTaskAttachment] = []
     @exclusivity(unchecked) private var completions: [OperationID: Completion] = [:]
     /// The deadlines of the timed operations, and the one loop task that fires at the earliest.
-    @exclusivity(unchecked) private var deadlines = OperationDeadlines()
+    @exclusivity(unchecked) var deadlines = OperationDeadlines()
     @exclusivity(unchecked) private var deadlineTimer: Scheduled<Void>?
     /// The timer for reads parked in the lending (see `ReadAhead`), and when it fires.
-    @exclusivity(unchecked) var parkTimer: (scheduled: Scheduled<Void>, deadline: NIODeadline)?
     @exclusivity(unchecked) private var performing = false
     /// A flush the machine asked for waits in a loop job (see `flushSoon()`).
     @exclusivity(unchecked) var flushQueued = false
@@ -215,7 +214,7 @@ package final class StreamTaskDriver: @unchecked Sendable {
     }
 
     /// Schedules the task's one timer for `deadline`, in place of the one scheduled before.
-    private func armDeadlineTimer(at deadline: NIODeadline) {
+    func armDeadlineTimer(at deadline: NIODeadline) {
         deadlineTimer?.cancel()
         deadlineTimer = eventLoop.scheduleTask(deadline: deadline) { self.deadlineTimerFired() }
     }
@@ -224,11 +223,14 @@ package final class StreamTaskDriver: @unchecked Sendable {
     private func deadlineTimerFired() {
         deadlineTimer = nil
         for (id, entry) in deadlines.fired(now: .now()) {
-            if tls.unwrapping == id {
+            switch entry.purpose {
+            case .parkedReads:
+                parkedReadsTimedOut()
+            case .operation where tls.unwrapping == id:
                 stopTLSTimedOut(id, after: entry.timeout)
-            } else {
-                let error = Self.timeoutError(for: entry.operation, after: entry.timeout)
-                carryOut(machine.abandon(id, error: error, returnedEarly: entry.returnedEarly))
+            case .operation(let operation, let returnedEarly):
+                let error = Self.timeoutError(for: operation, after: entry.timeout)
+                carryOut(machine.abandon(id, error: error, returnedEarly: returnedEarly))
             }
         }
         if let next = deadlines.rearm() { armDeadlineTimer(at: next) }
@@ -361,8 +363,6 @@ package final class StreamTaskDriver: @unchecked Sendable {
         }
         // The metrics keep what TLS negotiated; the handler itself goes with the connection.
         tls.handler = nil
-        parkTimer?.scheduled.cancel()
-        parkTimer = nil
         deadlines.removeAll()
         deadlineTimer?.cancel()
         deadlineTimer = nil
