@@ -32,6 +32,8 @@ public actor ChatClient {
     private var state: ChatClientState
     private var task: StreamTask?
     private var framer = IRCLineFramer(maxLineLength: 8192)
+    /// Keeps what the user sends within the server's flood limits, across lines.
+    private var pacer: ChatSendPacer
     private var quitting = false
     /// Whether the client has registered on a server at least once since it started.
     private var registeredOnce = false
@@ -60,6 +62,7 @@ public actor ChatClient {
         self.ui = ui
         formatter = ChatFormatter(colors: ui.isTerminal)
         state = ChatClientState(nick: options.nick, autojoin: options.channels)
+        pacer = ChatSendPacer(burst: options.pacedAfterLines, linesPerSecond: options.pacedLinesPerSecond)
         let configuration = StreamSessionConfiguration.default
         configuration.proxy = options.proxy
         configuration.tls = options.tlsConfiguration
@@ -147,6 +150,7 @@ public actor ChatClient {
         }
         self.task = task
         registrationSent = false
+        pacer.reset()
         // /quit typed while a discovered server was being resolved found no task to close.
         if quitting {
             task.cancel()
@@ -418,12 +422,14 @@ public actor ChatClient {
                     show(.info, "now talking in \(state.currentChannel ?? channel)")
                     continue
                 }
-                // A long message goes as several, each short enough to arrive whole, and paced
-                // within the server's flood limits; each piece is echoed as it goes, so the
-                // echo is exactly what was sent.
-                for (index, piece) in ChatMessageSplitter.split(message, nick: state.nick).enumerated() {
-                    if index >= options.pacedAfterLines {
-                        try? await Task.sleep(for: .seconds(1 / max(0.1, options.pacedLinesPerSecond)))
+                // A long message goes as several, each short enough to arrive whole. Every piece
+                // of every line is paced within the server's flood limits (a paste of many short
+                // lines as much as one long one), and echoed once it is written, so the echo is
+                // exactly what was sent.
+                for piece in ChatMessageSplitter.split(message, nick: state.nick) {
+                    let wait = pacer.nextLine()
+                    if wait > .zero {
+                        try? await Task.sleep(for: wait)
                         guard !quitting else { return }
                     }
                     if piece.command == "NICK", let nickname = piece.parameters.first {

@@ -57,11 +57,12 @@ public struct ChatClientOptions: Sendable {
     public var proxy: ProxyConfiguration
     /// Whether to reconnect when the connection drops.
     public var reconnects = true
-    /// How many pieces of one long message go at once; the rest go at
-    /// ``pacedLinesPerSecond``. With Protocol.md's flood limits (10 lines at once, then 2 a
-    /// second, 30 waiting at most) a long paste would otherwise be dropped as a flood.
+    /// How many lines (and pieces of long ones) go at once; after them, lines go at
+    /// ``pacedLinesPerSecond``, whether they are pieces of one long message or many lines
+    /// pasted together. With Protocol.md's flood limits (10 lines at once, then 2 a second, 30
+    /// waiting at most) a long paste would otherwise be dropped as a flood.
     public var pacedAfterLines = IRCLimits.floodBurst / 2
-    /// How many pieces a second go after the first ``pacedAfterLines``.
+    /// How many lines a second go after the first ``pacedAfterLines``.
     public var pacedLinesPerSecond = Double(IRCLimits.floodLinesPerSecond)
     /// How long to wait for the answer to `CAP LS` before STARTTLS, in seconds. A server
     /// without capability negotiation may say nothing at all (ircd 2.11 waits for `NICK` and

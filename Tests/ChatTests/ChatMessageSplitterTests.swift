@@ -155,4 +155,55 @@ struct ChatMessageSplitterTests {
             await reader.close()
         }
     }
+
+    /// Many short lines pasted at once are paced as one long message's pieces are: under the
+    /// same flood limits, 60 lines (more than the burst and the server's queue together) all
+    /// arrive, in order, and the sender is not dropped. Before, each line's first pieces went
+    /// at once, so a paste of short lines flooded the server after its first few lines.
+    @Test func aPasteOfManyShortLinesIsPacedAcrossLines() async throws {
+        let lines = (1...60).map { "paste line \($0)" }
+        try await ChatServerFixture.with({
+            $0.floodBurst = 3
+            $0.floodLinesPerSecond = 10
+            $0.floodQueuedLines = 32
+        }) { _, port in
+            let reader = IRCTestClient(port: port)
+            try await reader.register("reader")
+            try await reader.join("#paste")
+            var options = ChatClientOptions(
+                target: .host("127.0.0.1", port: port), security: .none, nick: "paster", channels: ["#paste"],
+                proxy: .direct)
+            options.reconnects = false
+            options.pacedAfterLines = 2
+            options.pacedLinesPerSecond = 5
+            let ui = RecordingUserInterface()
+            let run = Task { await ChatClient(options: options, ui: ui).run() }
+            _ = try await reader.waitFor("paster joining") {
+                $0.command == "JOIN" && $0.source?.hasPrefix("paster!") == true
+            }
+            for line in lines { ui.type(line) }
+            var received: [String] = []
+            while received.count < lines.count {
+                let message: IRCMessage
+                do {
+                    message = try await reader.waitFor("the next line", timeout: 30) {
+                        $0.command == "PRIVMSG" || $0.command == "QUIT"
+                    }
+                } catch {
+                    Issue.record("after \(received.count) lines: \(error); the sender showed: \(ui.lines.suffix(5))")
+                    break
+                }
+                guard message.command == "PRIVMSG" else {
+                    Issue.record("the sender was dropped after \(received.count) lines: \(message)")
+                    break
+                }
+                received.append(message.parameters[1])
+            }
+            #expect(received == lines)
+            ui.type("/quit")
+            ui.end()
+            _ = await run.value
+            await reader.close()
+        }
+    }
 }
