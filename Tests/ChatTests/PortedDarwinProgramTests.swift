@@ -44,11 +44,7 @@ import Testing
     /// The IRC bot registers on ngIRCd, joins a channel, says its line to a real client there,
     /// and quits; its delegate hears the end and the metrics on its OperationQueue.
     @Test func theIRCBotTalksToNgircd() async throws {
-        let ngircd = try await NgircdServer.start()
-        do {
-            let listener = IRCTestClient(port: ngircd.port)
-            try await listener.register("listener")
-            try await listener.join("#ported")
+        try await Self.withNgircdListener(in: "#ported") { ngircd, listener in
             let bot = try ObservedProcess(
                 try BuiltProducts.path("ported-irc-bot"),
                 ["127.0.0.1", "\(ngircd.port)", "darwinbot", "#ported", "hello from Darwin code"])
@@ -67,6 +63,20 @@ import Testing
                 #expect(output.contains(line), "\(line) missing from: \(output)")
             }
             await bot.stop()
+        }
+    }
+
+    /// Runs `body` with ngIRCd started and a client of the test's own registered on it and in
+    /// `channel`; stops both after, and on a failure records what ngIRCd said.
+    static func withNgircdListener(
+        in channel: String, _ body: (NgircdServer, IRCTestClient) async throws -> Void
+    ) async throws {
+        let ngircd = try await NgircdServer.start()
+        do {
+            let listener = IRCTestClient(port: ngircd.port)
+            try await listener.register("listener")
+            try await listener.join(channel)
+            try await body(ngircd, listener)
             await listener.close()
             await ngircd.stop()
         } catch {
@@ -82,11 +92,7 @@ import Testing
     /// `run(mode:before:)`, which must return after each delivery.
     @Test(arguments: [[], ["--turns"]])
     func theRunLoopClientTalksToNgircdFromItsNetworkThread(_ options: [String]) async throws {
-        let ngircd = try await NgircdServer.start()
-        do {
-            let listener = IRCTestClient(port: ngircd.port)
-            try await listener.register("listener")
-            try await listener.join("#runloop")
+        try await Self.withNgircdListener(in: "#runloop") { ngircd, listener in
             let client = try ObservedProcess(
                 try BuiltProducts.path("ported-runloop-irc-client"),
                 ["127.0.0.1", "\(ngircd.port)", "looper", "#runloop", "heard through a run loop"] + options)
@@ -103,12 +109,6 @@ import Testing
                 #expect(output.contains(line), "\(line) missing from: \(output)")
             }
             await client.stop()
-            await listener.close()
-            await ngircd.stop()
-        } catch {
-            Issue.record("ngircd said: \(ngircd.process.output.suffix(2000))")
-            await ngircd.stop()
-            throw error
         }
     }
 
