@@ -34,6 +34,10 @@ public actor ChatClient {
     private var framer = IRCLineFramer(maxLineLength: 8192)
     /// Keeps what the user sends within the server's flood limits, across lines.
     private var pacer: ChatSendPacer
+    /// Which of the user's lines the server is known to have; what a drop may have lost.
+    private var ledger = ChatDeliveryLedger()
+    /// Asks for a confirmation once the user pauses (see ``confirmDelivery()``).
+    private var confirmationTimer: Task<Void, Never>?
     private var quitting = false
     /// Whether the client has registered on a server at least once since it started.
     private var registeredOnce = false
@@ -101,6 +105,9 @@ public actor ChatClient {
                 }
             }
             task = nil
+            confirmationTimer?.cancel()
+            confirmationTimer = nil
+            reportLostLines(ledger.connectionEnded())
             state.connectionEnded()
             framer = IRCLineFramer(maxLineLength: 8192)
             betterRoutePending = false
@@ -177,6 +184,10 @@ public actor ChatClient {
                 while let event = framer.next() {
                     guard case .line(let bytes) = event, let message = try? IRCMessage(parsing: bytes, maxLength: 8190)
                     else { continue }
+                    if ledger.received(message) {
+                        scheduleConfirmation()
+                        continue
+                    }
                     try await unlessClosedByServer { try await apply(state.handle(message)) }
                 }
                 try await unlessClosedByServer { try await apply(state.flushNetsplits()) }
@@ -281,6 +292,8 @@ public actor ChatClient {
                     throw FatalError(description: "STARTTLS refused (\(reason)); not going on in plaintext")
                 }
             case .closing(let reason):
+                // The answer to our QUIT came after every line written before it.
+                if quitting { ledger.allConfirmed() }
                 show(.info, "server closing the link: \(reason)")
             case .refused(let reason):
                 throw FatalError(description: "\(options.targetDescription) refused us: \(reason); not reconnecting")
@@ -408,6 +421,7 @@ public actor ChatClient {
             if !state.switchChannel(to: channel) { show(.error, "not in \(channel)") }
             updatePrompt()
         case .listServers: await listServers()
+        case .resend: await resend()
         case .send(let messages):
             guard task != nil, state.isRegistered || (early && registrationSent) else {
                 show(.error, "not connected yet; try again in a moment")
@@ -438,12 +452,97 @@ public actor ChatClient {
                     do {
                         try await send(piece)
                     } catch {
-                        show(.error, "not sent: \(Self.describe(error))")
+                        // This piece and the rest of the line are kept for /resend.
+                        let pieces = ChatMessageSplitter.split(message, nick: state.nick)
+                        for unsent in pieces.drop(while: { $0 != piece }) where Self.isUserLine(unsent) {
+                            ledger.notWritten(unsent)
+                        }
+                        show(.error, "not sent: \(Self.describe(error)); /resend sends it once reconnected")
                         return
                     }
                     echo(piece)
+                    if Self.isUserLine(piece) {
+                        ledger.written(piece)
+                        scheduleConfirmation()
+                    }
                 }
             }
+        }
+    }
+
+    /// Whether `message` is something the user said (a message or a notice), which the client
+    /// keeps track of until the server confirms it has it.
+    static func isUserLine(_ message: IRCMessage) -> Bool {
+        message.command == "PRIVMSG" || message.command == "NOTICE"
+    }
+
+    /// Asks the server to confirm the lines written so far: at once after a run of
+    /// ``confirmAfterLines`` lines, else once the user has paused for ``confirmAfterPause``, so
+    /// that a paste costs the flood limit one more line in every few, not one per line.
+    private func scheduleConfirmation() {
+        guard !ledger.awaitsConfirmation, !ledger.unconfirmed.isEmpty else { return }
+        if ledger.unconfirmed.count >= Self.confirmAfterLines {
+            confirmationTimer?.cancel()
+            confirmationTimer = nil
+            Task { await self.confirmDelivery() }
+            return
+        }
+        confirmationTimer?.cancel()
+        confirmationTimer = Task {
+            try? await Task.sleep(for: Self.confirmAfterPause)
+            guard !Task.isCancelled else { return }
+            await self.confirmDelivery()
+        }
+    }
+
+    /// Sends the `PING` whose `PONG` confirms the lines written before it, paced as they are.
+    private func confirmDelivery() async {
+        guard let ping = ledger.confirmationRequest() else { return }
+        let wait = pacer.nextLine()
+        if wait > .zero { try? await Task.sleep(for: wait) }
+        try? await send(ping)
+    }
+
+    /// How many unconfirmed lines make the client ask for a confirmation at once.
+    static let confirmAfterLines = 8
+    /// How long a pause makes the client ask for a confirmation of fewer lines.
+    static let confirmAfterPause = Duration.seconds(1)
+
+    /// Says plainly which lines a dropped connection may have lost; they are kept for /resend.
+    private func reportLostLines(_ lost: [IRCMessage]) {
+        guard !lost.isEmpty else { return }
+        let shown = lost.prefix(3).map { "\"\($0.parameters.last ?? "")\"" }.joined(separator: ", ")
+        let more = lost.count > 3 ? " and \(lost.count - 3) more" : ""
+        show(
+            .error,
+            "the server may not have got \(lost.count == 1 ? "this line" : "these \(lost.count) lines") before the connection dropped: \(shown)\(more); /resend sends \(lost.count == 1 ? "it" : "them") again once reconnected"
+        )
+    }
+
+    /// Sends again, paced and echoed, the lines kept from a dropped connection.
+    private func resend() async {
+        let lines = ledger.takeUndelivered()
+        guard !lines.isEmpty else {
+            show(.info, "nothing to resend")
+            return
+        }
+        show(.info, "resending \(lines.count == 1 ? "1 line" : "\(lines.count) lines")")
+        for (index, line) in lines.enumerated() {
+            let wait = pacer.nextLine()
+            if wait > .zero {
+                try? await Task.sleep(for: wait)
+                guard !quitting else { return }
+            }
+            do {
+                try await send(line)
+            } catch {
+                for unsent in lines[index...] { ledger.notWritten(unsent) }
+                show(.error, "not sent: \(Self.describe(error)); /resend sends it once reconnected")
+                return
+            }
+            echo(line)
+            ledger.written(line)
+            scheduleConfirmation()
         }
     }
 

@@ -22,6 +22,8 @@ public enum ChatInputCommand: Sendable, Hashable {
     case switchChannel(String)
     /// List the chat servers found on the LAN.
     case listServers
+    /// Send again the lines a dropped connection may have lost.
+    case resend
     /// Show the help text.
     case help
     /// Leave with this reason, and exit.
@@ -44,6 +46,7 @@ public enum ChatInputCommand: Sendable, Hashable {
         ("/whois <nick>", "who someone is, and where"),
         ("/away [message]", "mark yourself away (no message: back again)"),
         ("/servers", "the chat servers found on the LAN"),
+        ("/resend", "send again the lines a dropped connection may have lost"),
         ("/quote <raw line>", "send a raw IRC line"),
         ("/quit [reason]", "leave and exit"),
         ("anything else", "a message to the current channel"),
@@ -152,6 +155,8 @@ public enum ChatInputCommand: Sendable, Hashable {
             self = .send([message])
         case "servers":
             self = .listServers
+        case "resend":
+            self = .resend
         case "help", "?":
             self = .help
         case "quit", "exit", "q":

@@ -183,6 +183,8 @@ final class ScriptedIRCServer: Sendable {
     var endedConnections: Int { ended.withLockedValue { $0 } }
     /// The lines received so far, without their line ends.
     var received: [String] { lines.withLockedValue { $0 } }
+    /// A reply that closes the connection, without a word, instead of sending a line.
+    static let closeConnection = "<close the connection>"
 
     /// Runs `body` with a server that sends `greeting` as a client connects (and then closes,
     /// with `closeAfterGreeting`), and answers each line with the lines `replies` returns.
@@ -217,13 +219,14 @@ final class ScriptedIRCServer: Sendable {
                 continue
             }
             var framer = IRCLineFramer(maxLineLength: 8192)
-            while let (data, atEOF) = try? await task.readData(ofMinLength: 1, maxLength: 4096, timeout: 0) {
+            reading: while let (data, atEOF) = try? await task.readData(ofMinLength: 1, maxLength: 4096, timeout: 0) {
                 if let data { framer.append(data) }
                 while let event = framer.next() {
                     guard case .line(let bytes) = event else { continue }
                     let line = String(decoding: bytes, as: UTF8.self)
                     lines.withLockedValue { $0.append(line) }
                     for reply in replies(line) {
+                        if reply == Self.closeConnection { break reading }
                         _ = try? await task.write(Data((reply + "\r\n").utf8), timeout: 5)
                     }
                 }
