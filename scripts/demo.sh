@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # The demo: a chat server and a chat client that finds it through DNS-SD.
 #
-# Builds chat-server and chat-client, starts a loopback-only avahi-daemon when none is
-# running (scripts/start-services.sh), starts chat-server on a free port of 127.0.0.1, which
-# advertises itself as _irc._tcp, then runs chat-client with no address: it browses, finds the
-# server, upgrades with STARTTLS pinned to the advertised certificate fingerprint, and joins
-# #chat. In a terminal you chat (type /help; /quit or Ctrl-D ends); without one, a few scripted
+# Builds chat-server and chat-client, uses the avahi-daemon the machine runs or, when none
+# runs, starts a loopback-only one (scripts/start-services.sh), starts chat-server on a free
+# port, which advertises itself as _irc._tcp, then runs chat-client with no address: it
+# browses, finds the server, upgrades with STARTTLS pinned to the advertised certificate
+# fingerprint, and joins #chat. With the loopback-only daemon the server listens on 127.0.0.1;
+# with the machine's own daemon it listens on every interface, where that daemon advertises it
+# (a chat on the LAN). In a terminal you chat (type /help; /quit or Ctrl-D ends); without one, a few scripted
 # lines show the same path. On exit it stops what it started, by PID.
 set -euo pipefail
 
@@ -30,15 +32,24 @@ cleanup() {
 }
 trap cleanup EXIT
 
-if ! bash scripts/start-services.sh --state "$workdir/services"; then
+# An avahi-daemon the machine already runs (a desktop's, on its network interfaces) is used
+# as it is: a chat on a LAN is found there. Where none runs, a loopback-only one is started.
+if ! bash scripts/start-services.sh --state "$workdir/services" --any-interface; then
     echo "demo: could not start avahi-daemon, so the client cannot find the server" >&2
     exit 1
 fi
 
 # The server's name on the LAN; unique, so that two demos on one network do not clash.
 name="StreamTaskKit demo chat $$"
+# Where the daemon advertises, the server must listen: the machine's own daemon gives clients
+# its interfaces' addresses, so 127.0.0.1 alone would refuse them.
+listen=127.0.0.1
+if ! mdns_only_on_loopback; then
+    listen=0.0.0.0
+    echo "demo: the avahi-daemon in use advertises on this machine's network: chat-server listens on every interface"
+fi
 if ! start_server "$bin/chat-server" "$workdir/server.out" "$workdir/server.err" \
-    --host 127.0.0.1 --name "$name" --server-name chat.demo; then
+    --host "$listen" --name "$name" --server-name chat.demo; then
     echo "demo: chat-server did not start" >&2
     exit 1
 fi

@@ -1,14 +1,20 @@
 #!/usr/bin/env bash
-# Starts what the DNS-SD tests talk to, loopback only: the D-Bus system bus and avahi-daemon.
+# Starts what the DNS-SD tests and the demo talk to, loopback only: the D-Bus system bus and
+# avahi-daemon.
 #
 #   scripts/start-services.sh                 # start what is missing and leave it running
 #   scripts/start-services.sh --state FILE    # also note in FILE what was started, so that
 #                                             # scripts/stop-services.sh FILE stops exactly that
+#   scripts/start-services.sh --any-interface # the demo: an avahi-daemon that already runs is
+#                                             # used whatever interfaces it uses
 #
 # Installs nothing (scripts/install-deps.sh does). An avahi-daemon that is already running is
-# used as it is. One started here always runs with scripts/avahi/avahi-daemon.conf, which
-# allows only the loopback interface, never with the system's configuration: nothing the tests
-# announce or ask leaves the machine. Needs root (uses sudo otherwise).
+# used as it is when it keeps to loopback; one on other interfaces (the default on a Debian or
+# Ubuntu desktop) is refused, since the tests' services would be announced on the network,
+# unless --any-interface says that is wanted (a chat on a LAN is advertised there; the user
+# runs that daemon already). One started here always runs with scripts/avahi/avahi-daemon.conf,
+# which allows only the loopback interface, never with the system's configuration. Needs root
+# (uses sudo otherwise).
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -16,13 +22,20 @@ config="$PWD/scripts/avahi/avahi-daemon.conf"
 source scripts/lib.sh
 
 state=/dev/null
-if [[ "${1:-}" == "--state" && -n "${2:-}" ]]; then
-    state="$2"
-    : >>"$state"
-elif [[ $# -gt 0 ]]; then
-    echo "usage: $0 [--state FILE]" >&2
-    exit 2
-fi
+any_interface=""
+while [[ $# -gt 0 ]]; do
+    if [[ "$1" == "--state" && -n "${2:-}" ]]; then
+        state="$2"
+        : >>"$state"
+        shift 2
+    elif [[ "$1" == "--any-interface" ]]; then
+        any_interface=yes
+        shift
+    else
+        echo "usage: $0 [--state FILE] [--any-interface]" >&2
+        exit 2
+    fi
+done
 
 as_root=()
 if [[ "$(id -u)" -ne 0 ]]; then
@@ -39,6 +52,10 @@ done
 
 # --- An avahi-daemon already running is used as it is --------------------------------------
 if avahi-daemon --check 2>/dev/null; then
+    if ! mdns_only_on_loopback && [[ -n "$any_interface" ]]; then
+        echo "start-services: using the avahi-daemon already running (pid $(cat /run/avahi-daemon/pid 2>/dev/null || echo '?')) on this machine's interfaces: what is advertised through it can be found on the network"
+        exit 0
+    fi
     if ! mdns_only_on_loopback; then
         # The tests register and browse services: on that daemon they would be announced on
         # the network. Refuse rather than leak; stopping it is not ours to do.

@@ -22,9 +22,10 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 # The end-to-end checks (functions below), and how many have passed so far. A check that
 # never ran (the script stopped early) counts as failed.
 e2e_checks=(check_round_trip check_long_line check_samples_match check_sample_client check_sample_server
-    check_sample_dnssd check_graceful_shutdown check_refused)
+    check_sample_dnssd check_graceful_shutdown check_refused check_demo_with_lan_daemon)
 e2e_passed=0
 e2e_failed=0
+e2e_skipped=0
 # The sums for the last line, and whether the script got to its end.
 passed=0
 failed=0
@@ -54,13 +55,14 @@ cleanup() {
         head -n 60 "$workdir/failures"
     fi
     rm -rf "$workdir"
-    local not_run=$((${#e2e_checks[@]} - e2e_passed - e2e_failed))
+    local not_run=$((${#e2e_checks[@]} - e2e_passed - e2e_failed - e2e_skipped))
     if [[ -z "$finished" ]]; then
         echo "test.sh: stopped early: $not_run end-to-end checks and any later stage did not run; the counts below are incomplete" >&2
         failed=$((failed + 1))
     fi
     passed=$((passed + e2e_passed))
     failed=$((failed + e2e_failed + not_run))
+    skipped=$((skipped + e2e_skipped))
     local summary="$passed passed, $failed failed"
     [[ $skipped -gt 0 ]] && summary+=", $skipped skipped"
     echo "$summary"
@@ -321,6 +323,20 @@ check_graceful_shutdown() {
     return 1
 }
 
+# The demo on a machine whose avahi-daemon already runs on a network interface (a desktop's):
+# in namespaces of its own, the tests refuse that daemon and the demo uses it (see the
+# script). Needs root: without it the check is skipped (status 77), except under CI.
+check_demo_with_lan_daemon() {
+    if [[ "$(id -u)" -ne 0 && "${CI:-}" != true ]]; then
+        echo "e2e: check_demo_with_lan_daemon needs root (it makes namespaces); skipped" >&2
+        return 77
+    fi
+    timeout 300 bash scripts/check-demo-with-lan-daemon.sh >"$workdir/lan-daemon.out" 2>&1 || {
+        cat "$workdir/lan-daemon.out" >&2
+        return 1
+    }
+}
+
 # With nothing listening, the client prints the library's error and exits non-zero.
 check_refused() {
     ! run_client --port "$port" </dev/null >/dev/null 2>"$workdir/refused.err" &&
@@ -333,14 +349,23 @@ if swift build --product echo-server && swift build --product echo-client &&
     swift build --product sample-dnssd &&
     start_server "$server" "$workdir/server.out" "$workdir/server.err"; then
     for check in "${e2e_checks[@]}"; do
-        if "$check"; then pass "$check"; else fail "$check"; fi
+        code=0
+        "$check" || code=$?
+        if [[ $code -eq 0 ]]; then
+            pass "$check"
+        elif [[ $code -eq 77 ]]; then
+            echo "e2e: SKIP $check"
+            e2e_skipped=$((e2e_skipped + 1))
+        else
+            fail "$check"
+        fi
     done
 else
     for check in "${e2e_checks[@]}"; do fail "$check"; done
 fi
 echo "test.sh: end-to-end checks: $e2e_passed of ${#e2e_checks[@]} passed"
 
-if [[ $e2e_passed -ne ${#e2e_checks[@]} ]]; then
+if [[ $e2e_failed -ne 0 ]]; then
     status=1
 fi
 finished=yes
