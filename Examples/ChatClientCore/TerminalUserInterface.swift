@@ -33,6 +33,8 @@ public final class TerminalUserInterface: ChatUserInterface {
         /// What Ctrl-C does while set, in place of ending the input (see
         /// ``setInterruptHandler(_:)``).
         var interruptHandler: (@Sendable () -> Void)?
+        /// The column the cursor was left at when the input line was last drawn.
+        var drawnCursorColumn = 0
     }
     private let state = NIOLockedValueBox(State())
     private let original: termios
@@ -58,7 +60,7 @@ public final class TerminalUserInterface: ChatUserInterface {
         }
         tcsetattr(0, TCSANOW, &raw)
 
-        resizes = TerminalResizeWatcher { [state] in Self.redraw(state) }
+        resizes = TerminalResizeWatcher { [state] in Self.redrawAfterResize(state) }
 
         let (stream, continuation) = AsyncStream.makeStream(of: ChatUserInput.self)
         inputs = stream
@@ -92,7 +94,7 @@ public final class TerminalUserInterface: ChatUserInterface {
     public func show(_ line: String) {
         state.withLockedValue { state in
             guard !state.restored else { return }
-            Self.write("\r\u{1B}[2K" + line + "\r\n" + Self.inputLine(state))
+            Self.write("\r\u{1B}[2K" + line + "\r\n" + Self.inputLine(&state))
         }
     }
 
@@ -124,13 +126,27 @@ public final class TerminalUserInterface: ChatUserInterface {
     private static func redraw(_ state: NIOLockedValueBox<State>) {
         state.withLockedValue { state in
             guard !state.restored else { return }
-            write("\r\u{1B}[2K" + inputLine(state))
+            write("\r\u{1B}[2K" + inputLine(&state))
+        }
+    }
+
+    /// The terminal's size changed. A terminal that reflows its lines (tmux, VTE, kitty and
+    /// most others) has wrapped the input line drawn for the old width over several rows, the
+    /// cursor on one of them: clearing the cursor's row alone would leave the rest of the old
+    /// line on screen. So the rows from the old line's first to the end of the screen are
+    /// cleared, and the line drawn anew for the new width.
+    private static func redrawAfterResize(_ state: NIOLockedValueBox<State>) {
+        state.withLockedValue { state in
+            guard !state.restored else { return }
+            let rowsAbove = state.drawnCursorColumn / max(1, columns())
+            let up = rowsAbove > 0 ? "\u{1B}[\(rowsAbove)A" : ""
+            write(up + "\r\u{1B}[J" + inputLine(&state))
         }
     }
 
     /// The prompt and as much of the typed text as fits, the cursor kept in view, and the
-    /// cursor put in its place.
-    private static func inputLine(_ state: State) -> String {
+    /// cursor put in its place (noted in `state`).
+    private static func inputLine(_ state: inout State) -> String {
         let width = max(20, columns() - 1)
         let prompt = String(state.prompt.prefix(width / 2))
         let room = width - prompt.count
@@ -139,6 +155,7 @@ public final class TerminalUserInterface: ChatUserInterface {
         let visible = characters[start..<min(characters.count, start + room)]
         let text = ChatFormatter.printable(String(visible))
         let back = start + visible.count - state.editor.cursor
+        state.drawnCursorColumn = prompt.count + state.editor.cursor - start
         return prompt + text + (back > 0 ? "\u{1B}[\(back)D" : "")
     }
 

@@ -83,6 +83,41 @@ struct ChatTerminalTests {
         }
     }
 
+    /// Narrowed, then widened again, the terminal shows the input line once: what the old width's
+    /// line left on the rows the terminal wrapped it over is cleared, not left as a stale copy.
+    @Test func narrowingAndWideningLeavesNoStaleInputLine() async throws {
+        let tmux = try BuiltProducts.installed("tmux", package: "tmux")
+        let client = try BuiltProducts.path("chat-client")
+        try await ChatServerFixture.with { _, port in
+            let session = TmuxSession(tmux: tmux, socket: "chat-tty-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
+            do {
+                try await session.start(
+                    "\(client) --host 127.0.0.1 --port \(port) --nick stale --channel '#stale' --no-reconnect",
+                    width: 100, height: 20)
+                try await session.expectScreen(containing: "[#stale]")
+                let typed = (1...14).map { "word\($0)" }.joined(separator: " ") + " LASTWORD"
+                try await session.typeWithoutEnter(typed)
+                try await session.expectScreen(containing: "LASTWORD")
+                try await session.resize(width: 40, height: 20)
+                try await Task.sleep(for: .milliseconds(500))
+                try await session.resize(width: 100, height: 20)
+                // Every row that shows typed words is the input line itself, drawn once.
+                var rows: [Substring] = []
+                var settled = false
+                for _ in 0..<50 where !settled {
+                    try? await Task.sleep(for: .milliseconds(100))
+                    rows = await session.screen().split(separator: "\n").filter { $0.contains("word") }
+                    settled = rows.count == 1 && rows[0].hasPrefix("[#stale] ") && rows[0].hasSuffix("LASTWORD")
+                }
+                #expect(settled, "rows showing typed words: \(rows)")
+                await session.stop()
+            } catch {
+                await session.stop()
+                throw error
+            }
+        }
+    }
+
     /// When the terminal gets narrower, the input line is drawn again to fit, its cursor end
     /// (what was typed last) in view.
     @Test func theInputLineIsRedrawnWhenTheTerminalIsResized() async throws {
