@@ -312,7 +312,7 @@ public actor ChatClient {
         do {
             try await task.startTLS(timeout: 30)
         } catch let error as StreamTaskError {
-            throw FatalError(description: "TLS upgrade failed: \(error.message)")
+            throw FatalError(description: "TLS upgrade failed: \(Self.describe(error))")
         }
         showSecured(task)
     }
@@ -631,8 +631,23 @@ public actor ChatClient {
             .contains(error.code)
     }
 
+    /// What went wrong, in one line of the user's terms: the library's message without its
+    /// type's name, fingerprints in the chat's form, and for a server found on the LAN that
+    /// no address of answered, the last address's reason rather than every one's.
     static func describe(_ error: any Error) -> String {
-        ChatFingerprintFormat.unified((error as? StreamTaskError)?.message ?? "\(error)")
+        let text: String
+        switch error {
+        case let error as StreamTaskError:
+            text = error.message
+        case let error as DNSSDError where error.code == .connectFailed:
+            let reason = error.underlyingError.map { ($0 as? StreamTaskError)?.message ?? "\($0)" }
+            text = "could not connect to the server found on the LAN: \(reason ?? "it has no addresses")"
+        case let error as DNSSDError:
+            text = error.message
+        default:
+            text = "\(error)"
+        }
+        return ChatFingerprintFormat.unified(text)
     }
 
     /// A user name the server accepts: the nickname's letters and digits.

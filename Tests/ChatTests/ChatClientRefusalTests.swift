@@ -89,6 +89,23 @@ struct ChatClientRefusalTests {
 
     /// Runs `client` until it stops by itself (at most 20 s); then, or if it does not, quits it.
     /// Returns its exit status if it stopped by itself.
+    /// A server whose certificate is not the pinned one: the refusal names both fingerprints
+    /// in the one form the chat shows and takes (`sha256:` and hex), not the library's
+    /// `SHA-256 AB:CD:…`, and the client does not retry.
+    @Test func aWrongPinIsNamedInTheChatsFingerprintForm() async throws {
+        try await ChatServerFixture.with(tls: try ChatServerFixture.makeTLS()) { _, port in
+            let ui = RecordingUserInterface()
+            var options = Self.options(port: port, security: .startTLS)
+            options.pinnedCertificateSHA256 = [UInt8](repeating: 0xab, count: 32)
+            let status = try await Self.runUntilItStops(ChatClient(options: options, ui: ui), ui: ui)
+            #expect(status == 1)
+            let refusal = ui.lines.first { $0.contains("TLS upgrade failed") } ?? ""
+            #expect(refusal.contains("sha256:"), "\(ui.lines)")
+            #expect(!refusal.contains("SHA-256"), "\(refusal)")
+            #expect(!ui.lines.contains { $0.contains("reconnecting in") }, "\(ui.lines)")
+        }
+    }
+
     static func runUntilItStops(_ client: ChatClient, ui: RecordingUserInterface) async throws -> Int32? {
         let result = NIOLockedValueBox<Int32?>(nil)
         let run = Task {
