@@ -83,6 +83,47 @@ struct ChatTerminalTests {
         }
     }
 
+    /// 60 lines pasted into the terminal at once, against the chat server's default flood
+    /// limits (10 lines at once, then 2 a second, 30 waiting): the client paces them, so every
+    /// one reaches the channel, in order, and the sender is never dropped. Sent as typed, the
+    /// paste passes the 40 the server allows and loses most of its lines.
+    @Test func aPasteIntoTheTerminalReachesTheChannelWhole() async throws {
+        let tmux = try BuiltProducts.installed("tmux", package: "tmux")
+        let client = try BuiltProducts.path("chat-client")
+        try await ChatServerFixture.with { _, port in
+            let reader = IRCTestClient(port: port)
+            try await reader.register("reader")
+            try await reader.join("#paste")
+            let session = TmuxSession(tmux: tmux, socket: "chat-tty-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
+            do {
+                try await session.start(
+                    "\(client) --host 127.0.0.1 --port \(port) --nick paster --channel '#paste' --no-reconnect",
+                    width: 120, height: 30)
+                try await session.expectScreen(containing: "[#paste]")
+                let lines = (1...60).map { "paste line \($0)" }
+                try await session.paste(lines.joined(separator: "\n") + "\n")
+                var received: [String] = []
+                while received.count < lines.count {
+                    let message = try await reader.waitFor("the next line", timeout: 30) {
+                        $0.command == "PRIVMSG" || ($0.command == "QUIT" && $0.sourceNickname == "paster")
+                    }
+                    guard message.command == "PRIVMSG" else {
+                        Issue.record("the sender was dropped after \(received.count) lines: \(message)")
+                        break
+                    }
+                    received.append(message.parameters[1])
+                }
+                #expect(received == lines)
+                await session.stop()
+                await reader.close()
+            } catch {
+                await session.stop()
+                await reader.close()
+                throw error
+            }
+        }
+    }
+
     /// Narrowed, then widened again, the terminal shows the input line once: what the old width's
     /// line left on the rows the terminal wrapped it over is cleared, not left as a stale copy.
     @Test func narrowingAndWideningLeavesNoStaleInputLine() async throws {

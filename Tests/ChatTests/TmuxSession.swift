@@ -32,6 +32,13 @@ struct TmuxSession {
         try await run(["send-keys", "-t", "test", "-l", text])
     }
 
+    /// Pastes `text` into the pane as a terminal pastes a selection: all of it at once, each
+    /// line ending as Enter does.
+    func paste(_ text: String) async throws {
+        try await run(["set-buffer", "-b", "stk-paste", text])
+        try await run(["paste-buffer", "-b", "stk-paste", "-d", "-t", "test"])
+    }
+
     /// Presses a key by tmux's name for it (`C-c` for Ctrl-C).
     func press(_ key: String) async throws {
         try await run(["send-keys", "-t", "test", key])
