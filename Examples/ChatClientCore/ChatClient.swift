@@ -157,7 +157,9 @@ public actor ChatClient {
         }
         self.task = task
         registrationSent = false
-        pacer.reset()
+        // The server counts afresh: the whole burst again, under the client's own limits until
+        // the server announces its own.
+        pacer = ChatSendPacer(burst: options.pacedAfterLines, linesPerSecond: options.pacedLinesPerSecond)
         // /quit typed while a discovered server was being resolved found no task to close.
         if quitting {
             task.cancel()
@@ -189,6 +191,7 @@ public actor ChatClient {
                         continue
                     }
                     try await unlessClosedByServer { try await apply(state.handle(message)) }
+                    if message.command == "005" { pacer = pacer.tightened(to: state.floodLimits) }
                 }
                 try await unlessClosedByServer { try await apply(state.flushNetsplits()) }
             }

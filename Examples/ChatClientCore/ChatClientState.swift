@@ -62,6 +62,8 @@ public struct ChatClientState: Sendable {
     /// The longest nickname the server takes: its `NICKLEN`, or less when it cut a nickname
     /// we tried while registering.
     public private(set) var nicknameLimit = IRCLimits.nicknameLength
+    /// The flood limits the server announced (`FLOOD` in `005`); Protocol.md's until it does.
+    public private(set) var floodLimits = IRCFloodLimits.protocolDefaults
     private var nickAttempts = 0
     /// Set when the user picked a nickname with `/nick` before registration: refusals are
     /// then reported, not answered with retries of our own.
@@ -85,6 +87,7 @@ public struct ChatClientState: Sendable {
         channels = []
         nickAttempts = 0
         nickChosenByUser = false
+        floodLimits = .protocolDefaults
     }
 
     /// Make `channel` (already joined) the current one. Returns whether it is joined.
@@ -162,6 +165,8 @@ public struct ChatClientState: Sendable {
                 case "NETWORK": if let value { networkName = value.replacingHexEscapes() }
                 case "CHANTYPES": channelTypes = value?.replacingHexEscapes() ?? ""
                 case "NICKLEN": if let length = value.flatMap({ Int($0) }), length > 0 { nicknameLimit = length }
+                case "FLOOD":
+                    if let limits = value.flatMap(IRCFloodLimits.init(isupportValue:)) { floodLimits = limits }
                 default: break
                 }
             }

@@ -7,8 +7,15 @@
 //
 //===----------------------------------------------------------------------===//
 
+import ChatProtocol
+
 /// Paces the lines the user sends to stay within a server's flood limits, across lines: a
 /// burst may go at once, then lines go at a steady rate (a token bucket).
+///
+/// The limits are the client's own (``ChatClientOptions/pacedAfterLines``, by default half
+/// Protocol.md's burst, and its rate), and no looser than what the server announces: once its
+/// `005` says `FLOOD`, ``tightened(to:)`` takes half its burst and its rate where they are
+/// stricter.
 ///
 /// A server drops a client that sends more than its limits allow (Protocol.md: 10 lines at
 /// once, then 2 a second, 30 waiting at most), and with it every line it had not read yet. So
@@ -30,10 +37,15 @@ struct ChatSendPacer {
         updated = now
     }
 
-    /// A new connection: the server counts afresh, so the whole burst may go again.
-    mutating func reset(now: ContinuousClock.Instant = .now) {
-        allowance = burst
-        updated = now
+    /// Pacing no looser than `limits`: at most half their burst at once (leaving the rest for
+    /// what the client sends on its own, such as a `PONG`), and at most their rate.
+    func tightened(to limits: IRCFloodLimits, now: ContinuousClock.Instant = .now) -> ChatSendPacer {
+        var pacer = ChatSendPacer(
+            burst: min(Int(burst), max(1, limits.burst / 2)), linesPerSecond: min(rate, limits.linesPerSecond),
+            now: now)
+        pacer.allowance = min(allowance, pacer.burst)
+        pacer.updated = updated
+        return pacer
     }
 
     /// Takes the next line's place: how long to wait before sending it (zero when it may go

@@ -10,8 +10,9 @@
 /// The `005` (ISUPPORT) tokens the chat server sends, in the order of Protocol.md.
 public enum IRCISupport {
     /// The tokens, with `network` (the server's `--name`) as `NETWORK`, its spaces and
-    /// backslashes escaped as ISUPPORT requires.
-    public static func tokens(network: String) -> [String] {
+    /// backslashes escaped as ISUPPORT requires, and the server's flood limits as `FLOOD`
+    /// (none when flood control is off).
+    public static func tokens(network: String, flood: IRCFloodLimits? = .protocolDefaults) -> [String] {
         [
             "AWAYLEN=\(IRCLimits.awayLength)",
             "CASEMAPPING=\(IRCCaseMapping.ascii.rawValue)",
@@ -19,6 +20,7 @@ public enum IRCISupport {
             "CHANMODES=,,,n",
             "CHANNELLEN=\(IRCLimits.channelNameLength)",
             "CHANTYPES=#",
+        ] + (flood.map { ["FLOOD=\($0.isupportValue)"] } ?? []) + [
             "NETWORK=\(escape(network))",
             "NICKLEN=\(IRCLimits.nicknameLength)",
             "PREFIX=",

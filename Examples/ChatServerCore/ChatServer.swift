@@ -58,6 +58,12 @@ public actor ChatServer: Service {
         self.configuration = configuration
         var identity = configuration.identity
         identity.offersSTARTTLS = configuration.tls != nil
+        // Announced as they are enforced.
+        identity.floodLimits = configuration.floodBurst.map {
+            IRCFloodLimits(
+                burst: $0, linesPerSecond: configuration.floodLinesPerSecond,
+                queuedLines: configuration.floodQueuedLines)
+        }
         state = ChatServerState(
             identity: identity,
             maximumClients: configuration.maximumClients,

@@ -24,6 +24,8 @@ public struct ChatServerIdentity: Sendable, Hashable {
     public var motd: [String]
     /// Whether STARTTLS is offered (the server has a certificate).
     public var offersSTARTTLS: Bool
+    /// The flood limits announced in `005` (`FLOOD`); `nil` when flood control is off.
+    public var floodLimits: IRCFloodLimits? = .protocolDefaults
 
     /// An identity from its parts.
     public init(

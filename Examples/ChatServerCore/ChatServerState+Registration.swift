@@ -146,7 +146,7 @@ extension ChatServerState {
             replies.yourHost(version: identity.version),
             replies.created(identity.createdText),
             replies.myInfo(version: identity.version),
-            replies.isupport(IRCISupport.tokens(network: identity.networkName)),
+            replies.isupport(IRCISupport.tokens(network: identity.networkName, flood: identity.floodLimits)),
         ])
         context.send(motd(replies))
         countUsers()
@@ -155,7 +155,10 @@ extension ChatServerState {
 
     /// `351` and the `005` of registration, the answer to `VERSION`.
     func version(_ replies: IRCReplyBuilder) -> [IRCMessage] {
-        [replies.version(identity.version), replies.isupport(IRCISupport.tokens(network: identity.networkName))]
+        [
+            replies.version(identity.version),
+            replies.isupport(IRCISupport.tokens(network: identity.networkName, flood: identity.floodLimits)),
+        ]
     }
 
     /// `375`, `372`… and `376`, or `422`.

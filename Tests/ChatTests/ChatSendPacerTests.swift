@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+import ChatProtocol
 import Testing
 
 @testable import ChatClientCore
@@ -34,12 +35,16 @@ import Testing
         #expect(pacer.nextLine(now: later) == .milliseconds(250))
     }
 
-    @Test func aNewConnectionGetsTheWholeBurstAgain() {
-        var pacer = ChatSendPacer(burst: 2, linesPerSecond: 1, now: start)
-        for _ in 0..<5 { _ = pacer.nextLine(now: start) }
-        pacer.reset(now: start)
-        #expect(pacer.nextLine(now: start) == .zero)
-        #expect(pacer.nextLine(now: start) == .zero)
-        #expect(pacer.nextLine(now: start) == .seconds(1))
+    /// A server's announced limits tighten the client's own, never loosen them: half the
+    /// server's burst, and the slower rate.
+    @Test func announcedLimitsTightenThePacing() {
+        let own = ChatSendPacer(burst: 5, linesPerSecond: 2, now: start)
+        var strict = own.tightened(to: IRCFloodLimits(burst: 4, linesPerSecond: 1, queuedLines: 10), now: start)
+        #expect(strict.burst == 2 && strict.rate == 1)
+        #expect(strict.nextLine(now: start) == .zero)
+        #expect(strict.nextLine(now: start) == .zero)
+        #expect(strict.nextLine(now: start) == .seconds(1))
+        let loose = own.tightened(to: IRCFloodLimits(burst: 100, linesPerSecond: 50, queuedLines: 100), now: start)
+        #expect(loose.burst == 5 && loose.rate == 2)
     }
 }
