@@ -130,7 +130,9 @@ struct ChatClientCommand: AsyncParsableCommand {
                     contentsOf: URL(fileURLWithPath: transportSecurity))
             } catch {
                 ui.restore()
-                throw ValidationError("--transport-security: \(error.streamTaskError?.message ?? "\(error)")")
+                throw ValidationError(
+                    "--transport-security \(transportSecurity): \(error.streamTaskError?.message ?? error.localizedDescription)"
+                )
             }
         }
         options.password = (password ?? ProcessInfo.processInfo.environment["CHAT_PASSWORD"]).flatMap {

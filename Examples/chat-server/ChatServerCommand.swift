@@ -192,7 +192,7 @@ struct ChatServerCommand: AsyncParsableCommand {
         switch error {
         case let error as StreamTaskError: error.summary
         case let error as DNSSDError: error.message
-        default: "\(error)"
+        default: error.localizedDescription
         }
     }
 
@@ -241,11 +241,21 @@ struct ChatServerCommand: AsyncParsableCommand {
     private func makeTLS(commonName: String) throws -> StreamTLSConfiguration? {
         if noTLS { return nil }
         if let cert, let key {
-            return try StreamTLSConfiguration.server(certificatePEMFile: cert, privateKeyPEMFile: key)
+            do {
+                return try StreamTLSConfiguration.server(certificatePEMFile: cert, privateKeyPEMFile: key)
+            } catch {
+                throw ValidationError("--cert \(cert) and --key \(key): \(Self.describe(error))")
+            }
         }
         let store = ChatCertificateStore(
             directory: stateDirectory.map { URL(fileURLWithPath: $0) } ?? ChatCertificateStore.defaultDirectory)
-        let (tls, created) = try store.loadOrCreate(commonName: commonName)
+        let tls: StreamTLSConfiguration
+        let created: Bool
+        do {
+            (tls, created) = try store.loadOrCreate(commonName: commonName)
+        } catch {
+            throw ValidationError("the STARTTLS certificate in \(store.directory.path): \(Self.describe(error))")
+        }
         if created {
             printError("chat-server: made a self-signed certificate for STARTTLS in \(store.directory.path)")
         }

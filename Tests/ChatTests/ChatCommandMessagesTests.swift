@@ -54,6 +54,35 @@ struct ChatCommandMessagesTests {
         #expect(!said.contains("StreamTaskError"), "\(said)")
     }
 
+    /// A certificate that cannot be loaded, and a transport-security file that is not there,
+    /// are usage errors naming the option and the file, in words, not a type's dump.
+    @Test func unusableFilesAreUsageErrorsNamingTheirOption() async throws {
+        let junk = FileManager.default.temporaryDirectory.appendingPathComponent("junk-\(UUID().uuidString).pem")
+        try Data("not a certificate\n".utf8).write(to: junk)
+        defer { try? FileManager.default.removeItem(at: junk) }
+        let (server, serverErrors) = try Self.run(
+            "\(try BuiltProducts.path("chat-server")) --host 127.0.0.1 --port 0 --no-advertise "
+                + "--cert \(junk.path) --key \(junk.path)")
+        defer { try? FileManager.default.removeItem(at: serverErrors) }
+        #expect(await server.waitForExit(seconds: 30), "\(server.output)")
+        let serverSaid = Self.text(of: serverErrors)
+        #expect(server.child.exitCode == 64, "\(serverSaid)")
+        #expect(
+            serverSaid.contains("--cert \(junk.path) and --key \(junk.path): not a usable certificate"), "\(serverSaid)"
+        )
+        #expect(!serverSaid.contains("StreamTaskError"), "\(serverSaid)")
+
+        let missing = "/nonexistent/stk-ats-\(UUID().uuidString).plist"
+        let (client, clientErrors) = try Self.run(
+            "\(try BuiltProducts.path("chat-client")) --host 127.0.0.1 --transport-security \(missing)")
+        defer { try? FileManager.default.removeItem(at: clientErrors) }
+        #expect(await client.waitForExit(seconds: 30), "\(client.output)")
+        let clientSaid = Self.text(of: clientErrors)
+        #expect(client.child.exitCode == 64, "\(clientSaid)")
+        #expect(clientSaid.contains("--transport-security \(missing): "), "\(clientSaid)")
+        #expect(!clientSaid.contains("NSCocoaErrorDomain") && !clientSaid.contains("UserInfo"), "\(clientSaid)")
+    }
+
     /// Plain output (a pipe, a script) gets the chat; its errors go to standard error.
     @Test func inPlainModeErrorsGoToStandardError() async throws {
         let closed = try ClosedPort()
