@@ -287,7 +287,11 @@ check_sample_client() {
 # (stdbuf: its `print` goes to a file, which C's stdio would otherwise hold in a buffer.)
 check_sample_server() {
     : >"$workdir/sample-server.out"
-    run_without_proxy_variables stdbuf -oL "$bin/sample-server" >"$workdir/sample-server.out" 2>&1 &
+    # In a subshell that becomes the server (exec), so that $! is the server's own PID: a
+    # function run in the background is a subshell of its own, and killing that left the
+    # server running after the script.
+    (exec env -u https_proxy -u HTTPS_PROXY -u all_proxy -u ALL_PROXY stdbuf -oL "$bin/sample-server") \
+        >"$workdir/sample-server.out" 2>&1 &
     local pid=$!
     sample_pids+=("$pid")
     wait_for_line "$workdir/sample-server.out" '^listening on port [0-9]+$' "$pid" || return 1
