@@ -443,34 +443,46 @@ public actor ChatClient {
                 // of every line is paced within the server's flood limits (a paste of many short
                 // lines as much as one long one), and echoed once it is written, so the echo is
                 // exactly what was sent.
-                for piece in ChatMessageSplitter.split(message, nick: state.nick) {
-                    let wait = pacer.nextLine()
-                    if wait > .zero {
-                        try? await Task.sleep(for: wait)
-                        guard !quitting else { return }
-                    }
-                    if piece.command == "NICK", let nickname = piece.parameters.first {
-                        state.nicknameRequested(nickname)
-                    }
-                    do {
-                        try await send(piece)
-                    } catch {
-                        // This piece and the rest of the line are kept for /resend.
-                        let pieces = ChatMessageSplitter.split(message, nick: state.nick)
-                        for unsent in pieces.drop(while: { $0 != piece }) where Self.isUserLine(unsent) {
-                            ledger.notWritten(unsent)
-                        }
-                        show(.error, "not sent: \(Self.describe(error)); /resend sends it once reconnected")
-                        return
-                    }
-                    echo(piece)
-                    if Self.isUserLine(piece) {
-                        ledger.written(piece)
-                        scheduleConfirmation()
-                    }
-                }
+                let pieces = ChatMessageSplitter.split(message, nick: state.nick)
+                guard await sendPaced(pieces) else { return }
             }
         }
+    }
+
+    /// Sends `pieces` in order, each paced within the server's flood limits and echoed once it
+    /// is written; the user's lines among them are tracked until the server confirms them. Stops
+    /// when the user quits, or at a write that fails: that piece and the rest are kept for
+    /// /resend. Returns whether every piece was written.
+    private func sendPaced(_ pieces: [IRCMessage]) async -> Bool {
+        for (index, piece) in pieces.enumerated() {
+            // A user who quit while a piece waited for its turn sends nothing more.
+            if await waitForPacing(), quitting { return false }
+            if piece.command == "NICK", let nickname = piece.parameters.first {
+                state.nicknameRequested(nickname)
+            }
+            do {
+                try await send(piece)
+            } catch {
+                for unsent in pieces[index...] where Self.isUserLine(unsent) { ledger.notWritten(unsent) }
+                show(.error, "not sent: \(Self.describe(error)); /resend sends it once reconnected")
+                return false
+            }
+            echo(piece)
+            if Self.isUserLine(piece) {
+                ledger.written(piece)
+                scheduleConfirmation()
+            }
+        }
+        return true
+    }
+
+    /// Waits until the pacing lets the next line go; returns whether it had to wait.
+    @discardableResult
+    private func waitForPacing() async -> Bool {
+        let wait = pacer.nextLine()
+        guard wait > .zero else { return false }
+        try? await Task.sleep(for: wait)
+        return true
     }
 
     /// Whether `message` is something the user said (a message or a notice), which the client
@@ -502,8 +514,7 @@ public actor ChatClient {
     private func confirmDelivery() async {
         // Between connections there is no one to ask: the lines are the dropped one's to report.
         guard task != nil, let ping = ledger.confirmationRequest() else { return }
-        let wait = pacer.nextLine()
-        if wait > .zero { try? await Task.sleep(for: wait) }
+        await waitForPacing()
         try? await send(ping)
     }
 
@@ -531,23 +542,7 @@ public actor ChatClient {
             return
         }
         show(.info, "resending \(lines.count == 1 ? "1 line" : "\(lines.count) lines")")
-        for (index, line) in lines.enumerated() {
-            let wait = pacer.nextLine()
-            if wait > .zero {
-                try? await Task.sleep(for: wait)
-                guard !quitting else { return }
-            }
-            do {
-                try await send(line)
-            } catch {
-                for unsent in lines[index...] { ledger.notWritten(unsent) }
-                show(.error, "not sent: \(Self.describe(error)); /resend sends it once reconnected")
-                return
-            }
-            echo(line)
-            ledger.written(line)
-            scheduleConfirmation()
-        }
+        _ = await sendPaced(lines)
     }
 
     /// Waits (at most 30 s) until registered and the channels to join have been answered, or
