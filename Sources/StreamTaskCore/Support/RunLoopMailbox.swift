@@ -45,6 +45,7 @@ package final class RunLoopMailbox<Event: Sendable>: @unchecked Sendable {
     private var handOverDue = false
     private var keepsRunLoopsRunning = false
     private var handler: (([Event]) -> Void)?
+    /// Invalidated, and so taken out of every run loop, when the mailbox goes.
     private var source: RunLoopWakeSource!
 
     /// A mailbox scheduled in `runLoop` in the default mode, as `NetService` starts out, or
@@ -108,10 +109,6 @@ package final class RunLoopMailbox<Event: Sendable>: @unchecked Sendable {
         }
     }
 
-    deinit {
-        lock.withLock { removeSourceLocked(from: attached) }
-    }
-
     /// Whether the source belongs in the scheduled run loops now.
     private var wantsSource: Bool { keepsRunLoopsRunning || !pending.isEmpty }
 
@@ -132,12 +129,6 @@ package final class RunLoopMailbox<Event: Sendable>: @unchecked Sendable {
             }
         }
         attached = wanted
-    }
-
-    private func removeSourceLocked(from targets: [Target]) {
-        for target in targets {
-            for mode in target.modes { source.remove(from: target.runLoop, forMode: mode) }
-        }
     }
 
     /// With the lock held: signals the source and wakes the run loops it is in, unless a
