@@ -111,7 +111,9 @@ public actor ChatClient {
             state.connectionEnded()
             framer = IRCLineFramer(maxLineLength: 8192)
             betterRoutePending = false
-            guard !quitting, !quitsWhenSettled else { break }
+            // Input that ended before a first connection stops the client after this attempt,
+            // though the task reading the input may not have seen the end yet.
+            guard !quitting, !quitsWhenSettled, registeredOnce || !ui.inputHasEnded else { break }
             if movingToBetterRoute {
                 movingToBetterRoute = false
                 delay = 1

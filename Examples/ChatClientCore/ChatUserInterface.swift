@@ -20,6 +20,9 @@ public enum ChatUserInput: Sendable, Hashable {
 public protocol ChatUserInterface: Sendable {
     /// What the user types, line by line, ending with ``ChatUserInput/end``.
     var inputs: AsyncStream<ChatUserInput> { get }
+    /// Whether ``ChatUserInput/end`` has been fed to ``inputs``, though it may not have been
+    /// read yet.
+    var inputHasEnded: Bool { get }
     /// Whether this is an interactive terminal (colours, prompts).
     var isTerminal: Bool { get }
     /// Shows one rendered line above the input line.

@@ -13,17 +13,17 @@ import Foundation
 
 /// Lines from standard input, lines to standard output, nothing else: for scripts and pipes.
 public final class PlainUserInterface: ChatUserInterface {
-    public let inputs: AsyncStream<ChatUserInput>
+    private let feed = ChatInputFeed()
+    public var inputs: AsyncStream<ChatUserInput> { feed.inputs }
+    public var inputHasEnded: Bool { feed.hasEnded }
     public var isTerminal: Bool { false }
 
     /// Starts reading standard input on a thread of its own (a blocking read must not hold a
     /// thread of Swift's cooperative pool).
     public init() {
-        let (stream, continuation) = AsyncStream.makeStream(of: ChatUserInput.self)
-        inputs = stream
         // Plain read(2), not readLine(): a thread blocked in readLine holds stdio's lock on
         // standard input, which anything flushing every stream would then wait for.
-        let thread = Thread {
+        let thread = Thread { [feed] in
             var framer = IRCLineFramer(maxLineLength: 64 * 1024)
             var buffer = [UInt8](repeating: 0, count: 4096)
             while true {
@@ -32,12 +32,11 @@ public final class PlainUserInterface: ChatUserInterface {
                 framer.append(buffer[0..<count])
                 while let event = framer.next() {
                     if case .line(let bytes) = event {
-                        continuation.yield(.line(String(decoding: bytes, as: UTF8.self)))
+                        feed.type(String(decoding: bytes, as: UTF8.self))
                     }
                 }
             }
-            continuation.yield(.end)
-            continuation.finish()
+            feed.finish()
         }
         thread.name = "chat-client stdin"
         thread.start()

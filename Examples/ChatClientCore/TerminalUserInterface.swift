@@ -23,7 +23,9 @@ import Darwin
 /// line again. ``restore()`` puts the terminal back; call it before exiting. A crash or a
 /// hang-up puts it back too (``TerminalCrashGuard``).
 public final class TerminalUserInterface: ChatUserInterface {
-    public let inputs: AsyncStream<ChatUserInput>
+    private let feed = ChatInputFeed()
+    public var inputs: AsyncStream<ChatUserInput> { feed.inputs }
+    public var inputHasEnded: Bool { feed.hasEnded }
     public var isTerminal: Bool { true }
 
     private struct State {
@@ -62,9 +64,7 @@ public final class TerminalUserInterface: ChatUserInterface {
 
         resizes = TerminalResizeWatcher { [state] in Self.redrawAfterResize(state) }
 
-        let (stream, continuation) = AsyncStream.makeStream(of: ChatUserInput.self)
-        inputs = stream
-        let thread = Thread { [state] in
+        let thread = Thread { [state, feed] in
             var buffer = [UInt8](repeating: 0, count: 256)
             while true {
                 let count = read(0, &buffer, buffer.count)
@@ -73,19 +73,18 @@ public final class TerminalUserInterface: ChatUserInterface {
                 for outcome in outcomes {
                     switch outcome {
                     case .edited: break
-                    case .submitted(let line): continuation.yield(.line(line))
+                    case .submitted(let line): feed.type(line)
                     case .interrupted:
                         if let handler = state.withLockedValue({ $0.interruptHandler }) {
                             handler()
                         } else {
-                            continuation.yield(.end)
+                            feed.end()
                         }
                     }
                 }
                 Self.redraw(state)
             }
-            continuation.yield(.end)
-            continuation.finish()
+            feed.finish()
         }
         thread.name = "chat-client keys"
         thread.start()

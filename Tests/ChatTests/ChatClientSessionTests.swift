@@ -153,20 +153,17 @@ struct ChatClientSessionTests {
 
 /// Collects what the client shows; lines are typed with ``type(_:)``.
 final class RecordingUserInterface: ChatUserInterface {
-    let inputs: AsyncStream<ChatUserInput>
-    private let continuation: AsyncStream<ChatUserInput>.Continuation
+    private let feed = ChatInputFeed()
+    var inputs: AsyncStream<ChatUserInput> { feed.inputs }
+    var inputHasEnded: Bool { feed.hasEnded }
     private let shown = NIOLockedValueBox<[String]>([])
     var isTerminal: Bool { false }
-
-    init() {
-        (inputs, continuation) = AsyncStream.makeStream(of: ChatUserInput.self)
-    }
 
     /// Every line shown so far.
     var lines: [String] { shown.withLockedValue { $0 } }
 
-    func type(_ line: String) { continuation.yield(.line(line)) }
-    func end() { continuation.yield(.end) }
+    func type(_ line: String) { feed.type(line) }
+    func end() { feed.end() }
     func show(_ line: String) { shown.withLockedValue { $0.append(line) } }
     func setPrompt(_ prompt: String) {}
     func restore() {}
