@@ -9,7 +9,7 @@ Each ratio with a goal is decided by the rule of Benchmarks/METHOD.md, "Deciding
   bench-report.py --chat-median FILE      # medians of several chatload runs, as "key value" lines
   bench-report.py --chat-pairs FILE BASELINE NAME  # "pair NAME.key N ours theirs" lines, round N with round N
   bench-report.py --undecided FILE NAME...  # exit 0 when a goal row among NAMEs is still undecided
-  bench-report.py --alloc-p90 FILE        # allocations per cycle from the benchmark tool's output
+  bench-report.py --alloc-p90 FILE [NAME] # allocations per cycle of benchmark NAME (ReadWriteCycle)
   bench-report.py --self-test             # runs scripts/bench_decide_test.py
 """
 import argparse
@@ -228,13 +228,21 @@ def chat_pairs(path, baseline_path, name):
                 print(f"pair {name}.{key} {n} {ours[n][key]!r} {theirs[n][key]!r}")
 
 
-def alloc_p90(path):
-    """The p90 of mallocCountTotal per iteration from `swift package benchmark --format markdown`."""
+def alloc_p90(path, name="ReadWriteCycle"):
+    """The p90 of mallocCountTotal per iteration of benchmark NAME, from
+    `swift package benchmark --format markdown` (each benchmark under a `### NAME` heading)."""
     text = open(path).read() if os.path.exists(path) else ""
-    # A markdown table whose header names the percentiles, rows like
+    # Under each heading, a markdown table whose header names the percentiles, rows like
     # | Malloc (total) (K) * | 28 | 28 | ... | samples |
     header = None
+    current = None
     for line in text.splitlines():
+        if line.startswith("### "):
+            current = line[4:].strip()
+            header = None
+            continue
+        if current != name:
+            continue
         cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
         if "p90" in cells:
             header = cells
@@ -466,6 +474,19 @@ def rows(r):
             f"mallocs {fmt(g('alloc.per_cycle'))} per cycle (p90)",
         ])
 
+    if "alloc.bytebuffer_per_cycle" in r and "alloc.asyncchannel_per_cycle" in r:
+        ours, theirs = g("alloc.bytebuffer_per_cycle"), g("alloc.asyncchannel_per_cycle")
+        # Counts, not times: the same every round, so the goal is decided without an interval.
+        out.append([
+            "allocations per 64-byte ByteBuffer write + read cycle, against NIOAsyncChannel",
+            f"{fmt(ours)} mallocs (p90)",
+            f"NIOAsyncChannel {fmt(theirs)} mallocs (p90)",
+            f"{ours - theirs:+.0f} over NIOAsyncChannel",
+            "<= NIOAsyncChannel's + 2",
+            combine([], [ours <= theirs + 2]),
+            f"mallocs {fmt(ours)} against {fmt(theirs)} per cycle (p90)",
+        ])
+
     def chat_counts(name):
         return counts(r, name, "1,000 deliveries (the server's)", SERVER_COUNTS)
 
@@ -680,7 +701,7 @@ def main():
     parser.add_argument("--chat-median")
     parser.add_argument("--chat-pairs", nargs=3, metavar=("FILE", "BASELINE", "NAME"))
     parser.add_argument("--undecided", nargs="+", metavar=("FILE", "NAME"))
-    parser.add_argument("--alloc-p90")
+    parser.add_argument("--alloc-p90", nargs="+", metavar=("FILE", "BENCHMARK"))
     parser.add_argument("--self-test", action="store_true")
     args = parser.parse_args()
     if args.self_test:
@@ -694,7 +715,7 @@ def main():
         # Exit 0 (go on) when a row is undecided; 1 when every row named is decided or has no goal.
         sys.exit(0 if undecided(args.undecided[0], args.undecided[1:]) else 1)
     elif args.alloc_p90:
-        print(alloc_p90(args.alloc_p90))
+        print(alloc_p90(*args.alloc_p90[:2]))
     else:
         sys.exit(report(args))
 

@@ -339,6 +339,9 @@ if wants alloc; then
     cat "$work/alloc.out" "$work/alloc-check.out" >&2
     record alloc.check_status "$status"
     record alloc.per_cycle "$(python3 scripts/bench-report.py --alloc-p90 "$work/alloc.out")"
+    record alloc.bytebuffer_per_cycle "$(python3 scripts/bench-report.py --alloc-p90 "$work/alloc.out" ReadWriteCycle.ByteBuffer)"
+    record alloc.asyncchannel_per_cycle \
+        "$(python3 scripts/bench-report.py --alloc-p90 "$work/alloc.out" ReadWriteCycle.NIOAsyncChannel)"
     record alloc.threshold "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["mallocCountTotal"] / 1000)' \
         Benchmarks/Thresholds/Allocations.ReadWriteCycle.p90.json)"
 fi
