@@ -22,14 +22,14 @@ import Testing
 
     func id(_ n: Int) -> OperationID { OperationID(rawValue: UInt64(n)) }
 
-    func writes(_ actions: [Action]) -> [UInt64] {
+    func writes(_ actions: StreamTaskStateMachine.Actions) -> [UInt64] {
         actions.compactMap {
             if case .write(let id, _) = $0 { return id.rawValue }
             return nil
         }
     }
 
-    func flushes(_ actions: [Action]) -> Int {
+    func flushes(_ actions: StreamTaskStateMachine.Actions) -> Int {
         actions.filter { if case .flush = $0 { true } else { false } }.count
     }
 

@@ -16,7 +16,7 @@ import Testing
 /// `resume()` lets go.
 extension StreamTaskStateMachineTests {
     /// The kind of each action, by its case name ("write", "close", …).
-    private func kinds(_ actions: [Action]) -> [String] {
+    private func kinds(_ actions: StreamTaskStateMachine.Actions) -> [String] {
         actions.map { String(String(describing: $0).prefix { $0 != "(" }) }
     }
 

@@ -21,7 +21,7 @@ import Testing
     func bytes(_ string: String) -> ByteBuffer { ByteBuffer(string: string) }
 
     /// The reads an action list completed, as (id, text, atEOF).
-    func reads(_ actions: [Action]) -> [(UInt64, String, Bool)] {
+    func reads(_ actions: StreamTaskStateMachine.Actions) -> [(UInt64, String, Bool)] {
         actions.compactMap {
             if case .succeedRead(let id, let buffer, let atEOF) = $0 {
                 return (id.rawValue, String(buffer: buffer), atEOF)
@@ -30,21 +30,21 @@ import Testing
         }
     }
 
-    func failures(_ actions: [Action]) -> [(UInt64, StreamTaskError.Code)] {
+    func failures(_ actions: StreamTaskStateMachine.Actions) -> [(UInt64, StreamTaskError.Code)] {
         actions.compactMap {
             if case .fail(let id, let error) = $0 { return (id.rawValue, error.code) }
             return nil
         }
     }
 
-    func writes(_ actions: [Action]) -> [UInt64] {
+    func writes(_ actions: StreamTaskStateMachine.Actions) -> [UInt64] {
         actions.compactMap {
             if case .write(let id, _) = $0 { return id.rawValue }
             return nil
         }
     }
 
-    func contains(_ actions: [Action], _ predicate: (Action) -> Bool) -> Bool {
+    func contains(_ actions: StreamTaskStateMachine.Actions, _ predicate: (Action) -> Bool) -> Bool {
         actions.contains(where: predicate)
     }
 

@@ -26,7 +26,7 @@ import Testing
         return machine
     }
 
-    private func count(_ actions: [Action], _ predicate: (Action) -> Bool) -> Int {
+    private func count(_ actions: StreamTaskStateMachine.Actions, _ predicate: (Action) -> Bool) -> Int {
         actions.filter(predicate).count
     }
 

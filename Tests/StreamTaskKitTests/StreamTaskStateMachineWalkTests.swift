@@ -43,7 +43,7 @@ import Testing
             random = SplitMix64(seed: seed)
         }
 
-        mutating func apply(_ actions: [Machine.Action]) {
+        mutating func apply(_ actions: Machine.Actions) {
             for action in actions {
                 switch action {
                 case .succeedRead(let id, let bytes, _):
@@ -65,7 +65,7 @@ import Testing
 
         /// Applies the actions of an input that cannot move a held operation (an operation
         /// enqueued, bytes, the end of input, writability, the connection coming up).
-        mutating func applyHolding(_ actions: [Machine.Action]) {
+        mutating func applyHolding(_ actions: Machine.Actions) {
             if machine.holdsOperations {
                 for action in actions {
                     switch action {

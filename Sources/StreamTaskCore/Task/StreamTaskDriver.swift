@@ -85,7 +85,7 @@ package final class StreamTaskDriver: @unchecked Sendable {
     /// flush that completes thousands of writes at once defers a list for each, and taking
     /// them from the front of an array would move all the others every time.
     @exclusivity(unchecked) private var deferred =
-        CircularBuffer<(actions: [StreamTaskStateMachine.Action], complete: Bool)>(initialCapacity: 2)
+        CircularBuffer<(actions: StreamTaskStateMachine.Actions, complete: Bool)>(initialCapacity: 2)
     /// Jobs queued on the loop with writes the task's ledger let go, not yet run; and whether
     /// one is running (see `queueReleasedWrites(_:)`).
     @exclusivity(unchecked) private var releaseJobsQueued = 0
@@ -267,7 +267,7 @@ package final class StreamTaskDriver: @unchecked Sendable {
     /// Never nested: an action can make the channel call back at once (shutting the output
     /// down can close the channel), and the actions that callback produces wait until the
     /// current list is done, so events and completions keep their order.
-    func carryOut(_ actions: [StreamTaskStateMachine.Action], thenComplete: Bool = false) {
+    func carryOut(_ actions: StreamTaskStateMachine.Actions, thenComplete: Bool = false) {
         eventLoop.preconditionInEventLoop()
         if performing {
             deferred.append((actions, thenComplete))
@@ -294,7 +294,7 @@ package final class StreamTaskDriver: @unchecked Sendable {
         lendBuffer()
     }
 
-    private func carryOutNow(_ actions: [StreamTaskStateMachine.Action], thenComplete: Bool) {
+    private func carryOutNow(_ actions: StreamTaskStateMachine.Actions, thenComplete: Bool) {
         defer {
             if thenComplete { complete() }
         }

@@ -29,7 +29,7 @@ extension StreamTaskStateMachine {
 
     /// The task was suspended: from now on its operations wait. The owner suspends a running
     /// machine only.
-    mutating func suspend() -> [Action] {
+    mutating func suspend() -> Actions {
         guard activity == .running else {
             preconditionFailure("suspended a task that was already suspended")
         }
@@ -39,7 +39,7 @@ extension StreamTaskStateMachine {
 
     /// The suspended task goes on: what waited moves, in the order it was issued. The owner
     /// resumes a suspended machine only.
-    mutating func resume() -> [Action] {
+    mutating func resume() -> Actions {
         guard activity == .suspended else {
             preconditionFailure("resumed a task that was not suspended")
         }

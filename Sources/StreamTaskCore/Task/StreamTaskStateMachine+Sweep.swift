@@ -33,7 +33,7 @@ extension StreamTaskStateMachine {
         var reads = ReadLane.free
         var writes = WriteLane.free
         var writesIssued = 0
-        var actions: [Action] = []
+        var actions: Actions = []
 
         var writesBlocked: Bool {
             if case .blocked = writes { return true }
@@ -101,7 +101,7 @@ extension StreamTaskStateMachine {
     /// left then waits: writes and `closeWrite` for the write lane, reads and `closeRead` for
     /// the read lane, barriers for the head.) So a queue of writes behind a full channel costs
     /// a pass nothing.
-    mutating func process() -> [Action] {
+    mutating func process() -> Actions {
         var sweep = Sweep()
         if !writesInFlight.isEmpty { sweep.noteWriteInFlight() }
         var index = 0
@@ -306,7 +306,7 @@ extension StreamTaskStateMachine {
 
     /// After a pass: once both directions are done, close; otherwise keep input coming while
     /// the buffer is under its limit.
-    private mutating func closeOrRequestInput(bytesWanted: Int) -> [Action] {
+    private mutating func closeOrRequestInput(bytesWanted: Int) -> Actions {
         guard connection == .open else { return [] }
         let inputDone = inbound.hasEnded || input == .shutDown
         if inputDone && output == .shutDown {

@@ -163,7 +163,7 @@ struct StreamTaskStateMachine {
 
     /// Queues `operation`. After `captureStreams` has taken effect, only operations
     /// `fromStreams` (the captured streams' own) are accepted; others fail at once.
-    mutating func enqueue(_ operation: Operation, id: OperationID, fromStreams: Bool = false) -> [Action] {
+    mutating func enqueue(_ operation: Operation, id: OperationID, fromStreams: Bool = false) -> Actions {
         if owner == .streams && !fromStreams {
             return [.fail(id, .streamsCaptured)]
         }
@@ -179,7 +179,7 @@ struct StreamTaskStateMachine {
         return process()
     }
 
-    mutating func connected() -> [Action] {
+    mutating func connected() -> Actions {
         switch connection {
         case .notConnected:
             connection = .open
@@ -192,7 +192,7 @@ struct StreamTaskStateMachine {
         }
     }
 
-    mutating func received(_ bytes: ByteBuffer) -> [Action] {
+    mutating func received(_ bytes: ByteBuffer) -> Actions {
         switch connection {
         case .notConnected:
             preconditionFailure("bytes received before the connection was up")
@@ -208,14 +208,14 @@ struct StreamTaskStateMachine {
     }
 
     /// The channel finished a burst of reads asked for with ``Action/requestInput``.
-    mutating func receiveCompleted() -> [Action] {
+    mutating func receiveCompleted() -> Actions {
         if case .requested = inbound { inbound = .flowing }
         return process()
     }
 
     /// The peer closed its side of the stream (a FIN arrived). With `truncation`, that end is
     /// not trustworthy: reads that reach it fail with that error, and leave what is buffered.
-    mutating func inputEnded(truncation: StreamTaskError? = nil) -> [Action] {
+    mutating func inputEnded(truncation: StreamTaskError? = nil) -> Actions {
         if case .notConnected = connection {
             preconditionFailure("input ended before the connection was up")
         }
@@ -225,12 +225,12 @@ struct StreamTaskStateMachine {
         return actions
     }
 
-    mutating func writabilityChanged(_ isWritable: Bool) -> [Action] {
+    mutating func writabilityChanged(_ isWritable: Bool) -> Actions {
         writability = isWritable ? .writable : .full
         return isWritable ? process() : []
     }
 
-    mutating func writeCompleted(_ id: OperationID, error: StreamTaskError?) -> [Action] {
+    mutating func writeCompleted(_ id: OperationID, error: StreamTaskError?) -> Actions {
         guard let index = writesInFlight.firstIndex(where: { $0.id == id }) else {
             // Gone already (abandoned, or failed by the close), or never handed over.
             precondition(
@@ -239,7 +239,7 @@ struct StreamTaskStateMachine {
             return []
         }
         writesInFlight.remove(at: index)
-        var actions: [Action] = [error.map { .fail(id, $0) } ?? .succeed(id)]
+        var actions: Actions = [error.map { .fail(id, $0) } ?? .succeed(id)]
         actions += process()
         return actions
     }
@@ -251,7 +251,7 @@ struct StreamTaskStateMachine {
         _ id: OperationID,
         error: StreamTaskError?,
         closesConnection: Bool = true
-    ) -> [Action] {
+    ) -> Actions {
         guard let index = pending.firstOffset(where: { $0.id == id }) else { return [] }
         switch pending[index].operation {
         case .startTLS, .stopTLS:
@@ -263,11 +263,11 @@ struct StreamTaskStateMachine {
         // Ask for input afresh: the TLS handler read on its own during the handshake.
         if case .requested = inbound { inbound = .flowing }
         guard let error else {
-            var actions: [Action] = [.succeed(id)]
+            var actions: Actions = [.succeed(id)]
             actions += process()
             return actions
         }
-        var actions: [Action] = [.fail(id, error)]
+        var actions: Actions = [.fail(id, error)]
         guard closesConnection else {
             actions += process()
             return actions
@@ -284,7 +284,7 @@ struct StreamTaskStateMachine {
     /// connection is closed. So it is for a write whose caller was told it was written
     /// (`returnedEarly`): withdrawn, it would leave a gap in the stream that the writes after
     /// it would close over.
-    mutating func abandon(_ id: OperationID, error: StreamTaskError, returnedEarly: Bool = false) -> [Action] {
+    mutating func abandon(_ id: OperationID, error: StreamTaskError, returnedEarly: Bool = false) -> Actions {
         let item: Pending
         if let index = writesInFlight.firstIndex(where: { $0.id == id }) {
             item = writesInFlight.remove(at: index)
@@ -293,7 +293,7 @@ struct StreamTaskStateMachine {
         } else {
             return []
         }
-        var actions: [Action] = [.fail(id, error)]
+        var actions: Actions = [.fail(id, error)]
         if item.isUnderway || returnedEarly {
             let what = item.isUnderway ? "an operation under way" : "a write that had returned before it was sent"
             let reason = StreamTaskError(
@@ -307,10 +307,10 @@ struct StreamTaskStateMachine {
     }
 
     /// The connection is gone: in order (`nil`) or with an error.
-    mutating func closed(error: StreamTaskError?) -> [Action] {
+    mutating func closed(error: StreamTaskError?) -> Actions {
         if case .closed = connection { return [] }
         connection = .closed(error)
-        var actions: [Action] = []
+        var actions: Actions = []
         if error == nil && !inbound.hasEnded && input != .shutDown {
             // An orderly close ends the input too (SwiftNIO closes at once, without an
             // input-closed event, when the FIN comes after our own output was shut).
@@ -326,8 +326,8 @@ struct StreamTaskStateMachine {
     }
 
     /// Fails every operation with a cancellation error and closes the connection.
-    mutating func cancel() -> [Action] {
-        var actions: [Action] = operations.map { .fail($0.id, .cancelled) }
+    mutating func cancel() -> Actions {
+        var actions = Actions(operations.lazy.map { .fail($0.id, .cancelled) })
         writesInFlight.removeAll()
         pending = PendingOperations()
         buffer.removeAll()
@@ -342,18 +342,18 @@ struct StreamTaskStateMachine {
 
     /// The input ends here. A clean end is the stream's read-closed event; a truncated one is
     /// not (reads report it instead).
-    private mutating func endInput(truncation: StreamTaskError?) -> [Action] {
+    private mutating func endInput(truncation: StreamTaskError?) -> Actions {
         inbound = .ended(truncation: truncation)
         return truncation == nil ? [.emit(.readClosed)] : []
     }
 
     /// `closeRead` reached the head of its lane: drop what is buffered and stop reading.
-    mutating func shutDownInput() -> [Action] {
+    mutating func shutDownInput() -> Actions {
         guard input != .shutDown else { return [] }
         input = .shutDown
         buffer.removeAll()
         // A clean end of stream has already been reported as the read side's close.
-        var actions: [Action] = inbound.hasEndedCleanly ? [] : [.emit(.readClosed)]
+        var actions: Actions = inbound.hasEndedCleanly ? [] : [.emit(.readClosed)]
         if isConnected, !inbound.hasEnded {
             actions.append(.shutdownInput)
         }

@@ -16,14 +16,14 @@ import Testing
 @Suite struct CaptureStreamsQueueTests {
     private func id(_ n: UInt64) -> OperationID { OperationID(rawValue: n) }
 
-    private func captured(_ actions: [StreamTaskStateMachine.Action]) -> [UInt64] {
+    private func captured(_ actions: StreamTaskStateMachine.Actions) -> [UInt64] {
         actions.compactMap {
             if case .captureStreams(let id) = $0 { return id.rawValue }
             return nil
         }
     }
 
-    private func failures(_ actions: [StreamTaskStateMachine.Action]) -> [(UInt64, StreamTaskError.Code)] {
+    private func failures(_ actions: StreamTaskStateMachine.Actions) -> [(UInt64, StreamTaskError.Code)] {
         actions.compactMap {
             if case .fail(let id, let error) = $0 { return (id.rawValue, error.code) }
             return nil

@@ -16,14 +16,14 @@ import Testing
 @Suite struct TLSUnitTests {
     private func id(_ n: UInt64) -> OperationID { OperationID(rawValue: n) }
 
-    private func started(_ actions: [StreamTaskStateMachine.Action]) -> [(UInt64, ByteBuffer?)] {
+    private func started(_ actions: StreamTaskStateMachine.Actions) -> [(UInt64, ByteBuffer?)] {
         actions.compactMap {
             if case .startTLS(let id, _, let early) = $0 { return (id.rawValue, early) }
             return nil
         }
     }
 
-    private func failed(_ actions: [StreamTaskStateMachine.Action]) -> [(UInt64, StreamTaskError.Code)] {
+    private func failed(_ actions: StreamTaskStateMachine.Actions) -> [(UInt64, StreamTaskError.Code)] {
         actions.compactMap {
             if case .fail(let id, let error) = $0 { return (id.rawValue, error.code) }
             return nil
