@@ -112,8 +112,7 @@ import Testing
     ) -> OperationRequest {
         OperationRequest(
             operation: operation, id: OperationID(rawValue: id), timeout: timeout, startedAt: startedAt,
-            abandoned: abandoned
-        ) { _ in }
+            abandoned: abandoned, completion: .handler { _ in })
     }
 
     private func parks(_ ahead: inout ReadAhead, _ read: OperationRequest) -> Bool {

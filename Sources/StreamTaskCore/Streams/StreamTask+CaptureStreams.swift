@@ -116,6 +116,6 @@ extension StreamTaskDriver {
             task.session.taskCompleted(task)
             task.session.completionReported(for: task)
         }
-        carryOut([.succeed(id)])
+        carryOut(StreamTaskStateMachine.Actions(.succeed(id)))
     }
 }

@@ -34,7 +34,7 @@ struct OperationRequest: Sendable {
     /// can no longer be withdrawn, so if its time runs out before the channel takes it, the
     /// connection closes, as it does when its time runs out after.
     var returnedEarly = false
-    let completion: StreamTaskDriver.Completion
+    let completion: OperationCompletion
 
     /// When it times out; `nil` without a timeout.
     var deadline: NIODeadline? { timeout > 0 ? startedAt + .seconds(timeout) : nil }

@@ -252,10 +252,7 @@ extension StreamTask {
             try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<Outcome, any Error>) in
                 submit(
                     operation, id: id, timeout: timeout, abandoned: abandoned, fromStreams: fromStreams,
-                    startedAt: startedAt
-                ) { result in
-                    continuation.resume(with: result.mapError { $0 as any Error })
-                }
+                    startedAt: startedAt, reportingTo: .continuation(continuation))
             }
         } onCancel: {
             abandoned.withLockedValue { $0 = true }

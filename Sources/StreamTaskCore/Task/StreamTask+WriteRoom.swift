@@ -34,11 +34,9 @@ extension StreamTask {
     /// it off the ledger, and lets go the writes that were waiting for the room.
     func submitWriteBehind(_ buffer: ByteBuffer, id: OperationID? = nil, timeout: TimeInterval, startedAt: NIODeadline)
     {
-        let count = buffer.readableBytes
-        submit(.write(buffer), id: id, timeout: timeout, returnedEarly: true, startedAt: startedAt) { result in
-            let error: StreamTaskError? = if case .failure(let error) = result { error } else { nil }
-            self.releaseRoomWaiters { $0.complete(count, error: error) }
-        }
+        submit(
+            .write(buffer), id: id, timeout: timeout, returnedEarly: true, startedAt: startedAt,
+            reportingTo: .writeBehind(count: buffer.readableBytes, of: self))
     }
 
     /// Waits until the ledger has room for `buffer`, then queues it and returns; or, when the

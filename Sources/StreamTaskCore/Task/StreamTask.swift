@@ -290,13 +290,29 @@ public final class StreamTask: StreamSessionTask, @unchecked Sendable, CustomStr
         startedAt: NIODeadline = .now(),
         completion: @escaping StreamTaskDriver.Completion
     ) {
+        submit(
+            operation, id: id, timeout: timeout, abandoned: abandoned, fromStreams: fromStreams,
+            returnedEarly: returnedEarly, startedAt: startedAt, reportingTo: .handler(completion))
+    }
+
+    /// Queues `operation`, whose outcome goes to `completion`.
+    func submit(
+        _ operation: StreamTaskStateMachine.Operation,
+        id: OperationID? = nil,
+        timeout: TimeInterval,
+        abandoned: NIOLockedValueBox<Bool>? = nil,
+        fromStreams: Bool = false,
+        returnedEarly: Bool = false,
+        startedAt: NIODeadline = .now(),
+        reportingTo completion: OperationCompletion
+    ) {
         var completion = completion
         if operation.isTLSTransition {
             // Writes issued after it wait for its outcome (writes waiting for room were issued
             // before it, and go first), until it is done, however it ends.
             releaseRoomWaiters { $0.transitionIssued() }
             let reportOutcome = completion
-            completion = { result in
+            completion = .handler { result in
                 self.releaseRoomWaiters { $0.transitionFinished() }
                 reportOutcome(result)
             }

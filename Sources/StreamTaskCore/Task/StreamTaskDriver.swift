@@ -63,7 +63,7 @@ package final class StreamTaskDriver: @unchecked Sendable {
     /// The features riding on the connection (a data task's HTTP exchange until it becomes a
     /// stream, the route watch while connected): see ``StreamTaskAttachment``.
     @exclusivity(unchecked) var attachments: [any StreamTaskAttachment] = []
-    @exclusivity(unchecked) private var completions: [OperationID: Completion] = [:]
+    @exclusivity(unchecked) private var completions: [OperationID: OperationCompletion] = [:]
     /// The deadlines of the timed operations, and the one loop task that fires at the earliest.
     @exclusivity(unchecked) var deadlines = OperationDeadlines()
     @exclusivity(unchecked) private var deadlineTimer: Scheduled<Void>?

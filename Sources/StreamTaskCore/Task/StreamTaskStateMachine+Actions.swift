@@ -23,6 +23,13 @@ extension StreamTaskStateMachine {
         /// No actions.
         init() {}
 
+        /// One action.
+        init(_ action: Action) {
+            first = action
+        }
+
+        /// For tests and cold paths only: the variadic arguments of a literal are an array, the
+        /// allocation this type is here to avoid. Steps write `Actions(action)`.
         init(arrayLiteral actions: Action...) {
             self.init(actions)
         }

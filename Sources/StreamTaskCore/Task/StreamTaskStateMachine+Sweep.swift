@@ -313,13 +313,13 @@ extension StreamTaskStateMachine {
             // A suspended task keeps its connection: operations may still wait for the buffer.
             guard !holdsOperations else { return [] }
             closeAsked()
-            return [.close]
+            return Actions(.close)
         }
         // A read that asks for more than the limit may buffer what it asked for.
         guard !inputDone, case .flowing = inbound, bufferedByteCount < Swift.max(highWaterMark, bytesWanted) else {
             return []
         }
         inbound = .requested
-        return [.requestInput]
+        return Actions(.requestInput)
     }
 }

@@ -165,10 +165,10 @@ struct StreamTaskStateMachine {
     /// `fromStreams` (the captured streams' own) are accepted; others fail at once.
     mutating func enqueue(_ operation: Operation, id: OperationID, fromStreams: Bool = false) -> Actions {
         if owner == .streams && !fromStreams {
-            return [.fail(id, .streamsCaptured)]
+            return Actions(.fail(id, .streamsCaptured))
         }
         if let error = validate(operation) {
-            return [.fail(id, error)]
+            return Actions(.fail(id, error))
         }
         switch operation {
         case .closeRead where input == .open: input = .closeQueued
@@ -239,7 +239,7 @@ struct StreamTaskStateMachine {
             return []
         }
         writesInFlight.remove(at: index)
-        var actions: Actions = [error.map { .fail(id, $0) } ?? .succeed(id)]
+        var actions = Actions(error.map { .fail(id, $0) } ?? .succeed(id))
         actions += process()
         return actions
     }
@@ -263,11 +263,11 @@ struct StreamTaskStateMachine {
         // Ask for input afresh: the TLS handler read on its own during the handshake.
         if case .requested = inbound { inbound = .flowing }
         guard let error else {
-            var actions: Actions = [.succeed(id)]
+            var actions = Actions(.succeed(id))
             actions += process()
             return actions
         }
-        var actions: Actions = [.fail(id, error)]
+        var actions = Actions(.fail(id, error))
         guard closesConnection else {
             actions += process()
             return actions
@@ -293,7 +293,7 @@ struct StreamTaskStateMachine {
         } else {
             return []
         }
-        var actions: Actions = [.fail(id, error)]
+        var actions = Actions(.fail(id, error))
         if item.isUnderway || returnedEarly {
             let what = item.isUnderway ? "an operation under way" : "a write that had returned before it was sent"
             let reason = StreamTaskError(
@@ -344,7 +344,7 @@ struct StreamTaskStateMachine {
     /// not (reads report it instead).
     private mutating func endInput(truncation: StreamTaskError?) -> Actions {
         inbound = .ended(truncation: truncation)
-        return truncation == nil ? [.emit(.readClosed)] : []
+        return truncation == nil ? Actions(.emit(.readClosed)) : Actions()
     }
 
     /// `closeRead` reached the head of its lane: drop what is buffered and stop reading.
@@ -353,7 +353,7 @@ struct StreamTaskStateMachine {
         input = .shutDown
         buffer.removeAll()
         // A clean end of stream has already been reported as the read side's close.
-        var actions: Actions = inbound.hasEndedCleanly ? [] : [.emit(.readClosed)]
+        var actions = inbound.hasEndedCleanly ? Actions() : Actions(.emit(.readClosed))
         if isConnected, !inbound.hasEnded {
             actions.append(.shutdownInput)
         }

@@ -1,0 +1,37 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the swift-stream-task-kit open source project
+//
+// Licensed under Apache License v2.0; see LICENSE for license information
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
+/// Where an operation's outcome goes once it is decided: called exactly once.
+///
+/// The common cases are cases of their own rather than closures: an async read or write waits
+/// on a continuation, and a write that returned early only settles the task's write ledger.
+/// A closure for them would be a heap allocation for every operation (and another where it is
+/// stored among the driver's completions), which is much of what a small read or write costs.
+enum OperationCompletion: Sendable {
+    /// Any other caller: a completion handler, a promise, a wrapper.
+    case handler(StreamTaskDriver.Completion)
+    /// An async caller waiting for the outcome.
+    case continuation(UnsafeContinuation<StreamTaskDriver.Outcome, any Error>)
+    /// A write that returned early: its bytes leave `task`'s write ledger, and a failure is
+    /// kept there for the next write to throw.
+    case writeBehind(count: Int, of: StreamTask)
+
+    /// Reports `result`.
+    func callAsFunction(_ result: Result<StreamTaskDriver.Outcome, StreamTaskError>) {
+        switch self {
+        case .handler(let handler):
+            handler(result)
+        case .continuation(let continuation):
+            continuation.resume(with: result.mapError { $0 as any Error })
+        case .writeBehind(let count, let task):
+            let error: StreamTaskError? = if case .failure(let error) = result { error } else { nil }
+            task.releaseRoomWaiters { $0.complete(count, error: error) }
+        }
+    }
+}
