@@ -189,6 +189,41 @@ import Testing
         await server.stop()
     }
 
+    /// Writes go out in the order they were issued, whichever thread issued them: a write
+    /// issued on the task's loop after one issued from the pool, while the loop was busy, goes
+    /// out after it, not ahead of it because it was made on the loop.
+    @Test func aWriteIssuedOnTheLoopFollowsOneIssuedBeforeItFromThePool() async throws {
+        // The client gets a loop of its own: holding one of the shared loops would stall the
+        // connections of every other test on it.
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let server = try await LoopbackServer.start()
+        var accepted = server.listener.connections.makeAsyncIterator()
+        let client = StreamSession(configuration: .default, eventLoopGroup: group).loopbackTask(port: server.port)
+        let peer = try await server.accept(&accepted)
+        try await client.write(Data(), timeout: 10)
+
+        // The loop waits in a job that writes "B" once let go; "A" is issued meanwhile.
+        let gate = DispatchSemaphore(value: 0)
+        client.eventLoop.execute {
+            gate.wait()
+            client.write(ByteBuffer(string: "B"), timeout: 10) { _ in }
+        }
+        try await client.write(Data("A".utf8), timeout: 10)
+        gate.signal()
+
+        var received = Data()
+        while received.count < 2 {
+            let (data, atEOF) = try await peer.readData(ofMinLength: 1, maxLength: 2, timeout: 10)
+            received.append(data ?? Data())
+            if atEOF { break }
+        }
+        #expect(String(decoding: received, as: UTF8.self) == "AB")
+        client.cancel()
+        peer.cancel()
+        await server.stop()
+        try await group.shutdownGracefully()
+    }
+
     /// An async write that returned at once but reached the loop after the channel filled waits
     /// there behind the full channel. If its time runs out before the channel takes it, it
     /// cannot be withdrawn as a write still waiting for room is: its caller was told it was
@@ -203,14 +238,12 @@ import Testing
         let peer = try await server.accept(&accepted)  // never reads
         #expect(await eventually { client.metrics.remotePort != nil }, "the client's connection is up")
 
-        // Hold the loop, and queue behind the hold a write that fills every buffer: the async
-        // write below is admitted with room (the channel still looks writable from outside the
-        // loop), and reaches the loop after the channel has filled.
+        // Hold the loop, and issue a write that fills every buffer, then the async write: it
+        // is admitted with room (the channel still looks writable from outside the loop), and
+        // reaches the loop, in the order issued, after the channel has filled.
         let gate = DispatchSemaphore(value: 0)
         client.eventLoop.execute { gate.wait() }
-        client.eventLoop.execute {
-            client.write(Data(repeating: 0x41, count: 32 << 20), timeout: 0) { _ in }
-        }
+        client.write(Data(repeating: 0x41, count: 32 << 20), timeout: 0) { _ in }
         try await client.write(Data("late".utf8), timeout: 0.3)
         gate.signal()
 

@@ -29,6 +29,7 @@ extension StreamTask {
     /// the loop, after the read parked before it, if any.
     func submitClaimingInput(_ request: OperationRequest) {
         let onLoop = eventLoop.inEventLoop
+        var followUp = InboxFollowUp()
         let (parked, armTimerAt, parkedBefore) = withShared {
             shared -> (Bool, NIODeadline?, OperationRequest?) in
             if !request.fromStreams, shared.state == .running {
@@ -36,17 +37,20 @@ extension StreamTask {
                 if parked { return (true, armTimerAt, nil) }
             }
             let before = shared.readAhead.operationSubmitted()
-            // Off the loop the read parked is sent while the lock is held, so that no operation
-            // submitted after this one reaches the loop ahead of it. On the loop it cannot be
-            // sent here (it would run at once, and take the lock again); nothing else reaches
-            // the loop before this caller is done.
-            if let before, !onLoop { driver.submit(before) }
-            return (false, nil, onLoop ? before : nil)
+            // Off the loop the read parked joins the inbox while the lock is held, and this one
+            // behind it, so that no operation submitted after this one reaches the loop ahead
+            // of them. On the loop they cannot go to the machine here (that would take the lock
+            // again); nothing else reaches the loop before this caller is done.
+            guard !onLoop else { return (false, nil, before) }
+            if let before { followUp.note(shared.inbox.join(before), for: before) }
+            followUp.note(shared.inbox.join(request), for: request)
+            return (false, nil, nil)
         }
         if let armTimerAt { driver.armParkTimer(at: armTimerAt) }
         if parked { return }
-        if let parkedBefore { driver.submit(parkedBefore) }
-        driver.submit(request)
+        guard onLoop else { return follow(followUp) }
+        if let parkedBefore { deliver(parkedBefore) }
+        deliver(request)
     }
 
     /// The caller of a read stopped waiting: if the read is parked, it fails now; otherwise the

@@ -34,9 +34,16 @@ extension StreamTask {
     /// it off the ledger, and lets go the writes that were waiting for the room.
     func submitWriteBehind(_ buffer: ByteBuffer, id: OperationID? = nil, timeout: TimeInterval, startedAt: NIODeadline)
     {
-        submit(
-            .write(buffer), id: id, timeout: timeout, returnedEarly: true, startedAt: startedAt,
-            reportingTo: .writeBehind(count: buffer.readableBytes, of: self))
+        deliver(writeBehindRequest(buffer, id: id ?? makeOperationID(), timeout: timeout, startedAt: startedAt))
+    }
+
+    /// The request of a write that returned before its bytes left.
+    private func writeBehindRequest(
+        _ buffer: ByteBuffer, id: OperationID, timeout: TimeInterval, startedAt: NIODeadline
+    ) -> OperationRequest {
+        OperationRequest(
+            operation: .write(buffer), id: id, timeout: timeout, startedAt: startedAt, abandoned: nil,
+            returnedEarly: true, completion: .writeBehind(count: buffer.readableBytes, of: self))
     }
 
     /// Waits until the ledger has room for `buffer`, then queues it and returns; or, when the
@@ -101,48 +108,51 @@ extension StreamTask {
     }
 
     /// Changes the ledger with `change`, then carries out what it decides for the writes
-    /// waiting for room. Writes let go are queued in the order they waited, in a loop job.
+    /// waiting for room. Writes let go join the task's inbox in the order they waited.
     ///
-    /// Always a loop job, even on the loop: writes their callers issued before may still be on
-    /// their way there, as jobs of their own, and these must not overtake them. The job is
-    /// queued under the task's lock, so an operation that another thread submits after this
-    /// (a `closeWrite()` that found no write waiting, say) follows it; on the loop, the driver
-    /// sends operations submitted there through the loop's queue too until the job has run
-    /// (see `StreamTaskDriver.submit`). Callers let go resume only once the job is queued, so
-    /// nothing they write next overtakes it.
+    /// Always through the inbox, even on the loop: writes their callers issued before may
+    /// still be on their way there, and these must not overtake them. They join under the
+    /// task's lock, so an operation that another thread submits after this (a `closeWrite()`
+    /// that found no write waiting, say) follows them, and so does one submitted on the loop,
+    /// which waits in the inbox while anything does (see `SubmissionInbox`). Callers let go
+    /// resume only once their writes have joined, so nothing they write next overtakes them.
     func releaseRoomWaiters(after change: (inout WriteBehindLedger<RoomWaiter>) -> Void = { _ in }) {
         let limit = configuration.outboundBufferLimit
+        var followUp = InboxFollowUp()
         let release = withShared { shared -> WriteBehindLedger<RoomWaiter>.Release in
             change(&shared.writeBehind)
             let release = shared.writeBehind.release(limit: limit, running: shared.state == .running)
             switch release {
             case .granted(let waiters):
-                driver.queueReleasedWrites {
-                    for waiter in waiters {
-                        waiter.timer?.cancel()
-                        // Its timeout starts again: its caller goes on as if it had just
-                        // returned, and the wait for room is over.
-                        self.submitWriteBehind(waiter.buffer, id: waiter.id, timeout: waiter.timeout, startedAt: .now())
-                    }
+                for waiter in waiters {
+                    // Its timeout starts again: its caller goes on as if it had just returned,
+                    // and the wait for room is over.
+                    let request = writeBehindRequest(
+                        waiter.buffer, id: waiter.id, timeout: waiter.timeout, startedAt: .now())
+                    followUp.note(shared.inbox.join(request), for: request)
                 }
             case .resubmitted(let waiters):
-                driver.queueReleasedWrites {
-                    for waiter in waiters {
-                        waiter.timer?.cancel()
-                        self.resubmit(waiter)
-                    }
+                for waiter in waiters {
+                    let request = resubmission(of: waiter)
+                    followUp.note(shared.inbox.join(request), for: request)
                 }
             case .none, .failed:
                 break
             }
             return release
         }
+        follow(followUp)
         switch release {
         case .granted(let waiters):
-            for waiter in waiters { waiter.continuation.resume() }
+            for waiter in waiters {
+                waiter.timer?.cancel()
+                waiter.continuation.resume()
+            }
+        case .resubmitted(let waiters):
+            for waiter in waiters { waiter.timer?.cancel() }
         case .failed(let waiters, let error):
             fail(waiters, with: error)
-        case .none, .resubmitted:
+        case .none:
             break
         }
     }
@@ -167,12 +177,18 @@ extension StreamTask {
 
     /// Queues `waiter`'s write as one that waits for its outcome, and resumes its caller then.
     private func resubmit(_ waiter: RoomWaiter) {
+        deliver(resubmission(of: waiter))
+    }
+
+    /// The request of a write that waited for room and now waits for its outcome instead; its
+    /// caller's cancellation from here on withdraws it from the loop.
+    private func resubmission(of waiter: RoomWaiter) -> OperationRequest {
         waiter.waitsForOutcome.withLockedValue { $0 = true }
-        submit(
-            .write(waiter.buffer), id: waiter.id, timeout: waiter.timeout, abandoned: waiter.abandoned,
-            startedAt: waiter.startedAt
-        ) { result in
-            waiter.continuation.resume(with: result.map { _ in () }.mapError { $0 as any Error })
-        }
+        return OperationRequest(
+            operation: .write(waiter.buffer), id: waiter.id, timeout: waiter.timeout, startedAt: waiter.startedAt,
+            abandoned: waiter.abandoned,
+            completion: .handler { result in
+                waiter.continuation.resume(with: result.map { _ in () }.mapError { $0 as any Error })
+            })
     }
 }

@@ -60,6 +60,8 @@ public final class StreamTask: StreamSessionTask, @unchecked Sendable, CustomStr
         var error: StreamTaskError?
         var metrics: StreamTaskMetrics
         var writeBehind = WriteBehindLedger<RoomWaiter>()
+        /// Operations on their way to the loop (see `SubmissionInbox`).
+        var inbox = SubmissionInbox()
         var readAhead = ReadAhead()
         var nextOperation: UInt64 = 0
         /// While set, the delegate hears nothing about this task: it carries a data task, or
@@ -321,7 +323,44 @@ public final class StreamTask: StreamSessionTask, @unchecked Sendable, CustomStr
             operation: operation, id: id ?? makeOperationID(), timeout: timeout, startedAt: startedAt,
             abandoned: abandoned, fromStreams: fromStreams, returnedEarly: returnedEarly, completion: completion)
         if operation.claimsInput { return submitClaimingInput(request) }
-        driver.submit(request)
+        deliver(request)
+    }
+
+    /// Sends `request` toward the machine: at once on the loop while nothing waits before it,
+    /// otherwise through the task's inbox (see `SubmissionInbox`). Its completion runs on the
+    /// loop when it finishes; when its `abandoned` is already set as it reaches the machine, it
+    /// fails at once.
+    func deliver(_ request: OperationRequest) {
+        let onLoop = eventLoop.inEventLoop
+        var followUp = InboxFollowUp()
+        followUp.note(withShared { $0.inbox.admit(request, onLoop: onLoop) }, for: request)
+        follow(followUp)
+    }
+
+    /// What operations offered to the inbox under the task's lock call for, to be done once it
+    /// is released: the one job to schedule, and what to hand to the machine or the loop alone.
+    struct InboxFollowUp {
+        fileprivate var job: (@Sendable () -> Void)?
+        fileprivate var runNow: OperationRequest?
+        fileprivate var alone: [OperationRequest] = []
+
+        mutating func note(_ admission: SubmissionInbox.Admission, for request: OperationRequest) {
+            switch admission {
+            case .runNow: runNow = request
+            case .joined: break
+            case .schedule(let drain): job = drain
+            case .unlinked: alone.append(request)
+            }
+        }
+    }
+
+    /// Does what `followUp` noted, with the task's lock released.
+    func follow(_ followUp: InboxFollowUp) {
+        if let request = followUp.runNow { driver.enqueue(request) }
+        if let job = followUp.job { eventLoop.execute(job) }
+        for request in followUp.alone {
+            eventLoop.execute { self.driver.enqueueAlone(request) }
+        }
     }
 
     // MARK: Shared state and events

@@ -86,12 +86,9 @@ package final class StreamTaskDriver: @unchecked Sendable {
     /// them from the front of an array would move all the others every time.
     @exclusivity(unchecked) private var deferred =
         CircularBuffer<(actions: StreamTaskStateMachine.Actions, complete: Bool)>(initialCapacity: 2)
-    /// Jobs queued on the loop with writes the task's ledger let go, not yet run; and whether
-    /// one is running (see `queueReleasedWrites(_:)`).
-    @exclusivity(unchecked) private var releaseJobsQueued = 0
-    @exclusivity(unchecked) private var inReleaseJob = false
-    /// Whether the loop is running a job that carries an operation submitted off the loop.
-    @exclusivity(unchecked) private var inSubmissionJob = false
+    /// Whether the loop is running a job that brings operations from the loop's queue: the
+    /// task's inbox, or an operation sent by itself.
+    @exclusivity(unchecked) private(set) var inQueuedJob = false
 
     /// Whether a flush asked for now waits for the jobs queued on the loop (see
     /// `flushSoon()`): for async code, whose writes come in runs (from the pool, a job each;
@@ -105,11 +102,6 @@ package final class StreamTaskDriver: @unchecked Sendable {
     var holdsFlush: Bool {
         inQueuedJob || (withUnsafeCurrentTask { $0 != nil } && unflushedBytes < Self.heldFlushLimit)
     }
-
-    /// Whether the loop is running a job that brought operations from the loop's queue (a
-    /// submission from off the loop, or writes the ledger let go): what reached the loop behind
-    /// it is already queued, so a flush held to the end of the queue waits for no one's code.
-    var inQueuedJob: Bool { inSubmissionJob || inReleaseJob }
 
     init(
         host: String,
@@ -133,6 +125,8 @@ package final class StreamTaskDriver: @unchecked Sendable {
     /// Links the façade, once it is initialised; a task born failed is never linked.
     func link(_ task: StreamTask) {
         owner = task
+        // The job holds the task until it completes, as `owner` does (see `complete()`).
+        task.withShared { $0.inbox.link { self.drainInbox(of: task) } }
     }
 
     /// A task the session refused: completed before it was ever linked.
@@ -152,42 +146,26 @@ package final class StreamTaskDriver: @unchecked Sendable {
         }
     }
 
-    /// Queues `request`; its completion runs on the event loop when it finishes, and when its
-    /// `abandoned` is already set as it reaches the loop, it fails at once (a read-lane
-    /// operation or barrier among them is counted as on its way to the loop).
-    func submit(_ request: OperationRequest) {
-        // Not through `onLoop`: on the loop, as code on the task's executor is, no closure
-        // is made for the hop that is not taken. (`inEventLoop` first: the counts below are
-        // the loop's own.)
-        if eventLoop.inEventLoop && (releaseJobsQueued == 0 || inReleaseJob) {
-            enqueue(request)
-        } else {
-            eventLoop.execute {
-                // Loop jobs never run inside one another, so there is no outer value to restore.
-                self.inSubmissionJob = true
-                self.enqueue(request)
-                self.inSubmissionJob = false
-            }
-        }
+    /// The loop job of the task's inbox: hands every operation waiting there to the machine,
+    /// oldest first, those that join meanwhile included. What reached the loop behind it is
+    /// already queued, so a flush held to the end of the queue waits for no one's code.
+    private func drainInbox(of task: StreamTask) {
+        // Loop jobs never run inside one another, so there is no outer value to restore.
+        inQueuedJob = true
+        while let request = task.withShared({ $0.inbox.next() }) { enqueue(request) }
+        inQueuedJob = false
     }
 
-    /// Queues a loop job that submits writes let go by the task's write ledger (see
-    /// `StreamTask.releaseRoomWaiters`). Until a job queued on the loop has run, operations
-    /// submitted on the loop go through the loop's queue too, behind it, rather than at once
-    /// ahead of it; the job's own submissions go at once.
-    func queueReleasedWrites(_ body: @escaping @Sendable () -> Void) {
-        let queuedOnLoop = eventLoop.inEventLoop
-        if queuedOnLoop { releaseJobsQueued += 1 }
-        eventLoop.execute {
-            // Loop jobs never run inside one another, so there is no outer value to restore.
-            if queuedOnLoop { self.releaseJobsQueued -= 1 }
-            self.inReleaseJob = true
-            body()
-            self.inReleaseJob = false
-        }
+    /// The loop job of an operation submitted off the loop to a task with no inbox job (born
+    /// failed, or completed).
+    func enqueueAlone(_ request: OperationRequest) {
+        inQueuedJob = true
+        enqueue(request)
+        inQueuedJob = false
     }
 
-    private func enqueue(_ request: OperationRequest) {
+    /// Hands `request` to the machine, on the loop.
+    func enqueue(_ request: OperationRequest) {
         eventLoop.preconditionInEventLoop()
         if request.operation.claimsInput { reclaimLentBytes(arriving: true) }
         accept(request)
@@ -369,12 +347,15 @@ package final class StreamTaskDriver: @unchecked Sendable {
         guard let task = owner else { return }
         owner = nil
         let error = machine.closeError
-        let metrics = task.withShared { shared -> StreamTaskMetrics in
+        let (metrics, leftovers) = task.withShared { shared -> (StreamTaskMetrics, CircularBuffer<OperationRequest>) in
             shared.state = .completed
             shared.error = error
             shared.metrics.taskEndDate = Date()
-            return shared.metrics
+            return (shared.metrics, shared.inbox.close())
         }
+        // Submitted before the task completed and not yet taken by the inbox's job: the machine
+        // refuses them now, as it refuses whatever comes later, by itself (see `enqueueAlone`).
+        for request in leftovers { enqueue(request) }
         task.publish(.metricsCollected(metrics))
         // Leave the session before announcing completion, so that whoever hears of it finds
         // the task gone from `allTasks` and its connection slot passed on.

@@ -1,0 +1,80 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the swift-stream-task-kit open source project
+//
+// Licensed under Apache License v2.0; see LICENSE for license information
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
+import NIOCore
+
+/// Operations on their way to the task's event loop, in the order they were submitted; kept
+/// under the task's lock.
+///
+/// An operation submitted off the loop joins the inbox, and one loop job takes every
+/// operation that joined before it ran: consecutive writes from the cooperative pool cost the
+/// loop one job and one wake-up, not one each. The job is made once per task, so that joining
+/// costs no allocation. An operation submitted on the loop goes to the machine at once only
+/// while nothing waits here; otherwise it joins too, behind what was submitted before it.
+struct SubmissionInbox {
+    /// What became of an operation offered to the inbox.
+    enum Admission {
+        /// Nothing waits and the caller is on the loop: hand it to the machine now.
+        case runNow
+        /// It joined; the job already scheduled takes it.
+        case joined
+        /// It joined, and nothing is scheduled to take it: schedule `job` on the loop.
+        case schedule(@Sendable () -> Void)
+        /// The task has no inbox job (it was born failed, or has completed): send the operation
+        /// to the loop by itself.
+        case unlinked
+    }
+
+    private var requests = CircularBuffer<OperationRequest>(initialCapacity: 2)
+    /// Whether a job that drains the inbox is scheduled or running.
+    private var drainScheduled = false
+    /// The loop job that drains the inbox, linked by the driver; `nil` before that and after
+    /// the task completed.
+    private var drain: (@Sendable () -> Void)?
+
+    /// Links the job that drains the inbox.
+    mutating func link(_ job: @escaping @Sendable () -> Void) {
+        drain = job
+    }
+
+    /// Offers `request`, submitted on the loop or off it.
+    mutating func admit(_ request: OperationRequest, onLoop: Bool) -> Admission {
+        guard let drain else { return onLoop ? .runNow : .unlinked }
+        if onLoop && !drainScheduled { return .runNow }
+        requests.append(request)
+        if drainScheduled { return .joined }
+        drainScheduled = true
+        return .schedule(drain)
+    }
+
+    /// Adds `request` behind what waits, whichever thread this is: for callers that hold the
+    /// task's lock and so cannot hand anything to the machine now.
+    mutating func join(_ request: OperationRequest) -> Admission {
+        admit(request, onLoop: false)
+    }
+
+    /// The next operation for the drain job, oldest first; `nil` ends the job, and the next
+    /// operation admitted schedules another.
+    mutating func next() -> OperationRequest? {
+        guard let request = requests.popFirst() else {
+            drainScheduled = false
+            return nil
+        }
+        return request
+    }
+
+    /// The task completed: takes what still waits, and unlinks the job (so that nothing
+    /// holds the task any more). Operations submitted from now on go to the loop one by one.
+    mutating func close() -> CircularBuffer<OperationRequest> {
+        drain = nil
+        var taken = CircularBuffer<OperationRequest>()
+        swap(&taken, &requests)
+        return taken
+    }
+}
