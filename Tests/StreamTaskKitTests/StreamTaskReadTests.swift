@@ -214,6 +214,46 @@ import Testing
         await server.stop()
     }
 
+    /// A read's cancellation can come before it is submitted, while it is on its way to the
+    /// loop, while it waits there or in the lending, or after it completed: whichever, its
+    /// caller gets the bytes or a cancellation, no read hangs, and no byte is lost or read twice.
+    @Test(arguments: [false, true])
+    func readsCancelledAtAnyPointLoseNothingAndNoneHangs(onTheExecutor: Bool) async throws {
+        let (server, client, peer) = try await LoopbackServer.connectedPair()
+        let executor = onTheExecutor ? client.executor : nil
+        var sent: [UInt8] = []
+        var received: [UInt8] = []
+        // For the first 200 rounds nothing comes, so every read must end by its cancellation.
+        for round in 0..<400 {
+            if round >= 200 && round % 3 == 0 {
+                let byte = UInt8(truncatingIfNeeded: round)
+                try await peer.write(Data([byte]), timeout: 10)
+                sent.append(byte)
+            }
+            let reader = Task(executorPreference: executor) {
+                try await client.readData(ofMinLength: 1, maxLength: 64, timeout: 10)
+            }
+            // Cancelled at once, or after the reader got under way.
+            for _ in 0..<(round % 4) { await Task.yield() }
+            reader.cancel()
+            switch await reader.result {
+            case .success(let (data, _)):
+                received += data ?? Data()
+            case .failure(let error):
+                // A read that hung would fail with its timeout instead.
+                #expect((error as? StreamTaskError)?.code == .cancelled, "round \(round): \(error)")
+            }
+        }
+        while received.count < sent.count {
+            let (data, atEOF) = try await client.readData(ofMinLength: 1, maxLength: 64, timeout: 10)
+            received += data ?? Data()
+            if atEOF { break }
+        }
+        #expect(received == sent)
+        client.cancel()
+        await server.stop()
+    }
+
     @Test func aReadLargerThanTheBufferLimitCompletes() async throws {
         let configuration = StreamSessionConfiguration.default
         configuration.inboundBufferLimit = 16 * 1024

@@ -26,8 +26,14 @@ struct OperationRequest: Sendable {
     let timeout: TimeInterval
     /// When it was issued: its timeout counts from here.
     let startedAt: NIODeadline
-    /// Set when the caller stopped waiting (see `StreamTask.awaitOperation`).
+    /// Set when the caller stopped waiting, for callers with a flag of their own (a write
+    /// that waited for room, the captured streams' reads).
     let abandoned: NIOLockedValueBox<Bool>?
+    /// Whether the cancellation of the Swift task that submits it withdraws it: an async
+    /// caller's (see `StreamTask.awaitOperation`). Such a caller's withdrawal is made under the
+    /// task's lock once its Swift task is marked cancelled, so an operation found cancelled
+    /// under the lock as it is submitted is withdrawn, and one not found so is ahead of it.
+    var cancelledWithCaller = false
     /// Issued by the streams the connection was handed over to, not by the task.
     var fromStreams = false
     /// A write whose caller returned before its bytes left (one the write ledger let go): it
@@ -46,6 +52,13 @@ struct OperationRequest: Sendable {
         case .read, .readThrough: guard operation.argumentError == nil else { return false }
         case .write, .closeRead, .closeWrite, .startTLS, .stopTLS, .captureStreams: return false
         }
-        return abandoned?.withLockedValue({ $0 }) != true
+        return !isWithdrawn
+    }
+
+    /// Whether its caller stopped waiting already. Read under the task's lock, in the Swift
+    /// task that submits it.
+    var isWithdrawn: Bool {
+        if cancelledWithCaller && Task.isCancelled { return true }
+        return abandoned?.withLockedValue({ $0 }) == true
     }
 }

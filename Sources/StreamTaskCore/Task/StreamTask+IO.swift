@@ -241,21 +241,20 @@ extension StreamTask {
         fromStreams: Bool = false,
         startedAt: NIODeadline = .now()
     ) async throws -> Outcome {
-        // The id exists before the operation reaches the loop, and the flag is set before the
-        // withdrawal is queued: whichever runs first on the loop, the operation cannot be missed.
+        // The id exists before the operation is submitted, so a cancellation at any point can
+        // name it; whichever comes first under the task's lock, the submission or the
+        // withdrawal, the operation cannot be missed (see `abandon(_:)`).
         let id = makeOperationID()
-        let abandoned = NIOLockedValueBox(false)
         return try await withTaskCancellationHandler {
             // Unsafe rather than checked: this is every operation's path, and `submit` calls
             // its completion exactly once (the lifecycle tests end queued operations by
             // refusal, timeout, cancellation and reset, and none hangs).
             try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<Outcome, any Error>) in
                 submit(
-                    operation, id: id, timeout: timeout, abandoned: abandoned, fromStreams: fromStreams,
+                    operation, id: id, timeout: timeout, cancelledWithCaller: true, fromStreams: fromStreams,
                     startedAt: startedAt, reportingTo: .continuation(continuation))
             }
         } onCancel: {
-            abandoned.withLockedValue { $0 = true }
             abandon(id)
         }
     }

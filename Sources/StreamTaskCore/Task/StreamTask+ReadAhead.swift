@@ -30,36 +30,46 @@ extension StreamTask {
     func submitClaimingInput(_ request: OperationRequest) {
         let onLoop = eventLoop.inEventLoop
         var followUp = InboxFollowUp()
-        let (parked, armTimerAt, parkedBefore) = withShared {
-            shared -> (Bool, NIODeadline?, OperationRequest?) in
+        let decided = withShared { shared -> (parked: Bool, armTimerAt: NIODeadline?)? in
+            // Under the lock a cancellation's withdrawal is made under (see `abandon(_:)`).
+            guard !request.isWithdrawn else { return nil }
             if !request.fromStreams, shared.state == .running {
                 let (parked, armTimerAt) = shared.readAhead.park(request)
-                if parked { return (true, armTimerAt, nil) }
+                if parked { return (true, armTimerAt) }
             }
-            let before = shared.readAhead.operationSubmitted()
-            // Off the loop the read parked joins the inbox while the lock is held, and this one
-            // behind it, so that no operation submitted after this one reaches the loop ahead
-            // of them. On the loop they cannot go to the machine here (that would take the lock
-            // again); nothing else reaches the loop before this caller is done.
-            guard !onLoop else { return (false, nil, before) }
-            if let before { followUp.note(shared.inbox.join(before), for: before) }
-            followUp.note(shared.inbox.join(request), for: request)
-            return (false, nil, nil)
+            // The read parked before this one goes first, then this one, both admitted while
+            // the lock is held, so that nothing submitted or withdrawn after them reaches the
+            // loop ahead of them.
+            if let before = shared.readAhead.operationSubmitted() {
+                followUp.note(shared.inbox.admit(.operation(before), onLoop: onLoop), for: before)
+            }
+            followUp.note(shared.inbox.admit(.operation(request), onLoop: onLoop), for: request)
+            return (false, nil)
+        }
+        guard let (parked, armTimerAt) = decided else {
+            return request.completion(.failure(StreamTaskDriver.abandonedError))
         }
         if let armTimerAt { driver.armParkTimer(at: armTimerAt) }
-        if parked { return }
-        guard onLoop else { return follow(followUp) }
-        if let parkedBefore { deliver(parkedBefore) }
-        deliver(request)
+        if !parked { follow(followUp) }
     }
 
-    /// The caller of a read stopped waiting: if the read is parked, it fails now; otherwise the
-    /// loop withdraws it from wherever it is.
+    /// The caller of an operation stopped waiting: if it is a read parked in the lending, it
+    /// fails now; otherwise its withdrawal goes the way operations go (see `SubmissionInbox`),
+    /// and the loop withdraws it from wherever it is.
+    ///
+    /// Made under the task's lock, after the caller's Swift task was marked cancelled: an
+    /// operation submitted under the lock before this is ahead of its withdrawal, and one
+    /// submitted after finds its caller cancelled and fails without going anywhere
+    /// (`OperationRequest.isWithdrawn`).
     func abandon(_ id: OperationID) {
-        if let read = withShared({ $0.readAhead.unpark(id) }) {
-            read.completion(.failure(StreamTaskDriver.abandonedError))
-        } else {
-            driver.abandon(id)
+        let onLoop = eventLoop.inEventLoop
+        var followUp = InboxFollowUp()
+        let parked = withShared { shared -> OperationRequest? in
+            if let read = shared.readAhead.unpark(id) { return read }
+            followUp.note(shared.inbox.admit(.withdrawal(id), onLoop: onLoop), for: .withdrawal(id))
+            return nil
         }
+        if let parked { return parked.completion(.failure(StreamTaskDriver.abandonedError)) }
+        follow(followUp)
     }
 }

@@ -303,6 +303,7 @@ public final class StreamTask: StreamSessionTask, @unchecked Sendable, CustomStr
         id: OperationID? = nil,
         timeout: TimeInterval,
         abandoned: NIOLockedValueBox<Bool>? = nil,
+        cancelledWithCaller: Bool = false,
         fromStreams: Bool = false,
         returnedEarly: Bool = false,
         startedAt: NIODeadline = .now(),
@@ -321,7 +322,8 @@ public final class StreamTask: StreamSessionTask, @unchecked Sendable, CustomStr
         }
         let request = OperationRequest(
             operation: operation, id: id ?? makeOperationID(), timeout: timeout, startedAt: startedAt,
-            abandoned: abandoned, fromStreams: fromStreams, returnedEarly: returnedEarly, completion: completion)
+            abandoned: abandoned, cancelledWithCaller: cancelledWithCaller, fromStreams: fromStreams,
+            returnedEarly: returnedEarly, completion: completion)
         if operation.claimsInput { return submitClaimingInput(request) }
         deliver(request)
     }
@@ -333,7 +335,13 @@ public final class StreamTask: StreamSessionTask, @unchecked Sendable, CustomStr
     func deliver(_ request: OperationRequest) {
         let onLoop = eventLoop.inEventLoop
         var followUp = InboxFollowUp()
-        followUp.note(withShared { $0.inbox.admit(request, onLoop: onLoop) }, for: request)
+        let admitted = withShared { shared -> Bool in
+            // Under the lock a cancellation's withdrawal is made under (see `abandon(_:)`).
+            guard !request.isWithdrawn else { return false }
+            followUp.note(shared.inbox.admit(.operation(request), onLoop: onLoop), for: .operation(request))
+            return true
+        }
+        guard admitted else { return request.completion(.failure(StreamTaskDriver.abandonedError)) }
         follow(followUp)
     }
 
@@ -341,25 +349,36 @@ public final class StreamTask: StreamSessionTask, @unchecked Sendable, CustomStr
     /// is released: the one job to schedule, and what to hand to the machine or the loop alone.
     struct InboxFollowUp {
         fileprivate var job: (@Sendable () -> Void)?
-        fileprivate var runNow: OperationRequest?
-        fileprivate var alone: [OperationRequest] = []
+        /// At most two entries to hand to the machine now, in order: a read parked in the
+        /// lending and the operation that took it out (see `submitClaimingInput(_:)`).
+        fileprivate var runNow: SubmissionInbox.Entry?
+        fileprivate var runNext: SubmissionInbox.Entry?
+        fileprivate var alone: [SubmissionInbox.Entry] = []
 
-        mutating func note(_ admission: SubmissionInbox.Admission, for request: OperationRequest) {
+        mutating func note(_ admission: SubmissionInbox.Admission, for entry: SubmissionInbox.Entry) {
             switch admission {
-            case .runNow: runNow = request
+            case .runNow where runNow == nil: runNow = entry
+            case .runNow:
+                precondition(runNext == nil, "more than two entries to run at once")
+                runNext = entry
             case .joined: break
             case .schedule(let drain): job = drain
-            case .unlinked: alone.append(request)
+            case .unlinked: alone.append(entry)
             }
+        }
+
+        mutating func note(_ admission: SubmissionInbox.Admission, for request: OperationRequest) {
+            note(admission, for: .operation(request))
         }
     }
 
     /// Does what `followUp` noted, with the task's lock released.
     func follow(_ followUp: InboxFollowUp) {
-        if let request = followUp.runNow { driver.enqueue(request) }
+        if let entry = followUp.runNow { driver.take(entry) }
+        if let entry = followUp.runNext { driver.take(entry) }
         if let job = followUp.job { eventLoop.execute(job) }
-        for request in followUp.alone {
-            eventLoop.execute { self.driver.enqueueAlone(request) }
+        for entry in followUp.alone {
+            eventLoop.execute { self.driver.takeAlone(entry) }
         }
     }
 

@@ -152,16 +152,24 @@ package final class StreamTaskDriver: @unchecked Sendable {
     private func drainInbox(of task: StreamTask) {
         // Loop jobs never run inside one another, so there is no outer value to restore.
         inQueuedJob = true
-        while let request = task.withShared({ $0.inbox.next() }) { enqueue(request) }
+        while let entry = task.withShared({ $0.inbox.next() }) { take(entry) }
         inQueuedJob = false
     }
 
-    /// The loop job of an operation submitted off the loop to a task with no inbox job (born
-    /// failed, or completed).
-    func enqueueAlone(_ request: OperationRequest) {
+    /// The loop job of an entry made off the loop for a task with no inbox job (born failed,
+    /// or completed).
+    func takeAlone(_ entry: SubmissionInbox.Entry) {
         inQueuedJob = true
-        enqueue(request)
+        take(entry)
         inQueuedJob = false
+    }
+
+    /// Hands what came through the inbox to the machine, on the loop.
+    func take(_ entry: SubmissionInbox.Entry) {
+        switch entry {
+        case .operation(let request): enqueue(request)
+        case .withdrawal(let id): carryOut(machine.abandon(id, error: Self.abandonedError))
+        }
     }
 
     /// Hands `request` to the machine, on the loop.
@@ -176,6 +184,7 @@ package final class StreamTaskDriver: @unchecked Sendable {
     func accept(_ request: OperationRequest) {
         let (operation, id, timeout, completion) = (request.operation, request.id, request.timeout, request.completion)
         if request.abandoned?.withLockedValue({ $0 }) == true {
+            // Withdrawn by a caller with a flag of its own, before it reached the machine.
             completion(.failure(Self.abandonedError))
             return
         }
@@ -212,11 +221,6 @@ package final class StreamTaskDriver: @unchecked Sendable {
             }
         }
         if let next = deadlines.rearm() { armDeadlineTimer(at: next) }
-    }
-
-    /// The caller stopped waiting for operation `id` (its Swift task was cancelled).
-    func abandon(_ id: OperationID) {
-        onLoop { self.carryOut(self.machine.abandon(id, error: Self.abandonedError)) }
     }
 
     /// Fails every operation and closes the connection; does nothing once the connection was
@@ -347,7 +351,8 @@ package final class StreamTaskDriver: @unchecked Sendable {
         guard let task = owner else { return }
         owner = nil
         let error = machine.closeError
-        let (metrics, leftovers) = task.withShared { shared -> (StreamTaskMetrics, CircularBuffer<OperationRequest>) in
+        let (metrics, leftovers) = task.withShared {
+            shared -> (StreamTaskMetrics, CircularBuffer<SubmissionInbox.Entry>) in
             shared.state = .completed
             shared.error = error
             shared.metrics.taskEndDate = Date()
@@ -355,7 +360,7 @@ package final class StreamTaskDriver: @unchecked Sendable {
         }
         // Submitted before the task completed and not yet taken by the inbox's job: the machine
         // refuses them now, as it refuses whatever comes later, by itself (see `enqueueAlone`).
-        for request in leftovers { enqueue(request) }
+        for entry in leftovers { take(entry) }
         task.publish(.metricsCollected(metrics))
         // Leave the session before announcing completion, so that whoever hears of it finds
         // the task gone from `allTasks` and its connection slot passed on.

@@ -18,7 +18,15 @@ import NIOCore
 /// costs no allocation. An operation submitted on the loop goes to the machine at once only
 /// while nothing waits here; otherwise it joins too, behind what was submitted before it.
 struct SubmissionInbox {
-    /// What became of an operation offered to the inbox.
+    /// What waits for the loop: an operation, or the withdrawal of one whose caller stopped
+    /// waiting. A withdrawal goes the same way as operations, so it reaches the machine after
+    /// the operation it withdraws whenever it was made after it.
+    enum Entry {
+        case operation(OperationRequest)
+        case withdrawal(OperationID)
+    }
+
+    /// What became of an entry offered to the inbox.
     enum Admission {
         /// Nothing waits and the caller is on the loop: hand it to the machine now.
         case runNow
@@ -31,7 +39,7 @@ struct SubmissionInbox {
         case unlinked
     }
 
-    private var requests = CircularBuffer<OperationRequest>(initialCapacity: 2)
+    private var entries = CircularBuffer<Entry>(initialCapacity: 2)
     /// Whether a job that drains the inbox is scheduled or running.
     private var drainScheduled = false
     /// The loop job that drains the inbox, linked by the driver; `nil` before that and after
@@ -43,11 +51,11 @@ struct SubmissionInbox {
         drain = job
     }
 
-    /// Offers `request`, submitted on the loop or off it.
-    mutating func admit(_ request: OperationRequest, onLoop: Bool) -> Admission {
+    /// Offers `entry`, made on the loop or off it.
+    mutating func admit(_ entry: Entry, onLoop: Bool) -> Admission {
         guard let drain else { return onLoop ? .runNow : .unlinked }
         if onLoop && !drainScheduled { return .runNow }
-        requests.append(request)
+        entries.append(entry)
         if drainScheduled { return .joined }
         drainScheduled = true
         return .schedule(drain)
@@ -56,25 +64,25 @@ struct SubmissionInbox {
     /// Adds `request` behind what waits, whichever thread this is: for callers that hold the
     /// task's lock and so cannot hand anything to the machine now.
     mutating func join(_ request: OperationRequest) -> Admission {
-        admit(request, onLoop: false)
+        admit(.operation(request), onLoop: false)
     }
 
-    /// The next operation for the drain job, oldest first; `nil` ends the job, and the next
-    /// operation admitted schedules another.
-    mutating func next() -> OperationRequest? {
-        guard let request = requests.popFirst() else {
+    /// The next entry for the drain job, oldest first; `nil` ends the job, and the next entry
+    /// admitted schedules another.
+    mutating func next() -> Entry? {
+        guard let entry = entries.popFirst() else {
             drainScheduled = false
             return nil
         }
-        return request
+        return entry
     }
 
     /// The task completed: takes what still waits, and unlinks the job (so that nothing
     /// holds the task any more). Operations submitted from now on go to the loop one by one.
-    mutating func close() -> CircularBuffer<OperationRequest> {
+    mutating func close() -> CircularBuffer<Entry> {
         drain = nil
-        var taken = CircularBuffer<OperationRequest>()
-        swap(&taken, &requests)
+        var taken = CircularBuffer<Entry>()
+        swap(&taken, &entries)
         return taken
     }
 }
