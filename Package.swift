@@ -49,7 +49,6 @@ let package = Package(
         .target(
             name: "StreamTaskCore",
             dependencies: [
-                "StreamTaskRoutes",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOFoundationCompat", package: "swift-nio"),
@@ -75,10 +74,24 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]
         ),
-        // The umbrella: re-exports the core and HTTP, so that one import is enough.
+        // Route watching plugged into the core's tasks: the better-route and viability events.
+        // The core does not depend on it; StreamTaskKit links it in, and the C target's
+        // load-time constructor registers it with the core.
+        .target(
+            name: "StreamTaskRouteWatch",
+            dependencies: [
+                "StreamTaskCore",
+                "StreamTaskRoutes",
+                "CStreamTaskRouteWatch",
+                .product(name: "NIOCore", package: "swift-nio"),
+            ]
+        ),
+        .target(name: "CStreamTaskRouteWatch"),
+        // The umbrella: re-exports the core and HTTP, so that one import is enough, and links
+        // route watching in.
         .target(
             name: "StreamTaskKit",
-            dependencies: ["StreamTaskCore", "StreamTaskHTTP"]
+            dependencies: ["StreamTaskCore", "StreamTaskHTTP", "StreamTaskRouteWatch"]
         ),
         // dns_sd.h: Avahi's compatibility library on Linux, the system's on Darwin. No pkgConfig:
         // the .pc file's `-D_REENTRANT` is a flag SwiftPM refuses, with a warning on every build,
@@ -250,6 +263,7 @@ let package = Package(
             dependencies: [
                 "StreamTaskCore",
                 "StreamTaskRoutes",
+                "StreamTaskRouteWatch",
                 "StreamTaskHTTP",
                 "StreamTaskKit",
                 "StreamTaskTestSupport",

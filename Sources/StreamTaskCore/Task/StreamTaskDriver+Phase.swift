@@ -32,4 +32,12 @@ extension StreamTaskDriver {
         if case .attached(let handler) = phase { return handler }
         return nil
     }
+
+    /// Whether the task's connection is up and still the task's (not closed, not handed over).
+    package var hasChannel: Bool { handler != nil }
+
+    /// Publishes `event` to the task's listeners and delegate, until the task completes.
+    package func publish(_ event: StreamTaskEvent) {
+        owner?.publish(event)
+    }
 }

@@ -50,8 +50,8 @@ package final class StreamTaskDriver: @unchecked Sendable {
     package typealias AddressResolver = @Sendable () async throws -> [SocketAddress]
     package let host: String
     package let port: Int
-    let taskIdentifier: Int
-    let origin: StreamTask.Origin
+    package let taskIdentifier: Int
+    package let origin: StreamTask.Origin
 
     /// The façade, until the task completes (the two hold each other until then).
     @exclusivity(unchecked) private(set) var owner: StreamTask?
@@ -401,7 +401,7 @@ package final class StreamTaskDriver: @unchecked Sendable {
             "connected",
             metadata: ["task": "\(taskIdentifier)", "remote": "\(channel.remoteAddress.map { "\($0)" } ?? "?")"]
         )
-        watchRoutes(of: channel)
+        ConnectionAttachmentRegistry.attachFeatures(to: channel, of: self)
         for attachment in attachments {
             attachment.connectionBecameActive(channel, driver: self)
         }

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 import NIOCore
+import StreamTaskCore
 import StreamTaskRoutes
 
 /// Has the process's route monitor watch one task's connection while it is open, and turns
@@ -54,24 +55,15 @@ final class RouteWatchAttachment: StreamTaskAttachment, @unchecked Sendable {
     private func eventArrived(_ event: RouteEvent) {
         guard let driver else { return }
         driver.onLoop {
-            guard self.registration != nil, driver.handler != nil else { return }
+            guard self.registration != nil, driver.hasChannel else { return }
             driver.configuration.logger.debug(
                 "route event", metadata: ["task": "\(driver.taskIdentifier)", "event": "\(event)"])
             switch event {
             case .betterRouteDiscovered:
-                driver.owner?.publish(.betterRouteDiscovered)
+                driver.publish(.betterRouteDiscovered)
             case .viabilityChanged(let isViable):
-                driver.owner?.publish(.viabilityChanged(isViable: isViable))
+                driver.publish(.viabilityChanged(isViable: isViable))
             }
-        }
-    }
-}
-
-extension StreamTaskDriver {
-    /// The connection is up: watch its route while it lasts. On the loop.
-    func watchRoutes(of channel: any Channel) {
-        if let watch = RouteWatchAttachment.watch(channel, for: self) {
-            attach(watch)
         }
     }
 }
