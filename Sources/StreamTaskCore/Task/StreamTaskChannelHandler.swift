@@ -20,9 +20,9 @@ final class StreamTaskChannelHandler: ChannelInboundHandler, RemovableChannelHan
     typealias OutboundOut = ByteBuffer
 
     private let driver: StreamTaskDriver
-    @exclusivity(unchecked) private(set) var context: ChannelHandlerContext?
+    private(set) var context: ChannelHandlerContext?
     /// Whether the channel has been active while this handler was in its pipeline.
-    @exclusivity(unchecked) private var sawActive = false
+    private var sawActive = false
 
     init(driver: StreamTaskDriver) {
         self.driver = driver

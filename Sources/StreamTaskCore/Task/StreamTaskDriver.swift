@@ -30,12 +30,6 @@ import NIOCore
 package final class StreamTaskDriver: @unchecked Sendable {
     // @unchecked Sendable: every stored `var` is touched only on `eventLoop`, and each entry
     // point checks that it runs there (`preconditionInEventLoop`) or hops there first.
-    //
-    // `@exclusivity(unchecked)`: the run-time exclusivity checks on these properties were about
-    // 6 % of the writing loop's user time in the fan-out benchmark (Benchmarks/FINDINGS.md,
-    // session 19). No access to one of them overlaps another access to it: the machine is a
-    // plain value whose methods call nothing outside it, and every other property is read or
-    // replaced by a statement that calls no code that could touch it meanwhile.
 
     typealias Outcome = (bytes: ByteBuffer, atEOF: Bool)
     typealias Completion = @Sendable (Result<Outcome, StreamTaskError>) -> Void
@@ -54,46 +48,46 @@ package final class StreamTaskDriver: @unchecked Sendable {
     package let origin: StreamTask.Origin
 
     /// The façade, until the task completes (the two hold each other until then).
-    @exclusivity(unchecked) private(set) var owner: StreamTask?
-    @exclusivity(unchecked) var phase = Phase.idle
-    @exclusivity(unchecked) var machine: StreamTaskStateMachine
+    private(set) var owner: StreamTask?
+    var phase = Phase.idle
+    var machine: StreamTaskStateMachine
     /// The first error the channel reported; the connection closes with it.
-    @exclusivity(unchecked) var channelFailure: StreamTaskError?
-    @exclusivity(unchecked) package var tls = TLSProgress()
+    var channelFailure: StreamTaskError?
+    package var tls = TLSProgress()
     /// The features riding on the connection (a data task's HTTP exchange until it becomes a
     /// stream, the route watch while connected): see ``StreamTaskAttachment``.
-    @exclusivity(unchecked) var attachments: [any StreamTaskAttachment] = []
-    @exclusivity(unchecked) private var completions: [OperationID: OperationCompletion] = [:]
+    var attachments: [any StreamTaskAttachment] = []
+    private var completions: [OperationID: OperationCompletion] = [:]
     /// The deadlines of the timed operations, and the one loop task that fires at the earliest.
-    @exclusivity(unchecked) var deadlines = OperationDeadlines()
-    @exclusivity(unchecked) private var deadlineTimer: Scheduled<Void>?
+    var deadlines = OperationDeadlines()
+    private var deadlineTimer: Scheduled<Void>?
     /// The timer for reads parked in the lending (see `ReadAhead`), and when it fires.
-    @exclusivity(unchecked) private var performing = false
+    private var performing = false
     /// A flush the machine asked for waits in a loop job (see `flushSoon()`).
-    @exclusivity(unchecked) var flushQueued = false
+    var flushQueued = false
     /// Bytes handed to the channel since its last flush.
-    @exclusivity(unchecked) var unflushedBytes = 0
+    var unflushedBytes = 0
     /// Whether the owner's `ReadAhead` may hold lent bytes (see `lendBuffer()`).
-    @exclusivity(unchecked) var lending = false
+    var lending = false
     /// The machine asked for input that was held back for lent bytes and never requested.
-    @exclusivity(unchecked) var inputHeld = false
+    var inputHeld = false
     /// Set from the first bytes of a burst of channel reads to its end (`channelReadComplete`):
     /// lending waits for the end, so that a read parked off the loop is woken once a burst, not
     /// once a read (as `NIOAsyncChannel` hands its inbound stream a burst at a time).
-    @exclusivity(unchecked) var readBurst = false
+    var readBurst = false
     /// Action lists that arrived while one was being carried out, in order. A ring buffer: a
     /// flush that completes thousands of writes at once defers a list for each, and taking
     /// them from the front of an array would move all the others every time.
-    @exclusivity(unchecked) private var deferred =
+    private var deferred =
         CircularBuffer<(actions: StreamTaskStateMachine.Actions, complete: Bool)>(initialCapacity: 2)
     /// Whether the loop is running a job that brings operations from the loop's queue: the
     /// task's inbox, or an operation sent by itself.
-    @exclusivity(unchecked) private(set) var inQueuedJob = false
+    private(set) var inQueuedJob = false
 
     /// Whether a flush asked for now waits for the jobs queued on the loop (see
-    /// `flushSoon()`): for async code, whose writes come in runs (from the pool, a job each;
-    /// on the task's executor, one after another until it suspends), and for writes the ledger
-    /// let go. Code on the loop outside Swift concurrency (a promise's callback, an `execute`
+    /// `flushSoon()`): for async code, whose writes come in runs (from the pool, through the
+    /// task's inbox, as many per job as joined it meanwhile; on the task's executor, one after
+    /// another until it suspends), and for writes the ledger let go. Code on the loop outside Swift concurrency (a promise's callback, an `execute`
     /// closure) is flushed at once, as by `writeAndFlush`: such code gathers its own writes,
     /// and a job per flush costs a server that writes to many connections more than it saves.
     /// Writes that came through the loop's queue wait whatever their size (what they wait for
