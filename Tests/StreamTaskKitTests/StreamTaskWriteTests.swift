@@ -224,6 +224,43 @@ import Testing
         try await group.shutdownGracefully()
     }
 
+    /// `suspend()` takes effect in the order of the operations issued around it: a write issued
+    /// after it waits for `resume()`, even when one issued before it is still on its way to
+    /// the loop, which the suspension must not overtake either.
+    @Test func aWriteIssuedAfterSuspendWaitsThoughOneBeforeItWasStillOnItsWay() async throws {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let server = try await LoopbackServer.start()
+        var accepted = server.listener.connections.makeAsyncIterator()
+        let client = StreamSession(configuration: .default, eventLoopGroup: group).loopbackTask(port: server.port)
+        let peer = try await server.accept(&accepted)
+        try await client.write(Data(), timeout: 10)
+
+        let gate = DispatchSemaphore(value: 0)
+        client.eventLoop.execute { gate.wait() }
+        try await client.write(Data("A".utf8), timeout: 10)
+        client.suspend()
+        client.write(Data("B".utf8), timeout: 10) { _ in }
+        gate.signal()
+
+        #expect(await eventually(10) { client.countOfBytesSent >= 1 }, "A went out")
+        // A's write and B's, had it been handed to the channel, complete in the same flush;
+        // the loop's next jobs have run by the time these return.
+        for _ in 0..<3 { try await client.eventLoop.submit {}.get() }
+        #expect(client.countOfBytesSent == 1, "B waits for resume()")
+        client.resume()
+        var received = Data()
+        while received.count < 2 {
+            let (data, atEOF) = try await peer.readData(ofMinLength: 1, maxLength: 2, timeout: 10)
+            received.append(data ?? Data())
+            if atEOF { break }
+        }
+        #expect(String(decoding: received, as: UTF8.self) == "AB")
+        client.cancel()
+        peer.cancel()
+        await server.stop()
+        try await group.shutdownGracefully()
+    }
+
     /// An async write that returned at once but reached the loop after the channel filled waits
     /// there behind the full channel. If its time runs out before the channel takes it, it
     /// cannot be withdrawn as a write still waiting for room is: its caller was told it was
@@ -336,6 +373,30 @@ import Testing
         }
         #expect(received == sent)
         #expect(await client.waitUntilCompleted()?.code == .cancelled)
+        await server.stop()
+    }
+
+    /// As on Darwin, a task is cancelling from the moment `cancel()` returns: what is issued
+    /// after it fails with `cancelled`, while the writes issued before it still go out.
+    @Test func operationsIssuedAfterCancelFailWhileEarlierWritesStillGoOut() async throws {
+        let (server, client, peer) = try await LoopbackServer.connectedPair()
+        #expect(await eventually { client.metrics.remotePort != nil }, "the client's connection is up")
+        var sent = Data()
+        for index in 0..<100 {
+            let line = Data("line \(index)\n".utf8)
+            try await client.write(line, timeout: 10)
+            sent.append(line)
+        }
+        client.cancel()
+        await expectStreamError(.cancelled) { try await client.write(Data("after\n".utf8), timeout: 10) }
+        await expectStreamError(.cancelled) { try await client.readData(ofMinLength: 1, maxLength: 1, timeout: 10) }
+        var received = Data()
+        while true {
+            let (data, atEOF) = try await peer.readData(ofMinLength: 1, maxLength: 65536, timeout: 10)
+            received.append(data ?? Data())
+            if atEOF { break }
+        }
+        #expect(received == sent)
         await server.stop()
     }
 }

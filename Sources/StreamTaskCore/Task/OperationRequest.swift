@@ -36,6 +36,9 @@ struct OperationRequest: Sendable {
     var cancelledWithCaller = false
     /// Issued by the streams the connection was handed over to, not by the task.
     var fromStreams = false
+    /// The empty write that `cancel()` issues to let writes that returned early go out first:
+    /// the one operation a cancelling task still takes (see `refusal(in:)`).
+    var outlivesCancel = false
     /// A write whose caller returned before its bytes left (one the write ledger let go): it
     /// can no longer be withdrawn, so if its time runs out before the channel takes it, the
     /// connection closes, as it does when its time runs out after.
@@ -53,6 +56,15 @@ struct OperationRequest: Sendable {
         case .write, .closeRead, .closeWrite, .startTLS, .stopTLS, .captureStreams: return false
         }
         return !isWithdrawn
+    }
+
+    /// Why the task refuses it as it is submitted, under the task's lock, if it does: its
+    /// caller stopped waiting already, or it was issued after `cancel()` (as on Darwin, the
+    /// task is cancelling from the moment `cancel()` returns, and takes nothing new).
+    func refusal(in state: StreamSessionTask.State) -> StreamTaskError? {
+        if isWithdrawn { return StreamTaskDriver.abandonedError }
+        if state == .canceling && !fromStreams && !outlivesCancel { return .cancelled }
+        return nil
     }
 
     /// Whether its caller stopped waiting already. Read under the task's lock, in the Swift

@@ -30,9 +30,11 @@ extension StreamTask {
     func submitClaimingInput(_ request: OperationRequest) {
         let onLoop = eventLoop.inEventLoop
         var followUp = InboxFollowUp()
+        var refusal: StreamTaskError?
         let decided = withShared { shared -> (parked: Bool, armTimerAt: NIODeadline?)? in
             // Under the lock a cancellation's withdrawal is made under (see `abandon(_:)`).
-            guard !request.isWithdrawn else { return nil }
+            refusal = request.refusal(in: shared.state)
+            guard refusal == nil else { return nil }
             if !request.fromStreams, shared.state == .running {
                 let (parked, armTimerAt) = shared.readAhead.park(request)
                 if parked { return (true, armTimerAt) }
@@ -47,7 +49,7 @@ extension StreamTask {
             return (false, nil)
         }
         guard let (parked, armTimerAt) = decided else {
-            return request.completion(.failure(StreamTaskDriver.abandonedError))
+            return request.completion(.failure((refusal ?? StreamTaskDriver.abandonedError).at(host: host, port: port)))
         }
         if let armTimerAt { driver.armParkTimer(at: armTimerAt) }
         if !parked { follow(followUp) }

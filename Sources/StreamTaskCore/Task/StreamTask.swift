@@ -193,7 +193,7 @@ public final class StreamTask: StreamSessionTask, @unchecked Sendable, CustomStr
         }
         guard let starts else { return }
         guard starts else {
-            driver.suspensionChanged()
+            inOrder { self.driver.suspensionChanged() }
             return
         }
         if let wait = earliestBeginDate?.timeIntervalSinceNow, wait > 0 {
@@ -229,7 +229,7 @@ public final class StreamTask: StreamSessionTask, @unchecked Sendable, CustomStr
             return true
         }
         guard suspends else { return }
-        driver.suspensionChanged()
+        inOrder { self.driver.suspensionChanged() }
         // Writes waiting for room now wait for their outcome, as writes issued while suspended
         // do; they reach the loop after the suspension, and wait there.
         releaseRoomWaiters()
@@ -259,13 +259,15 @@ public final class StreamTask: StreamSessionTask, @unchecked Sendable, CustomStr
             return (lingers, waiting)
         }
         fail(waiting, with: .cancelled)
-        guard lingers else { return driver.cancel() }
+        guard lingers else { return inOrder { self.driver.cancel() } }
         // An empty write completes once every earlier write has. The cancel then waits its own
         // turn on the loop: run inside that write's completion, it would close the channel in
         // the middle of the TLS handler's flush, which then sends no close_notify.
-        submit(.write(ByteBuffer()), timeout: Self.cancelLinger) { _ in
-            self.eventLoop.execute { self.driver.cancel() }
-        }
+        deliver(
+            OperationRequest(
+                operation: .write(ByteBuffer()), id: makeOperationID(), timeout: Self.cancelLinger, startedAt: .now(),
+                abandoned: nil, outlivesCancel: true,
+                completion: .handler { _ in self.eventLoop.execute { self.driver.cancel() } }))
     }
 
     /// How long ``cancel()`` waits for writes that returned before their bytes left.
@@ -335,13 +337,23 @@ public final class StreamTask: StreamSessionTask, @unchecked Sendable, CustomStr
     func deliver(_ request: OperationRequest) {
         let onLoop = eventLoop.inEventLoop
         var followUp = InboxFollowUp()
-        let admitted = withShared { shared -> Bool in
+        let refusal = withShared { shared -> StreamTaskError? in
             // Under the lock a cancellation's withdrawal is made under (see `abandon(_:)`).
-            guard !request.isWithdrawn else { return false }
+            if let refusal = request.refusal(in: shared.state) { return refusal }
             followUp.note(shared.inbox.admit(.operation(request), onLoop: onLoop), for: .operation(request))
-            return true
+            return nil
         }
-        guard admitted else { return request.completion(.failure(StreamTaskDriver.abandonedError)) }
+        if let refusal { return request.completion(.failure(refusal.at(host: host, port: port))) }
+        follow(followUp)
+    }
+
+    /// Runs `change` on the loop in the order of the operations issued around it (see
+    /// `SubmissionInbox.Entry`): a cancel, suspend or resume is neither overtaken by an
+    /// operation issued after it nor overtakes one issued before.
+    func inOrder(_ change: @escaping @Sendable () -> Void) {
+        let onLoop = eventLoop.inEventLoop
+        var followUp = InboxFollowUp()
+        withShared { followUp.note($0.inbox.admit(.control(change), onLoop: onLoop), for: .control(change)) }
         follow(followUp)
     }
 

@@ -163,6 +163,7 @@ package final class StreamTaskDriver: @unchecked Sendable {
         switch entry {
         case .operation(let request): enqueue(request)
         case .withdrawal(let id): carryOut(machine.abandon(id, error: Self.abandonedError))
+        case .control(let change): change()
         }
     }
 

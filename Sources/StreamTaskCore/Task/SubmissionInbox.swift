@@ -18,12 +18,14 @@ import NIOCore
 /// costs no allocation. An operation submitted on the loop goes to the machine at once only
 /// while nothing waits here; otherwise it joins too, behind what was submitted before it.
 struct SubmissionInbox {
-    /// What waits for the loop: an operation, or the withdrawal of one whose caller stopped
-    /// waiting. A withdrawal goes the same way as operations, so it reaches the machine after
-    /// the operation it withdraws whenever it was made after it.
+    /// What waits for the loop: an operation, the withdrawal of one whose caller stopped
+    /// waiting, or a change of the task's life (cancel, suspend, resume). Each goes the same
+    /// way as operations, so it reaches the machine after every operation issued before it and
+    /// before every one issued after it.
     enum Entry {
         case operation(OperationRequest)
         case withdrawal(OperationID)
+        case control(@Sendable () -> Void)
     }
 
     /// What became of an entry offered to the inbox.
