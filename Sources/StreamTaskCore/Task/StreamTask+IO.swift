@@ -165,10 +165,22 @@ extension StreamTask {
     private func writeBehind(_ buffer: ByteBuffer, timeout: TimeInterval, startedAt: NIODeadline) async throws {
         let count = buffer.readableBytes
         let limit = configuration.outboundBufferLimit
-        let admission = withShared { $0.writeBehind.admit(count, limit: limit, running: $0.state == .running) }
+        let onLoop = eventLoop.inEventLoop
+        var followUp = InboxFollowUp()
+        // The common case under one lock: the ledger's room, the operation's id and its place
+        // on the way to the loop (a write with room is one of a running task, which nothing
+        // refuses, and whose caller is not waiting for it).
+        let admission = withShared { shared -> WriteBehindLedger<RoomWaiter>.Admission in
+            let admission = shared.writeBehind.admit(count, limit: limit, running: shared.state == .running)
+            guard case .reserved = admission else { return admission }
+            let request = writeBehindRequest(
+                buffer, id: shared.nextOperationID(), timeout: timeout, startedAt: startedAt)
+            followUp.note(shared.inbox.admit(.operation(request), onLoop: onLoop), for: request)
+            return admission
+        }
         switch admission {
         case .reserved:
-            submitWriteBehind(buffer, timeout: timeout, startedAt: startedAt)
+            follow(followUp)
         case .waitForRoom:
             try await writeWhenRoom(buffer, timeout: timeout, startedAt: startedAt)
         case .waitForOutcome:

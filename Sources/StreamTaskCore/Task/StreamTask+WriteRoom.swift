@@ -32,13 +32,12 @@ struct RoomWaiter: Sendable {
 extension StreamTask {
     /// Queues `buffer` as a write that returned before its bytes left: its completion counts
     /// it off the ledger, and lets go the writes that were waiting for the room.
-    func submitWriteBehind(_ buffer: ByteBuffer, id: OperationID? = nil, timeout: TimeInterval, startedAt: NIODeadline)
-    {
-        deliver(writeBehindRequest(buffer, id: id ?? makeOperationID(), timeout: timeout, startedAt: startedAt))
+    func submitWriteBehind(_ buffer: ByteBuffer, id: OperationID, timeout: TimeInterval, startedAt: NIODeadline) {
+        deliver(writeBehindRequest(buffer, id: id, timeout: timeout, startedAt: startedAt))
     }
 
     /// The request of a write that returned before its bytes left.
-    private func writeBehindRequest(
+    func writeBehindRequest(
         _ buffer: ByteBuffer, id: OperationID, timeout: TimeInterval, startedAt: NIODeadline
     ) -> OperationRequest {
         OperationRequest(

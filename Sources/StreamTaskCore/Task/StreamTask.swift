@@ -276,10 +276,7 @@ public final class StreamTask: StreamSessionTask, @unchecked Sendable, CustomStr
     // MARK: Operations
 
     package func makeOperationID() -> OperationID {
-        withShared { shared in
-            shared.nextOperation += 1
-            return OperationID(rawValue: shared.nextOperation)
-        }
+        withShared { $0.nextOperationID() }
     }
 
     /// Hands `operation` to the driver; `completion` runs on the event loop when it finishes.
@@ -430,6 +427,14 @@ public final class StreamTask: StreamSessionTask, @unchecked Sendable, CustomStr
                 }
             }
         }
+    }
+}
+
+extension StreamTask.Shared {
+    /// The id of the next operation of the task.
+    mutating func nextOperationID() -> OperationID {
+        nextOperation += 1
+        return OperationID(rawValue: nextOperation)
     }
 }
 
