@@ -189,76 +189,69 @@ import Testing
         await server.stop()
     }
 
-    /// Writes go out in the order they were issued, whichever thread issued them: a write
-    /// issued on the task's loop after one issued from the pool, while the loop was busy, goes
-    /// out after it, not ahead of it because it was made on the loop.
-    @Test func aWriteIssuedOnTheLoopFollowsOneIssuedBeforeItFromThePool() async throws {
-        // The client gets a loop of its own: holding one of the shared loops would stall the
-        // connections of every other test on it.
+    /// Runs `body` with a connected client on an event loop of its own, its peer, and a gate
+    /// that holds the client's loop until `body` lets it go; the client's connection is up.
+    /// (Holding one of the shared loops would stall the connections of every other test.)
+    private func withClientOnItsOwnLoop(
+        _ body: (_ client: StreamTask, _ peer: StreamTask, _ heldLoop: DispatchSemaphore) async throws -> Void
+    ) async throws {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let server = try await LoopbackServer.start()
         var accepted = server.listener.connections.makeAsyncIterator()
         let client = StreamSession(configuration: .default, eventLoopGroup: group).loopbackTask(port: server.port)
         let peer = try await server.accept(&accepted)
-        try await client.write(Data(), timeout: 10)
-
-        // The loop waits in a job that writes "B" once let go; "A" is issued meanwhile.
+        #expect(await eventually { client.metrics.remotePort != nil }, "the client's connection is up")
         let gate = DispatchSemaphore(value: 0)
-        client.eventLoop.execute {
-            gate.wait()
-            client.write(ByteBuffer(string: "B"), timeout: 10) { _ in }
-        }
-        try await client.write(Data("A".utf8), timeout: 10)
-        gate.signal()
-
-        var received = Data()
-        while received.count < 2 {
-            let (data, atEOF) = try await peer.readData(ofMinLength: 1, maxLength: 2, timeout: 10)
-            received.append(data ?? Data())
-            if atEOF { break }
-        }
-        #expect(String(decoding: received, as: UTF8.self) == "AB")
+        client.eventLoop.execute { gate.wait() }
+        try await body(client, peer, gate)
         client.cancel()
         peer.cancel()
         await server.stop()
         try await group.shutdownGracefully()
     }
 
+    /// The first `count` bytes `peer` receives, as text.
+    private func received(_ count: Int, by peer: StreamTask) async throws -> String {
+        var received = Data()
+        while received.count < count {
+            let (data, atEOF) = try await peer.readData(ofMinLength: 1, maxLength: count - received.count, timeout: 10)
+            received.append(data ?? Data())
+            if atEOF { break }
+        }
+        return String(decoding: received, as: UTF8.self)
+    }
+
+    /// Writes go out in the order they were issued, whichever thread issued them: a write
+    /// issued on the task's loop after one issued from the pool, while the loop was busy, goes
+    /// out after it, not ahead of it because it was made on the loop.
+    @Test func aWriteIssuedOnTheLoopFollowsOneIssuedBeforeItFromThePool() async throws {
+        try await withClientOnItsOwnLoop { client, peer, heldLoop in
+            // Once let go, the loop writes "B"; "A" is issued meanwhile.
+            client.eventLoop.execute { client.write(ByteBuffer(string: "B"), timeout: 10) { _ in } }
+            try await client.write(Data("A".utf8), timeout: 10)
+            heldLoop.signal()
+            #expect(try await received(2, by: peer) == "AB")
+        }
+    }
+
     /// `suspend()` takes effect in the order of the operations issued around it: a write issued
     /// after it waits for `resume()`, even when one issued before it is still on its way to
     /// the loop, which the suspension must not overtake either.
     @Test func aWriteIssuedAfterSuspendWaitsThoughOneBeforeItWasStillOnItsWay() async throws {
-        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-        let server = try await LoopbackServer.start()
-        var accepted = server.listener.connections.makeAsyncIterator()
-        let client = StreamSession(configuration: .default, eventLoopGroup: group).loopbackTask(port: server.port)
-        let peer = try await server.accept(&accepted)
-        try await client.write(Data(), timeout: 10)
+        try await withClientOnItsOwnLoop { client, peer, heldLoop in
+            try await client.write(Data("A".utf8), timeout: 10)
+            client.suspend()
+            client.write(Data("B".utf8), timeout: 10) { _ in }
+            heldLoop.signal()
 
-        let gate = DispatchSemaphore(value: 0)
-        client.eventLoop.execute { gate.wait() }
-        try await client.write(Data("A".utf8), timeout: 10)
-        client.suspend()
-        client.write(Data("B".utf8), timeout: 10) { _ in }
-        gate.signal()
-
-        #expect(await eventually(10) { client.countOfBytesSent >= 1 }, "A went out")
-        // A's write and B's, had it been handed to the channel, complete in the same flush;
-        // the loop's next jobs have run by the time these return.
-        for _ in 0..<3 { try await client.eventLoop.submit {}.get() }
-        #expect(client.countOfBytesSent == 1, "B waits for resume()")
-        client.resume()
-        var received = Data()
-        while received.count < 2 {
-            let (data, atEOF) = try await peer.readData(ofMinLength: 1, maxLength: 2, timeout: 10)
-            received.append(data ?? Data())
-            if atEOF { break }
+            #expect(await eventually(10) { client.countOfBytesSent >= 1 }, "A went out")
+            // A's write and B's, had it been handed to the channel, complete in the same flush;
+            // the loop's next jobs have run by the time these return.
+            for _ in 0..<3 { try await client.eventLoop.submit {}.get() }
+            #expect(client.countOfBytesSent == 1, "B waits for resume()")
+            client.resume()
+            #expect(try await received(2, by: peer) == "AB")
         }
-        #expect(String(decoding: received, as: UTF8.self) == "AB")
-        client.cancel()
-        peer.cancel()
-        await server.stop()
-        try await group.shutdownGracefully()
     }
 
     /// An async write that returned at once but reached the loop after the channel filled waits
@@ -266,32 +259,20 @@ import Testing
     /// cannot be withdrawn as a write still waiting for room is: its caller was told it was
     /// written, and the writes after it would close over the gap. The connection closes.
     @Test func aWriteThatReturnedAndTimesOutBeforeTheChannelTakesItClosesTheConnection() async throws {
-        // The client gets a loop of its own: holding one of the shared loops would stall the
-        // connections of every other test on it.
-        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-        let server = try await LoopbackServer.start()
-        var accepted = server.listener.connections.makeAsyncIterator()
-        let client = StreamSession(configuration: .default, eventLoopGroup: group).loopbackTask(port: server.port)
-        let peer = try await server.accept(&accepted)  // never reads
-        #expect(await eventually { client.metrics.remotePort != nil }, "the client's connection is up")
+        // The peer never reads.
+        try await withClientOnItsOwnLoop { client, _, heldLoop in
+            // With the loop held, a write that fills every buffer, then the async write: it is
+            // admitted with room (the channel still looks writable from outside the loop), and
+            // reaches the loop, in the order issued, after the channel has filled.
+            client.write(Data(repeating: 0x41, count: 32 << 20), timeout: 0) { _ in }
+            try await client.write(Data("late".utf8), timeout: 0.3)
+            heldLoop.signal()
 
-        // Hold the loop, and issue a write that fills every buffer, then the async write: it
-        // is admitted with room (the channel still looks writable from outside the loop), and
-        // reaches the loop, in the order issued, after the channel has filled.
-        let gate = DispatchSemaphore(value: 0)
-        client.eventLoop.execute { gate.wait() }
-        client.write(Data(repeating: 0x41, count: 32 << 20), timeout: 0) { _ in }
-        try await client.write(Data("late".utf8), timeout: 0.3)
-        gate.signal()
-
-        #expect(await eventually(10) { client.state == .completed }, "the task completed")
-        let error = client.streamTaskError
-        #expect(error?.code == .timedOut, "\(String(describing: error))")
-        #expect(error?.message.contains("a write that had returned") == true, "\(String(describing: error))")
-        client.cancel()
-        peer.cancel()
-        await server.stop()
-        try await group.shutdownGracefully()
+            #expect(await eventually(10) { client.state == .completed }, "the task completed")
+            let error = client.streamTaskError
+            #expect(error?.code == .timedOut, "\(String(describing: error))")
+            #expect(error?.message.contains("a write that had returned") == true, "\(String(describing: error))")
+        }
     }
 
     /// With no outbound allowance every async write waits for the kernel, as the completion-
