@@ -78,8 +78,7 @@ package final class StreamTaskDriver: @unchecked Sendable {
     /// Action lists that arrived while one was being carried out, in order. A ring buffer: a
     /// flush that completes thousands of writes at once defers a list for each, and taking
     /// them from the front of an array would move all the others every time.
-    private var deferred =
-        CircularBuffer<(actions: StreamTaskStateMachine.Actions, complete: Bool)>(initialCapacity: 2)
+    private var deferred = LazyRing<(actions: StreamTaskStateMachine.Actions, complete: Bool)>()
     /// Whether the loop is running a job that brings operations from the loop's queue: the
     /// task's inbox, or an operation sent by itself.
     private(set) var inQueuedJob = false
@@ -263,8 +262,7 @@ package final class StreamTaskDriver: @unchecked Sendable {
         }
         performing = true
         body()
-        while !deferred.isEmpty {
-            let next = deferred.removeFirst()
+        while let next = deferred.popFirst() {
             carryOutNow(next.actions, thenComplete: next.complete)
         }
         performing = false
@@ -347,7 +345,7 @@ package final class StreamTaskDriver: @unchecked Sendable {
         owner = nil
         let error = machine.closeError
         let (metrics, leftovers) = task.withShared {
-            shared -> (StreamTaskMetrics, CircularBuffer<SubmissionInbox.Entry>) in
+            shared -> (StreamTaskMetrics, [SubmissionInbox.Entry]) in
             shared.state = .completed
             shared.error = error
             shared.metrics.taskEndDate = Date()

@@ -19,8 +19,10 @@ extension StreamTaskStateMachine {
         case closeRead
         case closeWrite
         /// Start TLS in `role` (see `TLSRole`); a barrier: it waits for every earlier operation
-        /// and every later one waits for it.
-        case startTLS(TLSRole)
+        /// and every later one waits for it. Indirect: a role carries a whole TLS
+        /// configuration, which inline would make every operation, reads and writes too, and
+        /// every slot of the queues that hold them, several times larger.
+        indirect case startTLS(TLSRole)
         /// Send close_notify, wait for the peer's, and go back to plaintext; a barrier too.
         case stopTLS
         /// Hand the connection over to streams (`captureStreams()`); a barrier too.
@@ -45,7 +47,9 @@ extension StreamTaskStateMachine {
         case succeedRead(OperationID, ByteBuffer, atEOF: Bool)
         /// A write, `closeRead` or `closeWrite` finished.
         case succeed(OperationID)
-        case fail(OperationID, StreamTaskError)
+        /// Indirect: an error is several times the size of the other actions, and failures are
+        /// the rare outcome; inline, every action, and every slot that holds one, would be too.
+        indirect case fail(OperationID, StreamTaskError)
         /// Hand these bytes to the channel; report the write's outcome with `writeCompleted`.
         case write(OperationID, ByteBuffer)
         case flush
@@ -58,7 +62,8 @@ extension StreamTaskStateMachine {
         case emit(Event)
         /// Put TLS into the pipeline in `role`, then feed it `early` (a server's buffered start
         /// of the client's handshake); report the outcome with `tlsTransitionCompleted`.
-        case startTLS(OperationID, TLSRole, early: ByteBuffer?)
+        /// Indirect, as the operation's case is (see `Operation.startTLS`).
+        indirect case startTLS(OperationID, TLSRole, early: ByteBuffer?)
         /// Unwrap TLS; report the outcome with `tlsTransitionCompleted`.
         case stopTLS(OperationID)
         /// Every operation before `captureStreams` has completed: hand the connection over.

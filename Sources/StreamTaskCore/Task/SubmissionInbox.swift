@@ -41,7 +41,7 @@ struct SubmissionInbox {
         case unlinked
     }
 
-    private var entries = CircularBuffer<Entry>(initialCapacity: 2)
+    private var entries = LazyRing<Entry>()
     /// Whether a job that drains the inbox is scheduled or running.
     private var drainScheduled = false
     /// The loop job that drains the inbox, linked by the driver; `nil` before that and after
@@ -81,10 +81,8 @@ struct SubmissionInbox {
 
     /// The task completed: takes what still waits, and unlinks the job (so that nothing
     /// holds the task any more). Operations submitted from now on go to the loop one by one.
-    mutating func close() -> CircularBuffer<Entry> {
+    mutating func close() -> [Entry] {
         drain = nil
-        var taken = CircularBuffer<Entry>()
-        swap(&taken, &entries)
-        return taken
+        return entries.removeAll()
     }
 }
