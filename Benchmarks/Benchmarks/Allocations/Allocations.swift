@@ -32,14 +32,14 @@ nonisolated(unsafe) var pair: (client: StreamTask, server: StreamTask, listener:
 
 /// The ends of the baseline's NIOAsyncChannel pair: the client's writer and an iterator over
 /// the server's inbound stream (a stream takes one iterator, so it is made once), open inside
-/// their `executeThenClose` in `asyncHolder` until `asyncStop` ends.
+/// their `executeThenClose` in `asyncHolder`'s task until its `stop` stream ends. (The
+/// listener closed once it had accepted the server's end.)
 nonisolated(unsafe) var asyncEnds:
     (
         outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>,
         inbound: NIOAsyncChannelInboundStream<ByteBuffer>.AsyncIterator
     )?
-nonisolated(unsafe) var asyncHolder:
-    (task: Task<Void, any Error>, stop: AsyncStream<Void>.Continuation, listener: any Channel)?
+nonisolated(unsafe) var asyncHolder: (task: Task<Void, any Error>, stop: AsyncStream<Void>.Continuation)?
 
 let payload = Data(repeating: 0x61, count: 64)
 let payloadBuffer = ByteBuffer(repeating: 0x61, count: 64)
@@ -128,12 +128,11 @@ let benchmarks: @Sendable () -> Void = {
     } setup: {
         try await openAsyncChannels()
     } teardown: {
-        guard let (task, stop, listener) = asyncHolder else { return }
+        guard let (task, stop) = asyncHolder else { return }
         asyncEnds = nil
         asyncHolder = nil
         stop.finish()
         try? await task.value
-        try? await listener.close()
     }
 }
 
@@ -167,5 +166,5 @@ func openAsyncChannels() async throws {
         }
     }
     for await _ in ready {}
-    asyncHolder = (task, stopContinuation, listener.channel)
+    asyncHolder = (task, stopContinuation)
 }

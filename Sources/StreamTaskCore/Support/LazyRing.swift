@@ -44,11 +44,7 @@ struct LazyRing<Element> {
 
     /// Every element, oldest first, leaving the queue empty.
     mutating func removeAll() -> [Element] {
-        guard var taken = storage else { return [] }
-        storage = nil
-        var all: [Element] = []
-        all.reserveCapacity(taken.count)
-        while let element = taken.popFirst() { all.append(element) }
-        return all
+        defer { storage = nil }
+        return storage.map(Array.init) ?? []
     }
 }

@@ -86,9 +86,10 @@ package final class StreamTaskDriver: @unchecked Sendable {
     /// Whether a flush asked for now waits for the jobs queued on the loop (see
     /// `flushSoon()`): for async code, whose writes come in runs (from the pool, through the
     /// task's inbox, as many per job as joined it meanwhile; on the task's executor, one after
-    /// another until it suspends), and for writes the ledger let go. Code on the loop outside Swift concurrency (a promise's callback, an `execute`
-    /// closure) is flushed at once, as by `writeAndFlush`: such code gathers its own writes,
-    /// and a job per flush costs a server that writes to many connections more than it saves.
+    /// another until it suspends), and for writes the ledger let go. Code on the loop outside
+    /// Swift concurrency (a promise's callback, an `execute` closure) is flushed at once, as by
+    /// `writeAndFlush`: such code gathers its own writes, and a job per flush costs a server
+    /// that writes to many connections more than it saves.
     /// Writes that came through the loop's queue wait whatever their size (what they wait for
     /// is queued already); code on the executor holds the flush only while less than
     /// ``heldFlushLimit`` waits, since the loop runs nothing else until that code suspends.

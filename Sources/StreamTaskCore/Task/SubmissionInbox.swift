@@ -7,8 +7,6 @@
 //
 //===----------------------------------------------------------------------===//
 
-import NIOCore
-
 /// Operations on their way to the task's event loop, in the order they were submitted; kept
 /// under the task's lock.
 ///
