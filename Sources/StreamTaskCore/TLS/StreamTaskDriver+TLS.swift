@@ -16,7 +16,7 @@ extension StreamTaskDriver {
 
     func beginTLS(_ id: OperationID, role: TLSRole, early: ByteBuffer?) {
         guard let handler, let context = handler.context else {
-            carryOut(machine.tlsTransitionCompleted(id, error: .connectionIsClosed))
+            step { $0.tlsTransitionCompleted(id, error: .connectionIsClosed) }
             return
         }
         let configuration = role.configuration
@@ -39,7 +39,7 @@ extension StreamTaskDriver {
         } catch {
             tls.transition = nil
             let failure = TLSErrorMapper.map(error, verification: nil, configuration: configuration)
-            carryOut(machine.tlsTransitionCompleted(id, error: failure))
+            step { $0.tlsTransitionCompleted(id, error: failure) }
         }
     }
 
@@ -214,7 +214,7 @@ extension StreamTaskDriver {
             "TLS established",
             metadata: ["task": "\(taskIdentifier)", "version": "\(version ?? "?")", "cipher": "\(suite ?? "?")"]
         )
-        carryOut(machine.tlsTransitionCompleted(id, error: nil))
+        step { $0.tlsTransitionCompleted(id, error: nil) }
     }
 
     /// A channel error while a handshake is under way ends it; returns whether it was one.
@@ -226,7 +226,7 @@ extension StreamTaskDriver {
         configuration.logger.debug(
             "TLS handshake failed", metadata: ["task": "\(taskIdentifier)", "error": "\(failure)"])
         if channelFailure == nil { channelFailure = failure }
-        carryOut(machine.tlsTransitionCompleted(id, error: failure))
+        step { $0.tlsTransitionCompleted(id, error: failure) }
         return true
     }
 
@@ -247,9 +247,9 @@ extension StreamTaskDriver {
         reclaimLentBytes(arriving: false)
         if tls.isEstablished, !tls.peerEndedTLS {
             configuration.logger.debug("transport ended without close_notify", metadata: ["task": "\(taskIdentifier)"])
-            carryOut(machine.inputEnded(truncation: Self.truncation.at(host: host, port: port)))
+            step { $0.inputEnded(truncation: Self.truncation.at(host: host, port: port)) }
         } else {
-            carryOut(machine.inputEnded())
+            step { $0.inputEnded() }
         }
     }
 
@@ -262,7 +262,7 @@ extension StreamTaskDriver {
         // This task's own TLS handler: a tunnel through an HTTPS proxy has another one.
         guard tls.isActive, let ssl = tls.handler else {
             let error = StreamTaskError(.tlsNotActive, "the connection is not using TLS")
-            carryOut(machine.tlsTransitionCompleted(id, error: error, closesConnection: false))
+            step { $0.tlsTransitionCompleted(id, error: error, closesConnection: false) }
             return
         }
         let promise = eventLoop.makePromise(of: Void.self)
@@ -279,14 +279,14 @@ extension StreamTaskDriver {
                 {
                     pipeline.removeHandler(transport, promise: nil)
                 }
-                self.carryOut(self.machine.tlsTransitionCompleted(id, error: nil))
+                self.step { $0.tlsTransitionCompleted(id, error: nil) }
             case .failure(let error):
                 let failure =
                     TLSErrorMapper.isCloseTimeout(error)
                     ? self.closeNotifyTimedOut
                     : StreamTaskError(
                         .connectionClosed, "TLS could not be stopped cleanly: \(error)", underlying: error)
-                self.carryOut(self.machine.tlsTransitionCompleted(id, error: failure))
+                self.step { $0.tlsTransitionCompleted(id, error: failure) }
             }
         }
         ssl.stopTLS(promise: promise)
@@ -306,7 +306,7 @@ extension StreamTaskDriver {
     func stopTLSTimedOut(_ id: OperationID, after seconds: TimeInterval) {
         tls.unwrapping = nil
         let failure = TLSErrorMapper.closeNotifyUnanswered(within: seconds, limit: "the stop's timeout")
-        carryOut(machine.tlsTransitionCompleted(id, error: failure.at(host: host, port: port)))
+        step { $0.tlsTransitionCompleted(id, error: failure.at(host: host, port: port)) }
         handler?.closeTransport()
     }
 }

@@ -51,9 +51,13 @@ public final class StreamTask: StreamSessionTask, @unchecked Sendable, CustomStr
 
     typealias Outcome = StreamTaskDriver.Outcome
 
-    /// What any thread may read, behind a lock.
+    /// The task's state, behind its one lock: what any thread may read, and the machine that
+    /// the façade's calls and the event loop's events both step.
     package struct Shared {
         var state: State
+        /// The connection, its lanes of operations and its inbound buffer (see
+        /// `StreamTaskStateMachine`): stepped by the driver, under this lock.
+        var machine: StreamTaskStateMachine
         /// Whether the task was started (by its first ``resume()``, or connected by a
         /// listener): from then on ``suspend()`` and ``resume()`` pause it and let it go on.
         package var started = false
@@ -95,10 +99,15 @@ public final class StreamTask: StreamSessionTask, @unchecked Sendable, CustomStr
         self.configuration = configuration
         let eventLoop = eventLoop ?? session.eventLoopGroup.next()
         self.eventLoop = eventLoop
-        self.shared = NIOLockedValueBox(Shared(state: .suspended, metrics: StreamTaskMetrics()))
+        let shared = NIOLockedValueBox(
+            Shared(
+                state: .suspended,
+                machine: StreamTaskStateMachine(highWaterMark: configuration.inboundBufferLimit),
+                metrics: StreamTaskMetrics()))
+        self.shared = shared
         self.driver = StreamTaskDriver(
             host: host, port: port, taskIdentifier: identifier, eventLoop: eventLoop,
-            configuration: configuration, origin: origin, addressResolver: addressResolver)
+            configuration: configuration, origin: origin, shared: shared, addressResolver: addressResolver)
         super.init(taskIdentifier: identifier)
         guard let failure else {
             driver.link(self)

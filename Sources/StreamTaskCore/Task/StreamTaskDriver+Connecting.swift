@@ -147,6 +147,6 @@ extension StreamTaskDriver {
         eventLoop.preconditionInEventLoop()
         guard isConnecting else { return }
         configuration.logger.debug("connect failed", metadata: ["task": "\(taskIdentifier)", "error": "\(error)"])
-        carryOut(machine.closed(error: error.at(host: host, port: port)), thenComplete: true)
+        step(thenComplete: true) { $0.closed(error: error.at(host: host, port: port)) }
     }
 }

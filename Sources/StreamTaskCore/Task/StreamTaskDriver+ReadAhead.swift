@@ -15,32 +15,33 @@ extension StreamTaskDriver {
     /// way, and completes the read parked there if the bytes satisfy it, or queues it if they
     /// fall short.
     func lendBuffer() {
-        guard let owner else { return }
-        guard machine.mayLendBuffer else {
+        guard owner != nil else { return }
+        let limit = configuration.inboundBufferLimit
+        let (lendingStays, outcome, flowing) = shared.withLockedValue {
+            shared -> (Bool, ReadAhead.LendOutcome?, Bool) in
             // The lending is open only while the machine could lend: whatever closed it (the
             // input ended, the task was suspended or handed over) takes the bytes back, and the
             // read parked, which the machine then decides.
-            if lending { reclaimLentBytes(arriving: false) }
-            return
+            guard shared.machine.mayLendBuffer else { return (false, nil, false) }
+            // Nothing to add to a lending that is open already. Mid-burst, the bytes wait for
+            // the rest of it.
+            if readBurst || (lending && shared.machine.bufferedByteCount == 0) { return (true, nil, false) }
+            guard shared.readAhead.mayLend, shared.state == .running else { return (true, nil, false) }
+            let outcome = shared.readAhead.lend(shared.machine.lendBuffer(), limit: limit)
+            if case .flowing = shared.machine.inbound { return (true, outcome, true) }
+            return (true, outcome, false)
         }
-        // Nothing to add to a lending that is open already: skip the lock. Mid-burst, the
-        // bytes wait for the rest of it.
-        if readBurst || (lending && machine.bufferedByteCount == 0) { return }
-        let limit = configuration.inboundBufferLimit
-        let outcome = owner.withShared { shared -> ReadAhead.LendOutcome? in
-            guard shared.readAhead.mayLend, shared.state == .running else { return nil }
-            return shared.readAhead.lend(machine.lendBuffer(), limit: limit)
-        }
+        if !lendingStays, lending { return reclaimLentBytes(arriving: false) }
         guard let outcome else { return }
         lending = true
-        if case .flowing = machine.inbound {
+        if flowing {
             // Nothing asks for input: the machine stopped because its buffer was full, or an
             // input held for lent bytes was withdrawn when they were taken back and no pass
             // followed (an operation refused at once). From here, lent bytes count through
             // `holdsInputForLentBytes`, which the read that takes them below the limit undoes.
             // Without this, a reader that waits parked (never reaching the machine) would wait
             // for input nobody asks for.
-            carryOut(machine.receiveCompleted())
+            step { $0.receiveCompleted() }
         }
         switch outcome {
         case .nothingParked:
@@ -66,10 +67,11 @@ extension StreamTaskDriver {
     /// The lending is closed: `lent` goes back to the machine and `parked` into its queue.
     private func takeBack(lent: ByteQueue, parked: OperationRequest?) {
         lending = false
-        machine.reclaim(lent)
-        if inputHeld {
-            inputHeld = false
-            machine.inputRequestWithdrawn()
+        let withdrawsInput = inputHeld
+        inputHeld = false
+        withMachine { machine in
+            machine.reclaim(lent)
+            if withdrawsInput { machine.inputRequestWithdrawn() }
         }
         if let parked { accept(parked) }
     }
@@ -97,9 +99,8 @@ extension StreamTaskDriver {
     /// Whether a `requestInput` must wait because the lent bytes fill the input limit; if so,
     /// the read that takes them below it calls ``readAheadDrained()``.
     func holdsInputForLentBytes() -> Bool {
-        guard lending, let owner else { return false }
-        let buffered = machine.bufferedByteCount
-        inputHeld = owner.withShared { $0.readAhead.holdsInput(buffered: buffered) }
+        guard lending, owner != nil else { return false }
+        inputHeld = shared.withLockedValue { $0.readAhead.holdsInput(buffered: $0.machine.bufferedByteCount) }
         return inputHeld
     }
 
@@ -109,7 +110,7 @@ extension StreamTaskDriver {
         onLoop {
             guard self.inputHeld else { return }
             self.inputHeld = false
-            self.carryOut(self.machine.receiveCompleted())
+            self.step { $0.receiveCompleted() }
         }
     }
 }
@@ -117,6 +118,6 @@ extension StreamTaskDriver {
 extension StreamTaskDriver {
     /// Bytes received and not read yet: the machine's, and those lent to reads.
     var unreadByteCount: Int {
-        machine.bufferedByteCount + (owner?.withShared { $0.readAhead.count } ?? 0)
+        shared.withLockedValue { $0.machine.bufferedByteCount + $0.readAhead.count }
     }
 }

@@ -18,8 +18,8 @@ extension StreamTaskDriver {
     /// ``StreamTaskAttachment/suspensionChanged()``).
     func suspensionChanged() {
         onLoop {
-            guard let owner = self.owner else { return }
-            let wanted: StreamTaskStateMachine.Activity? = owner.withShared { shared in
+            guard self.owner != nil else { return }
+            let wanted: StreamTaskStateMachine.Activity? = self.shared.withLockedValue { shared in
                 switch shared.state {
                 case .running: .running
                 case .suspended: .suspended
@@ -28,8 +28,10 @@ extension StreamTaskDriver {
             }
             guard let wanted else { return }
             for attachment in self.attachments { attachment.suspensionChanged() }
-            guard wanted != self.machine.activity else { return }
-            self.carryOut(wanted == .suspended ? self.machine.suspend() : self.machine.resume())
+            self.step { machine in
+                guard wanted != machine.activity else { return [] }
+                return wanted == .suspended ? machine.suspend() : machine.resume()
+            }
         }
     }
 }

@@ -18,8 +18,11 @@ extension StreamTaskDriver {
         promise.futureResult.whenComplete { result in
             switch result {
             case .success:
-                self.owner?.withShared { $0.metrics.countOfBytesSent += count }
-                self.carryOut(self.machine.writeCompleted(id, error: nil))
+                self.carryOut(
+                    self.shared.withLockedValue { shared in
+                        shared.metrics.countOfBytesSent += count
+                        return shared.machine.writeCompleted(id, error: nil)
+                    })
             case .failure(let error):
                 var failure = ChannelErrorMapper.map(error)
                 if failure.code == .connectionClosed, let cause = self.channelFailure {
@@ -29,7 +32,7 @@ extension StreamTaskDriver {
                 } else if self.channelFailure == nil, failure.code != .connectionClosed {
                     self.channelFailure = failure
                 }
-                self.carryOut(self.machine.writeCompleted(id, error: failure))
+                self.step { $0.writeCompleted(id, error: failure) }
             }
         }
         if let handler {

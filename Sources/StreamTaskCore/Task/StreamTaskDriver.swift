@@ -50,7 +50,9 @@ package final class StreamTaskDriver: @unchecked Sendable {
     /// The façade, until the task completes (the two hold each other until then).
     private(set) var owner: StreamTask?
     var phase = Phase.idle
-    var machine: StreamTaskStateMachine
+    /// The task's state under its lock, shared with the façade: the machine lives there, so
+    /// that both sides step the same value (see `step(_:thenComplete:)`).
+    let shared: NIOLockedValueBox<StreamTask.Shared>
     /// The first error the channel reported; the connection closes with it.
     var channelFailure: StreamTaskError?
     package var tls = TLSProgress()
@@ -104,6 +106,7 @@ package final class StreamTaskDriver: @unchecked Sendable {
         eventLoop: any EventLoop,
         configuration: StreamSessionConfiguration.Values,
         origin: StreamTask.Origin,
+        shared: NIOLockedValueBox<StreamTask.Shared>,
         addressResolver: AddressResolver? = nil
     ) {
         self.addressResolver = addressResolver
@@ -113,8 +116,25 @@ package final class StreamTaskDriver: @unchecked Sendable {
         self.port = port
         self.taskIdentifier = taskIdentifier
         self.origin = origin
-        self.machine = StreamTaskStateMachine(highWaterMark: configuration.inboundBufferLimit)
+        self.shared = shared
     }
+
+    /// Steps the machine with `input` under the task's lock, then carries out the actions it
+    /// returns, with the lock released.
+    func step(
+        thenComplete: Bool = false,
+        _ input: (inout StreamTaskStateMachine) -> StreamTaskStateMachine.Actions
+    ) {
+        carryOut(shared.withLockedValue { input(&$0.machine) }, thenComplete: thenComplete)
+    }
+
+    /// Reads the machine under the task's lock. Never call it from inside `withShared`.
+    func withMachine<T>(_ body: (inout StreamTaskStateMachine) -> T) -> T {
+        shared.withLockedValue { body(&$0.machine) }
+    }
+
+    /// A copy of the machine, for tests and diagnostics.
+    var machine: StreamTaskStateMachine { withMachine { $0 } }
 
     /// Links the façade, once it is initialised; a task born failed is never linked.
     func link(_ task: StreamTask) {
@@ -125,7 +145,7 @@ package final class StreamTaskDriver: @unchecked Sendable {
 
     /// A task the session refused: completed before it was ever linked.
     func bornFailed(_ failure: StreamTaskError) {
-        _ = machine.closed(error: failure)
+        _ = withMachine { $0.closed(error: failure) }
         phase = .completed
     }
 
@@ -162,7 +182,7 @@ package final class StreamTaskDriver: @unchecked Sendable {
     func take(_ entry: SubmissionInbox.Entry) {
         switch entry {
         case .operation(let request): enqueue(request)
-        case .withdrawal(let id): carryOut(machine.abandon(id, error: Self.abandonedError))
+        case .withdrawal(let id): step { $0.abandon(id, error: Self.abandonedError) }
         case .control(let change): change()
         }
     }
@@ -192,7 +212,7 @@ package final class StreamTaskDriver: @unchecked Sendable {
                 returnedEarly: request.returnedEarly)
             if let armAt { armDeadlineTimer(at: armAt) }
         }
-        carryOut(machine.enqueue(operation, id: id, fromStreams: request.fromStreams))
+        step { $0.enqueue(operation, id: id, fromStreams: request.fromStreams) }
     }
 
     /// Schedules the task's one timer for `deadline`, in place of the one scheduled before.
@@ -212,7 +232,7 @@ package final class StreamTaskDriver: @unchecked Sendable {
                 stopTLSTimedOut(id, after: entry.timeout)
             case .operation(let operation, let returnedEarly):
                 let error = Self.timeoutError(for: operation, after: entry.timeout)
-                carryOut(machine.abandon(id, error: error, returnedEarly: returnedEarly))
+                step { $0.abandon(id, error: error, returnedEarly: returnedEarly) }
             }
         }
         if let next = deadlines.rearm() { armDeadlineTimer(at: next) }
@@ -222,17 +242,17 @@ package final class StreamTaskDriver: @unchecked Sendable {
     /// handed over to streams (closing them ends it).
     func cancel() {
         onLoop {
-            guard !self.machine.streamsCaptured else { return }
+            guard !self.withMachine({ $0.streamsCaptured }) else { return }
             self.reclaimLentBytes(arriving: false)
             switch self.phase {
             case .completed:
                 return
             case .attached(let handler):
                 // `StreamTask.cancel()` marked the task as cancelling already.
-                self.carryOut(self.machine.cancel())
+                self.step { $0.cancel() }
                 handler.closeTransport()
             case .idle, .connecting:
-                self.carryOut(self.machine.cancel(), thenComplete: true)
+                self.step(thenComplete: true) { $0.cancel() }
             }
         }
     }
@@ -274,7 +294,7 @@ package final class StreamTaskDriver: @unchecked Sendable {
         defer {
             if thenComplete { complete() }
         }
-        if case .closed = machine.connection {
+        if withMachine({ $0.connection.isClosed }) {
             // Before any failure below reaches a caller: a write issued once the caller has
             // heard of the failure must not return early, as if it could still succeed.
             owner?.withShared { $0.writeBehind.stopEarlyReturns() }
@@ -344,7 +364,7 @@ package final class StreamTaskDriver: @unchecked Sendable {
         deadlineTimer = nil
         guard let task = owner else { return }
         owner = nil
-        let error = machine.closeError
+        let error = withMachine { $0.closeError }
         let (metrics, leftovers) = task.withShared {
             shared -> (StreamTaskMetrics, [SubmissionInbox.Entry]) in
             shared.state = .completed
@@ -369,7 +389,7 @@ package final class StreamTaskDriver: @unchecked Sendable {
     /// The channel is connected and registered: record its addresses and start the machine.
     func channelBecameActive(_ channel: any Channel) {
         eventLoop.preconditionInEventLoop()
-        switch machine.connection {
+        switch withMachine({ $0.connection }) {
         case .notConnected:
             break
         case .open, .closing:
@@ -399,20 +419,23 @@ package final class StreamTaskDriver: @unchecked Sendable {
         for attachment in attachments {
             attachment.connectionBecameActive(channel, driver: self)
         }
-        carryOut(machine.connected())
+        step { $0.connected() }
     }
 
     func channelReceived(_ bytes: ByteBuffer) {
         eventLoop.preconditionInEventLoop()
         let count = Int64(bytes.readableBytes)
-        owner?.withShared { $0.metrics.countOfBytesReceived += count }
         readBurst = true
-        carryOut(machine.received(bytes))
+        carryOut(
+            shared.withLockedValue { shared in
+                shared.metrics.countOfBytesReceived += count
+                return shared.machine.received(bytes)
+            })
     }
 
     func channelReceiveCompleted() {
         readBurst = false
-        carryOut(machine.receiveCompleted())
+        step { $0.receiveCompleted() }
     }
 
     func channelInputClosed() {
@@ -427,12 +450,12 @@ package final class StreamTaskDriver: @unchecked Sendable {
             return
         }
         reclaimLentBytes(arriving: false)
-        carryOut(machine.inputEnded())
+        step { $0.inputEnded() }
     }
 
     func channelWritabilityChanged(_ isWritable: Bool) {
         owner?.releaseRoomWaiters { $0.channelWritable = isWritable }
-        carryOut(machine.writabilityChanged(isWritable))
+        step { $0.writabilityChanged(isWritable) }
     }
 
     func channelFailed(_ error: any Error) {
@@ -446,7 +469,7 @@ package final class StreamTaskDriver: @unchecked Sendable {
         if failure.code == .tlsTruncated {
             // Before SwiftNIO SSL passes the end of input on as if it were an orderly one.
             reclaimLentBytes(arriving: false)
-            carryOut(machine.inputEnded(truncation: failure.at(host: host, port: port)))
+            step { $0.inputEnded(truncation: failure.at(host: host, port: port)) }
         }
         configuration.logger.debug("connection error", metadata: ["task": "\(taskIdentifier)", "error": "\(failure)"])
         if channelFailure == nil { channelFailure = failure }
@@ -467,7 +490,7 @@ package final class StreamTaskDriver: @unchecked Sendable {
     func channelClosed() {
         reclaimLentBytes(arriving: false)
         let task = owner
-        carryOut(machine.closed(error: channelFailure), thenComplete: true)
+        step(thenComplete: true) { $0.closed(error: channelFailure) }
         // Writes waiting for room fail as queued writes do, with the reason the connection closed.
         task?.releaseRoomWaiters { $0.stopEarlyReturns() }
     }

@@ -89,6 +89,13 @@ extension StreamTaskStateMachine.Inbound {
     }
 }
 
+extension StreamTaskStateMachine.Connection {
+    var isClosed: Bool {
+        if case .closed = self { return true }
+        return false
+    }
+}
+
 extension StreamTaskStateMachine.Connection: Equatable {
     static func == (lhs: Self, rhs: Self) -> Bool {
         switch (lhs, rhs) {
