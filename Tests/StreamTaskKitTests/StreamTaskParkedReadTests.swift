@@ -29,7 +29,7 @@ import Testing
     /// Waits until a read is parked in `client`'s lending, or is not, as `parked` says.
     private func readParked(_ client: StreamTask, _ parked: Bool = true) async throws -> Bool {
         for _ in 0..<5_000 {
-            if client.withShared({ $0.readAhead.hasParkedRead }) == parked { return true }
+            if client.withShared({ $0.machine.readAhead.hasParkedRead }) == parked { return true }
             try await Task.sleep(for: .milliseconds(1))
         }
         return false
@@ -97,7 +97,7 @@ import Testing
         #expect(try await longWait == "one")
         #expect(try await client.eventuallyOnLoop { $0.lending })
         await expectStreamError(.timedOut) { _ = try await read(client, timeout: 0.2) }
-        #expect(!client.withShared { $0.readAhead.hasParkedRead })
+        #expect(!client.withShared { $0.machine.readAhead.hasParkedRead })
         try await peer.write("late")
         #expect(try await read(client) == "late", "the bytes after the timeout go to the next read")
         client.cancel()
@@ -110,7 +110,7 @@ import Testing
         #expect(try await readParked(client))
         waiting.cancel()
         await expectStreamError(.cancelled) { _ = try await waiting.value }
-        #expect(!client.withShared { $0.readAhead.hasParkedRead })
+        #expect(!client.withShared { $0.machine.readAhead.hasParkedRead })
         try await peer.write("kept")
         #expect(try await read(client) == "kept")
         #expect(client.state == .running, "a cancelled read leaves the task alone")
@@ -241,7 +241,7 @@ import Testing
                 (data, atEOF) = try await client.readData(ofMinLength: 1, maxLength: 65536, timeout: 10)
             } catch {
                 let state = try await client.onLoop { d in
-                    "lending \(d.lending) inputHeld \(d.inputHeld) inbound \(d.machine.inbound) buffered \(d.machine.bufferedByteCount) pending \(d.machine.operations.count) ahead \(client.withShared { $0.readAhead })"
+                    "lending \(d.lending) inbound \(d.machine.inbound) buffered \(d.machine.bufferedByteCount) pending \(d.machine.operations.count) ahead \(client.withShared { $0.machine.readAhead })"
                 }
                 Issue.record("stalled after \(received): \(state)")
                 throw error

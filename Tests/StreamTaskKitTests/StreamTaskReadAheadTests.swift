@@ -42,10 +42,10 @@ import Testing
         return (result, holding.withLockedValue { $0 })
     }
 
-    /// Waits until the loop has lent `count` bytes and nothing else is buffered.
+    /// Waits until the lending is open over `count` buffered bytes.
     private func lent(_ count: Int, by client: StreamTask) async throws -> Bool {
         try await client.eventuallyOnLoop { driver in
-            driver.lending && driver.machine.bufferedByteCount == 0 && driver.unreadByteCount == count
+            driver.lending && driver.unreadByteCount == count
         }
     }
 
@@ -130,26 +130,30 @@ import Testing
         await server.stop()
     }
 
-    /// A reader off the loop takes the last lent bytes and, before its word that the input may
-    /// flow again reaches the loop, another caller's read that the machine refuses at once
-    /// (its arguments are invalid) takes the lending back. The input held for the lent bytes
-    /// must still be asked for: the lending reopens empty, and a read parked there waits for
+    /// A reader off the loop takes the bytes that filled the input limit and, before its word
+    /// that the input may flow again reaches the loop, another caller's read that the machine
+    /// refuses at once (its arguments are invalid) closes the lending. The input must still be
+    /// asked for: the lending reopens over an empty buffer, and a read parked there waits for
     /// bytes that only a request for input brings.
-    @Test func inputHeldForLentBytesIsAskedForAgainWhenARefusedReadTakesThemBack() async throws {
+    @Test func inputStoppedAtTheLimitIsAskedForAgainWhenARefusedReadClosesTheLending() async throws {
         let configuration = StreamSession.Configuration.default
         configuration.inboundBufferLimit = 4096
         let (server, client, peer) = try await LoopbackServer.connectedPair(configuration: configuration)
         try await peer.write(Data(repeating: 0x61, count: 4096))
-        #expect(try await client.eventuallyOnLoop { $0.lending && $0.inputHeld && $0.unreadByteCount == 4096 })
+        #expect(
+            try await client.eventuallyOnLoop { driver in
+                guard case .flowing = driver.machine.inbound else { return false }
+                return driver.lending && driver.unreadByteCount == 4096
+            })
         // The reader's take, with its word to the loop held back for now.
-        let taken = client.withShared { $0.readAhead.take(for: .read(minLength: 1, maxLength: 8192)) }
+        let taken = client.withShared { $0.machine.readAtOnce(.read(minLength: 1, maxLength: 8192)) }
         #expect(taken?.bytes.readableBytes == 4096)
-        #expect(taken?.resumesInput == true)
+        #expect(taken?.asksForInput == true)
         await expectStreamError(.invalidArgument) {
             try await client.readData(ofMinLength: 5, maxLength: 1, timeout: 5)
         }
         // The reader's word arrives late.
-        client.driver.readAheadDrained()
+        client.driver.inputRoomMade()
         try await peer.write("after")
         let (data, atEOF) = try await client.readData(ofMinLength: 5, maxLength: 5, timeout: 10)
         #expect(data.map { String(decoding: $0, as: UTF8.self) } == "after")

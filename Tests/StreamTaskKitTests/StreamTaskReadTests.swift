@@ -65,7 +65,7 @@ import Testing
         // It waits in the machine's queue, or, issued while the loop lends its empty buffer,
         // parked in the lending (`ReadAhead`).
         let waits = try await client.onLoop { driver in
-            driver.machine.operations.count == 1 || client.withShared { $0.readAhead.hasParkedRead }
+            driver.machine.operations.count == 1 || client.withShared { $0.machine.readAhead.hasParkedRead }
         }
         #expect(waits, "the first read waits")
         #expect(first.values.isEmpty)

@@ -9,68 +9,58 @@
 
 import NIOCore
 
-/// Received bytes that the event loop lent to reads, under the task's lock, so that a read the
-/// buffer can satisfy completes where it is called, without a trip to the loop and back.
+/// The permission, kept in the task's state machine under the task's lock, for a read issued
+/// off the event loop to take the machine's buffered bytes where it is called, without a trip
+/// to the loop and back.
 ///
-/// The loop lends its buffer only while nothing else can claim the bytes first: no read,
+/// The loop opens the lending only while nothing else can claim the bytes first: no read,
 /// `closeRead` or barrier (`startTLS`, `stopTLS`, `captureStreams`) is queued or on its way to
 /// the loop, the connection is open, its input has not ended and the task is running. Any such
-/// operation closes the lending as it is submitted, and the loop takes the bytes back, in
-/// front of what came since, before the operation joins the queue. So reads still complete in
-/// the order they were issued and see the bytes in the order they came: a read that takes lent
-/// bytes is one that would have completed at once on the loop, with the same bytes.
+/// operation closes the lending as it is submitted, and the loop queues it in the machine once
+/// it arrives. So reads still complete in the order they were issued and see the bytes in the
+/// order they came: a read that takes bytes here is one that would have completed at once on
+/// the loop, with the same bytes. The bytes never move: reads take them from the machine's
+/// buffer, under the lock that the loop steps the machine under, so the input limit counts
+/// them as it counts any buffered byte.
 ///
-/// A read that finds nothing lent waits here (parked) rather than going to the loop:
-/// the loop completes it as it lends the next bytes, or, when they fall short or anything else
-/// happens first, queues it in the machine ahead of what comes next. So a reader that keeps up
-/// with its peer costs the loop nothing until its bytes come. Its timeout is one timer on the
-/// loop for the task, armed for the earliest deadline parked and moved on as it fires.
-///
-/// Lent bytes count towards the input limit as buffered ones do. When they fill it the loop
-/// holds back input (``inputHeld``); the read that takes the buffer below the limit tells the
-/// loop to ask for more.
+/// A read that finds nothing buffered waits here (parked) rather than going to the loop: the
+/// loop completes it once the next burst of bytes has come in, or, when they fall short or
+/// anything else happens first, queues it in the machine ahead of what comes next. So a
+/// reader that keeps up with its peer costs the loop nothing until its bytes come. Its
+/// timeout is one entry in the task's deadlines (see `OperationDeadlines`), moved on as it
+/// fires.
 struct ReadAhead: Sendable {
-    /// What lending more bytes did for the read parked.
+    /// What opening the lending did for the read parked.
     enum LendOutcome {
-        /// No read was parked.
+        /// No read was parked, or nothing is buffered for it yet.
         case nothingParked
-        /// The bytes satisfied the read parked: complete it with them; `resumesInput` as for
-        /// ``take(for:)``.
-        case satisfied(OperationRequest, bytes: ByteBuffer, resumesInput: Bool)
-        /// The bytes fell short of the read parked: the lending is closed, and the read and
-        /// every lent byte go to the machine, which decides it as it decides any read.
-        case fellShort(OperationRequest, lent: ByteQueue)
+        /// The bytes satisfied the read parked: complete it with them.
+        case satisfied(OperationRequest, bytes: ByteBuffer)
+        /// The bytes fell short of the read parked: the lending is closed, and the read goes to
+        /// the machine's queue, which decides it as it decides any read.
+        case fellShort(OperationRequest)
     }
 
-    /// The bytes lent, oldest first; `nil` when none are.
-    private var bytes = ByteQueue()
-    /// Whether reads may take from ``bytes``.
+    /// Whether reads off the loop may take buffered bytes.
     private(set) var isOpen = false
     /// Read-lane operations and barriers submitted that have not reached the loop yet.
     private var onTheirWay = 0
     /// Set by `cancel()` and never cleared: nothing is lent any more.
     private var stopped = false
-    /// The loop stopped asking for input because the lent bytes fill the input limit.
-    private var inputHeld = false
-    /// The input limit (the session's `inboundBufferLimit`), as the loop last lent.
-    private var limit = Int.max
-    /// The read waiting for the next bytes lent, if any; only while the lending is open and
-    /// holds no bytes.
+    /// The read waiting for the next bytes, if any; only while the lending is open and the
+    /// buffer is empty.
     private var parked: OperationRequest?
     /// When the loop's timer for parked reads fires, if it is armed (or being armed).
     private var parkTimerDeadline: NIODeadline?
 
-    /// Bytes lent and not taken yet.
-    var count: Int { bytes.readableBytes }
-
-    /// Whether a read is parked, waiting for the next bytes lent.
+    /// Whether a read is parked, waiting for the next bytes.
     var hasParkedRead: Bool { parked != nil }
 
     // MARK: From any thread
 
-    /// A read-lane operation or barrier is on its way to the loop: no read takes lent bytes
-    /// until the loop has taken them back and queued it. A read parked was issued before it:
-    /// it is returned, counted as on its way too, to be sent to the loop first.
+    /// A read-lane operation or barrier is on its way to the loop: no read takes bytes here
+    /// until the loop has queued it. A read parked was issued before it: it is returned,
+    /// counted as on its way too, to be sent to the loop first.
     mutating func operationSubmitted() -> OperationRequest? {
         isOpen = false
         onTheirWay += 1
@@ -80,11 +70,11 @@ struct ReadAhead: Sendable {
         return read
     }
 
-    /// Parks `read` if the lending is open, holds no bytes and no read is parked yet.
+    /// Parks `read` if the lending is open, `buffered` is 0 and no read is parked yet.
     /// `armTimerAt` is set when the loop's timer must be armed for it (it has a deadline and
     /// the timer fires later, or not at all).
-    mutating func park(_ read: OperationRequest) -> (parked: Bool, armTimerAt: NIODeadline?) {
-        guard isOpen, parked == nil, count == 0, read.mayPark else { return (false, nil) }
+    mutating func park(_ read: OperationRequest, buffered: Int) -> (parked: Bool, armTimerAt: NIODeadline?) {
+        guard isOpen, parked == nil, buffered == 0, read.mayPark else { return (false, nil) }
         parked = read
         guard let deadline = read.deadline else { return (true, nil) }
         if let armed = parkTimerDeadline, armed <= deadline { return (true, nil) }
@@ -99,88 +89,65 @@ struct ReadAhead: Sendable {
         return parked
     }
 
-    /// The task is being cancelled: no read takes lent bytes from now on.
+    /// The task is being cancelled: no read takes bytes here from now on.
     mutating func stop() {
         isOpen = false
         stopped = true
     }
 
-    /// Takes what `operation`, a read or delimited read, gets from the lent bytes, if they
-    /// satisfy it at once; `nil` otherwise (and for any other operation).
-    /// A read whose arguments the machine would refuse takes nothing: the machine refuses it.
-    mutating func take(for operation: StreamTaskStateMachine.Operation) -> (bytes: ByteBuffer, resumesInput: Bool)? {
-        guard isOpen, parked == nil, operation.argumentError == nil else { return nil }
-        return switch operation {
-        case .read(let minLength, let maxLength): take(minLength: minLength, maxLength: maxLength)
-        case .readThrough(let delimiter, let maxLength): take(through: delimiter, maxLength: maxLength)
-        case .write, .closeRead, .closeWrite, .startTLS, .stopTLS, .captureStreams: nil
+    /// Takes what `operation`, a read or delimited read, gets from `buffer`, if it satisfies it
+    /// at once and the lending is open with no read parked; `nil` otherwise (and for any other
+    /// operation). A read whose arguments the machine would refuse takes nothing: the machine
+    /// refuses it.
+    mutating func take(for operation: StreamTaskStateMachine.Operation, from buffer: inout ByteQueue) -> ByteBuffer? {
+        guard isOpen, parked == nil else { return nil }
+        return Self.satisfy(operation, from: &buffer)
+    }
+
+    /// What a read of `operation` takes from `buffer` at once, if anything satisfies it there.
+    private static func satisfy(
+        _ operation: StreamTaskStateMachine.Operation, from buffer: inout ByteQueue
+    ) -> ByteBuffer? {
+        guard operation.argumentError == nil else { return nil }
+        let available = buffer.readableBytes
+        switch operation {
+        case .read(let minLength, let maxLength):
+            guard available > 0, available >= minLength else { return nil }
+            return buffer.dequeue(Swift.min(available, maxLength))
+        case .readThrough(let delimiter, let maxLength):
+            guard let end = buffer.endOfFirst(delimiter, within: Swift.min(available, maxLength)) else { return nil }
+            return buffer.dequeue(end)
+        case .write, .closeRead, .closeWrite, .startTLS, .stopTLS, .captureStreams:
+            return nil
         }
-    }
-
-    /// Takes what a read of at least `minLength` and at most `maxLength` bytes (arguments
-    /// checked by ``take(for:)``) gets, if the lent bytes satisfy it at once; `nil` otherwise,
-    /// and the read goes to the loop. `resumesInput` says the loop must be told to ask for
-    /// input again.
-    private mutating func take(minLength: Int, maxLength: Int) -> (bytes: ByteBuffer, resumesInput: Bool)? {
-        let available = count
-        guard available > 0, available >= minLength else { return nil }
-        return takeFront(Swift.min(available, maxLength))
-    }
-
-    /// Takes the bytes through the first `delimiter`, if it ends within the first `maxLength`
-    /// lent bytes (arguments checked by ``take(for:)``); `nil` otherwise, and the read goes to
-    /// the loop.
-    private mutating func take(through delimiter: [UInt8], maxLength: Int) -> (bytes: ByteBuffer, resumesInput: Bool)? {
-        guard let end = bytes.endOfFirst(delimiter, within: Swift.min(count, maxLength)) else { return nil }
-        return takeFront(end)
-    }
-
-    private mutating func takeFront(_ length: Int) -> (bytes: ByteBuffer, resumesInput: Bool) {
-        let taken = bytes.dequeue(length)
-        let resumesInput = inputHeld && count < limit
-        if resumesInput { inputHeld = false }
-        return (taken, resumesInput)
     }
 
     // MARK: From the loop
 
-    /// Whether the loop may lend: nothing is on its way that could claim the bytes first.
+    /// Whether the loop may open the lending: nothing is on its way that could claim the bytes
+    /// first.
     var mayLend: Bool { !stopped && onTheirWay == 0 }
 
-    /// Lends `more` (the loop's buffer) behind what is lent already, opens the lending, and
-    /// says what that did for the read parked.
-    mutating func lend(_ more: ByteQueue, limit: Int) -> LendOutcome {
-        precondition(mayLend, "bytes lent while an operation was on its way to the loop")
-        self.limit = limit
+    /// Opens the lending over `buffer`, and says what that did for the read parked.
+    mutating func lend(_ buffer: inout ByteQueue) -> LendOutcome {
+        precondition(mayLend, "lending opened while an operation was on its way to the loop")
         isOpen = true
-        bytes.enqueue(contentsOf: more)
-        guard let read = parked, count > 0 else { return .nothingParked }
+        guard let read = parked, buffer.readableBytes > 0 else { return .nothingParked }
         parked = nil
-        if let taken = take(for: read.operation) {
-            return .satisfied(read, bytes: taken.bytes, resumesInput: taken.resumesInput)
+        if let bytes = Self.satisfy(read.operation, from: &buffer) {
+            return .satisfied(read, bytes: bytes)
         }
-        return .fellShort(read, lent: reclaim(arriving: false).lent)
+        isOpen = false
+        return .fellShort(read)
     }
 
-    /// Whether the loop, about to ask for input, must hold it back instead: the lent bytes and
-    /// the loop's own `buffered` ones fill the limit. Marks the input held if so.
-    mutating func holdsInput(buffered: Int) -> Bool {
-        guard count + buffered >= limit else { return false }
-        inputHeld = true
-        return true
-    }
-
-    /// Closes the lending and gives back what was not taken, and the read parked, which the
-    /// loop queues before anything else. `arriving` says a submitted operation reached the loop.
-    mutating func reclaim(arriving: Bool) -> (lent: ByteQueue, parked: OperationRequest?) {
+    /// Closes the lending and gives back the read parked, which the loop queues before anything
+    /// else. `arriving` says a submitted operation reached the loop.
+    mutating func close(arriving: Bool) -> OperationRequest? {
         if arriving { onTheirWay -= 1 }
         isOpen = false
-        inputHeld = false
-        defer {
-            bytes = ByteQueue()
-            parked = nil
-        }
-        return (bytes, parked)
+        defer { parked = nil }
+        return parked
     }
 
     /// The loop's timer for parked reads fired at `now`: returns the read parked if its time is

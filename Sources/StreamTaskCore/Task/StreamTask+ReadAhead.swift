@@ -10,17 +10,18 @@
 import NIOCore
 
 extension StreamTask {
-    /// The bytes of a read that the bytes lent by the event loop satisfy at once, taken on the
-    /// caller's thread; `nil` when the read must go to the loop (see `ReadAhead`). Such a read
+    /// The bytes of a read that the buffered bytes satisfy at once, taken on the caller's
+    /// thread while the lending is open; `nil` when the read must go to the loop (see
+    /// `ReadAhead`). Such a read
     /// would have completed at once on the loop with the same bytes, and not at the end of the
     /// stream: lending stops before the input ends.
     func readFromLentBytes(_ operation: StreamTaskStateMachine.Operation) -> ByteBuffer? {
-        let taken = withShared { shared -> (bytes: ByteBuffer, resumesInput: Bool)? in
-            guard shared.state == .running, shared.readAhead.isOpen else { return nil }
-            return shared.readAhead.take(for: operation)
+        let taken = withShared { shared -> (bytes: ByteBuffer, asksForInput: Bool)? in
+            guard shared.state == .running else { return nil }
+            return shared.machine.readAtOnce(operation)
         }
         guard let taken else { return nil }
-        if taken.resumesInput { driver.readAheadDrained() }
+        if taken.asksForInput { driver.inputRoomMade() }
         return taken.bytes
     }
 
@@ -36,13 +37,14 @@ extension StreamTask {
             refusal = request.refusal(in: shared.state)
             guard refusal == nil else { return nil }
             if !request.fromStreams, shared.state == .running {
-                let (parked, armTimerAt) = shared.readAhead.park(request)
+                let (parked, armTimerAt) = shared.machine.readAhead.park(
+                    request, buffered: shared.machine.bufferedByteCount)
                 if parked { return (true, armTimerAt) }
             }
             // The read parked before this one goes first, then this one, both admitted while
             // the lock is held, so that nothing submitted or withdrawn after them reaches the
             // loop ahead of them.
-            if let before = shared.readAhead.operationSubmitted() {
+            if let before = shared.machine.readAhead.operationSubmitted() {
                 followUp.note(shared.inbox.admit(.operation(before), onLoop: onLoop), for: before)
             }
             followUp.note(shared.inbox.admit(.operation(request), onLoop: onLoop), for: request)
@@ -67,7 +69,7 @@ extension StreamTask {
         let onLoop = eventLoop.inEventLoop
         var followUp = InboxFollowUp()
         let parked = withShared { shared -> OperationRequest? in
-            if let read = shared.readAhead.unpark(id) { return read }
+            if let read = shared.machine.readAhead.unpark(id) { return read }
             followUp.note(shared.inbox.admit(.withdrawal(id), onLoop: onLoop), for: .withdrawal(id))
             return nil
         }

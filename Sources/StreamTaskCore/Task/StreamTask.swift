@@ -66,7 +66,6 @@ public final class StreamTask: StreamSessionTask, @unchecked Sendable, CustomStr
         var writeBehind = WriteBehindLedger<RoomWaiter>()
         /// Operations on their way to the loop (see `SubmissionInbox`).
         var inbox = SubmissionInbox()
-        var readAhead = ReadAhead()
         var nextOperation: UInt64 = 0
         /// While set, the delegate hears nothing about this task: it carries a data task, or
         /// its connection was handed over to streams.
@@ -259,7 +258,7 @@ public final class StreamTask: StreamSessionTask, @unchecked Sendable, CustomStr
         let (lingers, waiting) = withShared { shared -> (Bool, [RoomWaiter]) in
             shared.writeBehind.stopEarlyReturns()
             let waiting = shared.writeBehind.withdrawAll()
-            shared.readAhead.stop()
+            shared.machine.readAhead.stop()
             let lingers = shared.state == .running && shared.writeBehind.outstanding > 0
             // As Apple's cancel() does, marks the task as cancelling before it returns: whoever
             // reads `state` after the call sees `.canceling` (then `.completed`), never `.running`.

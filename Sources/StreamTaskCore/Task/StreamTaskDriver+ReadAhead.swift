@@ -10,69 +10,43 @@
 import NIOCore
 
 extension StreamTaskDriver {
-    /// After the machine's actions: lends what it buffered to reads off the loop, when the
-    /// machine and the task allow it (see `ReadAhead`) and no burst of channel reads is under
-    /// way, and completes the read parked there if the bytes satisfy it, or queues it if they
-    /// fall short.
+    /// After the machine's actions: lets reads off the loop take from the buffer when the
+    /// machine and the task allow it (see `ReadAhead`), completes the read parked there if the
+    /// buffer satisfies it, or queues it if it falls short; and closes the lending once the
+    /// machine may no longer lend, queueing the read parked.
     func lendBuffer() {
         guard owner != nil else { return }
-        let limit = configuration.inboundBufferLimit
-        let (lendingStays, outcome, flowing) = shared.withLockedValue {
-            shared -> (Bool, ReadAhead.LendOutcome?, Bool) in
-            // The lending is open only while the machine could lend: whatever closed it (the
-            // input ended, the task was suspended or handed over) takes the bytes back, and the
-            // read parked, which the machine then decides.
-            guard shared.machine.mayLendBuffer else { return (false, nil, false) }
-            // Nothing to add to a lending that is open already. Mid-burst, the bytes wait for
-            // the rest of it.
-            if readBurst || (lending && shared.machine.bufferedByteCount == 0) { return (true, nil, false) }
-            guard shared.readAhead.mayLend, shared.state == .running else { return (true, nil, false) }
-            let outcome = shared.readAhead.lend(shared.machine.lendBuffer(), limit: limit)
-            if case .flowing = shared.machine.inbound { return (true, outcome, true) }
-            return (true, outcome, false)
+        let decided = shared.withLockedValue { shared in
+            shared.machine.lendAfterStep(taskRunning: shared.state == .running, midBurst: readBurst)
         }
-        if !lendingStays, lending { return reclaimLentBytes(arriving: false) }
-        guard let outcome else { return }
-        lending = true
-        if flowing {
-            // Nothing asks for input: the machine stopped because its buffer was full, or an
-            // input held for lent bytes was withdrawn when they were taken back and no pass
-            // followed (an operation refused at once). From here, lent bytes count through
-            // `holdsInputForLentBytes`, which the read that takes them below the limit undoes.
-            // Without this, a reader that waits parked (never reaching the machine) would wait
-            // for input nobody asks for.
-            step { $0.receiveCompleted() }
-        }
-        switch outcome {
-        case .nothingParked:
+        switch decided {
+        case .nothing:
             break
-        case .satisfied(let read, let bytes, let resumesInput):
-            read.completion(.success((bytes, false)))
-            if resumesInput { readAheadDrained() }
-        case .fellShort(let read, let lent):
-            takeBack(lent: lent, parked: read)
+        case .closed(let parked):
+            if let parked { accept(parked) }
+        case .opened(let outcome, let asksForInput):
+            if asksForInput {
+                // Nothing asks for input though the buffer has room (an input request made
+                // while a read took bytes off the loop): a reader that waits parked, never
+                // reaching the machine, would otherwise wait for input nobody asks for.
+                step { $0.inputRoomMade() }
+            }
+            switch outcome {
+            case .nothingParked:
+                break
+            case .satisfied(let read, let bytes):
+                read.completion(.success((bytes, false)))
+            case .fellShort(let read):
+                accept(read)
+            }
         }
     }
 
-    /// Takes the lent bytes back into the machine, ahead of anything buffered since, before an
-    /// input that may need them; `arriving` when a submitted operation reached the loop. Input
-    /// held back for them is the machine's to ask for again, at its next pass. A read parked in
-    /// the lending is queued first: it was issued before anything that comes next.
-    func reclaimLentBytes(arriving: Bool) {
-        guard arriving || lending else { return }
-        let (lent, parked) = owner?.withShared({ $0.readAhead.reclaim(arriving: arriving) }) ?? (ByteQueue(), nil)
-        takeBack(lent: lent, parked: parked)
-    }
-
-    /// The lending is closed: `lent` goes back to the machine and `parked` into its queue.
-    private func takeBack(lent: ByteQueue, parked: OperationRequest?) {
-        lending = false
-        let withdrawsInput = inputHeld
-        inputHeld = false
-        withMachine { machine in
-            machine.reclaim(lent)
-            if withdrawsInput { machine.inputRequestWithdrawn() }
-        }
+    /// Closes the lending before an input that may need the buffer's bytes where they are;
+    /// `arriving` when a submitted operation reached the loop. A read parked there is queued
+    /// first: it was issued before anything that comes next.
+    func closeLending(arriving: Bool) {
+        let parked = withMachine { $0.readAhead.close(arriving: arriving) }
         if let parked { accept(parked) }
     }
 
@@ -87,8 +61,8 @@ extension StreamTaskDriver {
     /// The parked reads' deadline came: fails the read parked if its time is up, or times the
     /// parked reads again for its deadline.
     func parkedReadsTimedOut() {
-        guard let owner else { return }
-        let (expired, rearmAt) = owner.withShared { $0.readAhead.parkTimerFired(now: .now()) }
+        guard owner != nil else { return }
+        let (expired, rearmAt) = withMachine { $0.readAhead.parkTimerFired(now: .now()) }
         if let expired {
             let error = Self.timeoutError(for: expired.operation, after: expired.timeout)
             expired.completion(.failure(error.at(host: host, port: port)))
@@ -96,28 +70,19 @@ extension StreamTaskDriver {
         if let rearmAt { armParkTimer(at: rearmAt) }
     }
 
-    /// Whether a `requestInput` must wait because the lent bytes fill the input limit; if so,
-    /// the read that takes them below it calls ``readAheadDrained()``.
-    func holdsInputForLentBytes() -> Bool {
-        guard lending, owner != nil else { return false }
-        inputHeld = shared.withLockedValue { $0.readAhead.holdsInput(buffered: $0.machine.bufferedByteCount) }
-        return inputHeld
-    }
-
-    /// A read off the loop took the lent bytes below the input limit: the input held back for
-    /// them is asked for again (the machine's burst of reads, never carried out, ends).
-    func readAheadDrained() {
-        onLoop {
-            guard self.inputHeld else { return }
-            self.inputHeld = false
-            self.step { $0.receiveCompleted() }
-        }
+    /// A read off the loop took bytes that made room for input nobody asks for: the loop
+    /// asks for it.
+    func inputRoomMade() {
+        onLoop { self.step { $0.inputRoomMade() } }
     }
 }
 
 extension StreamTaskDriver {
-    /// Bytes received and not read yet: the machine's, and those lent to reads.
+    /// Whether reads off the loop may take buffered bytes now, for tests and diagnostics.
+    var lending: Bool { withMachine { $0.readAhead.isOpen } }
+
+    /// Bytes received and not read yet.
     var unreadByteCount: Int {
-        shared.withLockedValue { $0.machine.bufferedByteCount + $0.readAhead.count }
+        withMachine { $0.bufferedByteCount }
     }
 }

@@ -69,10 +69,6 @@ package final class StreamTaskDriver: @unchecked Sendable {
     var flushQueued = false
     /// Bytes handed to the channel since its last flush.
     var unflushedBytes = 0
-    /// Whether the owner's `ReadAhead` may hold lent bytes (see `lendBuffer()`).
-    var lending = false
-    /// The machine asked for input that was held back for lent bytes and never requested.
-    var inputHeld = false
     /// Set from the first bytes of a burst of channel reads to its end (`channelReadComplete`):
     /// lending waits for the end, so that a read parked off the loop is woken once a burst, not
     /// once a read (as `NIOAsyncChannel` hands its inbound stream a burst at a time).
@@ -190,7 +186,7 @@ package final class StreamTaskDriver: @unchecked Sendable {
     /// Hands `request` to the machine, on the loop.
     func enqueue(_ request: OperationRequest) {
         eventLoop.preconditionInEventLoop()
-        if request.operation.claimsInput { reclaimLentBytes(arriving: true) }
+        if request.operation.claimsInput { closeLending(arriving: true) }
         accept(request)
     }
 
@@ -243,7 +239,7 @@ package final class StreamTaskDriver: @unchecked Sendable {
     func cancel() {
         onLoop {
             guard !self.withMachine({ $0.streamsCaptured }) else { return }
-            self.reclaimLentBytes(arriving: false)
+            self.closeLending(arriving: false)
             switch self.phase {
             case .completed:
                 return
@@ -317,7 +313,7 @@ package final class StreamTaskDriver: @unchecked Sendable {
             case .shutdownInput:
                 handler?.shutdownInput()
             case .requestInput:
-                if !holdsInputForLentBytes() { handler?.read() }
+                handler?.read()
             case .close:
                 flushNow()
                 handler?.close()
@@ -449,7 +445,7 @@ package final class StreamTaskDriver: @unchecked Sendable {
             tls.peerEndedTLS = true
             return
         }
-        reclaimLentBytes(arriving: false)
+        closeLending(arriving: false)
         step { $0.inputEnded() }
     }
 
@@ -468,7 +464,7 @@ package final class StreamTaskDriver: @unchecked Sendable {
         let failure = tlsFailure(error) ?? ChannelErrorMapper.map(error)
         if failure.code == .tlsTruncated {
             // Before SwiftNIO SSL passes the end of input on as if it were an orderly one.
-            reclaimLentBytes(arriving: false)
+            closeLending(arriving: false)
             step { $0.inputEnded(truncation: failure.at(host: host, port: port)) }
         }
         configuration.logger.debug("connection error", metadata: ["task": "\(taskIdentifier)", "error": "\(failure)"])
@@ -488,7 +484,7 @@ package final class StreamTaskDriver: @unchecked Sendable {
     }
 
     func channelClosed() {
-        reclaimLentBytes(arriving: false)
+        closeLending(arriving: false)
         let task = owner
         step(thenComplete: true) { $0.closed(error: channelFailure) }
         // Writes waiting for room fail as queued writes do, with the reason the connection closed.

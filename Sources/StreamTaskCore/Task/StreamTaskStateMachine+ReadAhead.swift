@@ -53,8 +53,8 @@ extension StreamTaskStateMachine.Operation {
 }
 
 extension StreamTaskStateMachine {
-    /// Whether the buffer may be lent to reads off the loop (`ReadAhead`): a read issued now
-    /// would complete from the buffer, at once and in order, exactly as the lent bytes allow.
+    /// Whether reads off the loop may take from the buffer (`ReadAhead`): a read issued now
+    /// would complete from the buffer, at once and in order, exactly as those reads do.
     /// So the connection is open, the input has not ended nor been closed, the task owns the
     /// connection and is running, and no operation that claims input is queued.
     var mayLendBuffer: Bool {
@@ -64,21 +64,51 @@ extension StreamTaskStateMachine {
         return pending.claimingInputCount == 0
     }
 
-    /// Hands the buffer over to be lent; the machine holds no bytes afterwards.
-    mutating func lendBuffer() -> ByteQueue {
-        let lent = buffer
-        buffer = ByteQueue()
-        return lent
+    /// Whether the next pass would ask the channel for input: nothing asks now and the buffer
+    /// has room.
+    var wantsInput: Bool {
+        guard case .flowing = inbound, connection == .open, input == .open else { return false }
+        return bufferedByteCount < highWaterMark
     }
 
-    /// Takes back the bytes lent and not read: they came before anything buffered since.
-    mutating func reclaim(_ lent: ByteQueue) {
-        buffer.requeueInFront(lent)
+    /// What the loop's look at the lending after a step decided (see ``lendAfterStep(taskRunning:midBurst:)``).
+    enum LendStep {
+        case nothing
+        /// The lending closed (the machine may no longer lend): queue the read parked, if any.
+        case closed(OperationRequest?)
+        /// The lending is open; `asksForInput` when a pass must ask the channel for input.
+        case opened(ReadAhead.LendOutcome, asksForInput: Bool)
     }
 
-    /// The last ``Action/requestInput`` was not carried out (lent bytes filled the input limit,
-    /// see `ReadAhead`): no burst of reads is under way, and the next pass asks again.
-    mutating func inputRequestWithdrawn() {
-        if case .requested = inbound { inbound = .flowing }
+    /// A read issued off the loop: takes its bytes from the buffer when the lending is open and
+    /// they satisfy it at once. `asksForInput` says the loop must make a pass, since the bytes
+    /// taken made room for input nobody asks for.
+    mutating func readAtOnce(_ operation: Operation) -> (bytes: ByteBuffer, asksForInput: Bool)? {
+        // The lending closes after the step that ends what allows it; a read meanwhile
+        // finds that step's outcome here already.
+        guard mayLendBuffer, let bytes = readAhead.take(for: operation, from: &buffer) else { return nil }
+        return (bytes, wantsInput)
+    }
+
+    /// After each step on the loop: closes the lending when the machine may no longer lend,
+    /// and otherwise opens it (unless a burst of channel reads is still under way: a read
+    /// parked is woken once a burst) when the task is running and nothing claiming input is on
+    /// its way, completing the read parked if the buffer satisfies it.
+    mutating func lendAfterStep(taskRunning: Bool, midBurst: Bool) -> LendStep {
+        guard mayLendBuffer else {
+            guard readAhead.isOpen || readAhead.hasParkedRead else { return .nothing }
+            return .closed(readAhead.close(arriving: false))
+        }
+        if midBurst { return .nothing }
+        if readAhead.isOpen && (!readAhead.hasParkedRead || bufferedByteCount == 0) { return .nothing }
+        guard readAhead.mayLend, taskRunning else { return .nothing }
+        let outcome = readAhead.lend(&buffer)
+        return .opened(outcome, asksForInput: wantsInput)
+    }
+
+    /// Bytes taken off the loop made room for input (see ``readAtOnce(_:)``): a pass that asks
+    /// for it.
+    mutating func inputRoomMade() -> Actions {
+        process()
     }
 }

@@ -125,6 +125,9 @@ struct StreamTaskStateMachine {
     /// with, as in `PendingOperations`: an idle connection holds none.
     var writesInFlight = CircularBuffer<Pending>(initialCapacity: 2)
     var buffer = ByteQueue()
+    /// Whether reads off the loop may take from ``buffer`` now, and the read waiting there for
+    /// the next bytes (see `ReadAhead`).
+    var readAhead = ReadAhead()
     /// How many queued operations the passes over the queue have looked at, in all: what a
     /// pass costs, for the tests that hold it to the operations that can move.
     var operationsVisited = 0
