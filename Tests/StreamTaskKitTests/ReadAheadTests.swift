@@ -258,7 +258,7 @@ import Testing
         _ = machine.received(ByteBuffer(string: "cd"))
         let actions = machine.enqueue(.read(minLength: 3, maxLength: 3), id: OperationID(rawValue: 1))
         let read = actions.compactMap { action -> String? in
-            if case .succeedRead(_, let bytes, _) = action { return String(buffer: bytes) }
+            if case .succeedRead(_, let bytes, _, _) = action { return String(buffer: bytes) }
             return nil
         }
         #expect(read == ["bcd"])

@@ -61,7 +61,7 @@ import Testing
         let received = queue.received(ByteBuffer(string: "hi"))
         #expect(
             received.contains {
-                if case .succeedRead(let read, _, _) = $0 { read == id(Self.many + 3) } else { false }
+                if case .succeedRead(let read, _, _, _) = $0 { read == id(Self.many + 3) } else { false }
             })
     }
 
@@ -91,7 +91,7 @@ import Testing
         // A read, a completion in order, and a closeWrite that waits for the rest.
         _ = queue.enqueue(.read(minLength: 1, maxLength: 10), id: id(Self.many + 1))
         let completed = queue.writeCompleted(id(1), error: nil)
-        #expect(completed.contains { if case .succeed(let done) = $0 { done == id(1) } else { false } })
+        #expect(completed.contains { if case .succeed(let done, _) = $0 { done == id(1) } else { false } })
         let close = queue.enqueue(.closeWrite, id: id(Self.many + 2))
         let shutDown = close.contains { if case .shutdownOutput = $0 { true } else { false } }
         #expect(!shutDown, "closeWrite waits for the writes in flight")
@@ -101,7 +101,7 @@ import Testing
         for n in 2..<Self.many { _ = queue.writeCompleted(id(n), error: nil) }
         let last = queue.writeCompleted(id(Self.many), error: nil)
         #expect(last.contains { if case .shutdownOutput = $0 { true } else { false } })
-        #expect(last.contains { if case .succeed(let done) = $0 { done == id(Self.many + 2) } else { false } })
+        #expect(last.contains { if case .succeed(let done, _) = $0 { done == id(Self.many + 2) } else { false } })
     }
 
     @Test func aBarrierWaitsForTheWritesInFlightAndCancelFailsThemFirst() {
@@ -120,7 +120,7 @@ import Testing
         _ = other.writabilityChanged(false)
         _ = other.enqueue(.write(ByteBuffer(string: "b")), id: id(3))
         let cancelled = other.cancel()
-        let failed = cancelled.compactMap { if case .fail(let id, _) = $0 { id.rawValue } else { nil } }
+        let failed = cancelled.compactMap { if case .fail(let id, _, _) = $0 { id.rawValue } else { nil } }
         #expect(Set(failed) == [1, 2, 3])
         #expect(failed.filter { $0 != 1 } == [2, 3], "the write lane fails in the order it was issued")
         #expect(!other.hasPendingOperations)

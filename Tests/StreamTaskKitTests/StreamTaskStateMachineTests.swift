@@ -23,7 +23,7 @@ import Testing
     /// The reads an action list completed, as (id, text, atEOF).
     func reads(_ actions: StreamTaskStateMachine.Actions) -> [(UInt64, String, Bool)] {
         actions.compactMap {
-            if case .succeedRead(let id, let buffer, let atEOF) = $0 {
+            if case .succeedRead(let id, let buffer, let atEOF, _) = $0 {
                 return (id.rawValue, String(buffer: buffer), atEOF)
             }
             return nil
@@ -32,7 +32,7 @@ import Testing
 
     func failures(_ actions: StreamTaskStateMachine.Actions) -> [(UInt64, StreamTaskError.Code)] {
         actions.compactMap {
-            if case .fail(let id, let error) = $0 { return (id.rawValue, error.code) }
+            if case .fail(let id, let error, _) = $0 { return (id.rawValue, error.code) }
             return nil
         }
     }
@@ -187,7 +187,8 @@ import Testing
         let afterWrite = queue.writeCompleted(id(1), error: nil)
         #expect(contains(afterWrite) { if case .shutdownOutput = $0 { return true } else { return false } })
         #expect(contains(afterWrite) { if case .emit(.writeClosed) = $0 { return true } else { return false } })
-        #expect(contains(afterWrite) { if case .succeed(let done) = $0 { return done == id(2) } else { return false } })
+        #expect(
+            contains(afterWrite) { if case .succeed(let done, _) = $0 { return done == id(2) } else { return false } })
     }
 
     @Test func closeReadWaitsForEarlierReadsThenRefusesLaterOnes() {

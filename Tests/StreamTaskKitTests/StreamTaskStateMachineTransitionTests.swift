@@ -64,7 +64,8 @@ import Testing
         _ = machine.enqueue(.write(ByteBuffer(string: "a")), id: Self.id(1))
         let completed = machine.writeCompleted(Self.id(1), error: nil)
         #expect(
-            count(completed) { if case .succeed(let id) = $0 { return id == Self.id(1) } else { return false } } == 1)
+            count(completed) { if case .succeed(let id, _) = $0 { return id == Self.id(1) } else { return false } } == 1
+        )
         // Already done (or withdrawn by a timeout): a late report changes nothing.
         #expect(machine.writeCompleted(Self.id(1), error: nil).isEmpty)
         #expect(!machine.hasPendingOperations)
@@ -178,7 +179,7 @@ import Testing
         #expect(count(machine.closed(error: nil), isReadClosed) == 1)
         let read = machine.enqueue(.read(minLength: 1, maxLength: 10), id: Self.id(1))
         let outcome = read.compactMap { action -> (String, Bool)? in
-            if case .succeedRead(_, let bytes, let atEOF) = action { return (String(buffer: bytes), atEOF) }
+            if case .succeedRead(_, let bytes, let atEOF, _) = action { return (String(buffer: bytes), atEOF) }
             return nil
         }
         #expect(outcome.map(\.0) == ["tail"])
@@ -226,7 +227,7 @@ import Testing
         let refusedWrite = machine.enqueue(.write(ByteBuffer(string: "x")), id: Self.id(3))
         let refusedRead = machine.enqueue(.read(minLength: 1, maxLength: 1), id: Self.id(4))
         let codes = (refusedWrite + refusedRead).compactMap { action -> StreamTaskError.Code? in
-            if case .fail(_, let error) = action { return error.code }
+            if case .fail(_, let error, _) = action { return error.code }
             return nil
         }
         #expect(codes == [.writeClosed, .readClosed])

@@ -46,16 +46,16 @@ import Testing
         mutating func apply(_ actions: Machine.Actions) {
             for action in actions {
                 switch action {
-                case .succeedRead(let id, let bytes, _):
+                case .succeedRead(let id, let bytes, _, _):
                     readBytes += Array(bytes.readableBytesView)
                     complete(id)
-                case .succeed(let id), .fail(let id, _):
+                case .succeed(let id, _), .fail(let id, _, _):
                     complete(id)
                 case .write(let id, _):
                     writesWithChannel.append(id.rawValue)
                 case .startTLS(let id, _, _), .stopTLS(let id):
                     transitionsUnderway.append(id.rawValue)
-                case .captureStreams(let id):
+                case .captureStreams(let id, _):
                     complete(id)
                 case .flush, .shutdownOutput, .shutdownInput, .requestInput, .close, .emit:
                     break

@@ -106,7 +106,7 @@ extension StreamTask {
 extension StreamTaskDriver {
     /// Every operation before `captureStreams` has completed: the task leaves the session and
     /// the operation succeeds; the streams take over the connection.
-    func handOverStreams(_ id: OperationID) {
+    func handOverStreams(_ id: OperationID, reportingTo completion: OperationCompletion?) {
         if let task = owner {
             task.withShared { shared in
                 shared.state = .completed
@@ -116,6 +116,6 @@ extension StreamTaskDriver {
             task.session.taskCompleted(task)
             task.session.completionReported(for: task)
         }
-        carryOut(StreamTaskStateMachine.Actions(.succeed(id)))
+        carryOut(StreamTaskStateMachine.Actions(.succeed(id, to: completion)))
     }
 }

@@ -79,6 +79,8 @@ struct OperationDeadlines {
 
     /// Operation `id` finished: it is no longer timed. The timer stays as it is.
     mutating func remove(_ id: OperationID) {
+        // Most operations are untimed: no hashing for them.
+        guard !entries.isEmpty else { return }
         entries.removeValue(forKey: id)
     }
 

@@ -59,7 +59,6 @@ package final class StreamTaskDriver: @unchecked Sendable {
     /// The features riding on the connection (a data task's HTTP exchange until it becomes a
     /// stream, the route watch while connected): see ``StreamTaskAttachment``.
     var attachments: [any StreamTaskAttachment] = []
-    private var completions: [OperationID: OperationCompletion] = [:]
     /// The deadlines of the timed operations, and the one loop task that fires at the earliest.
     var deadlines = OperationDeadlines()
     private var deadlineTimer: Scheduled<Void>?
@@ -199,7 +198,6 @@ package final class StreamTaskDriver: @unchecked Sendable {
             completion(.failure(Self.abandonedError))
             return
         }
-        completions[id] = completion
         if timeout > 0 {
             // From the call, not from here: the hop to the loop, and a `Data` write's copy,
             // come out of the time the caller gave.
@@ -208,7 +206,7 @@ package final class StreamTaskDriver: @unchecked Sendable {
                 returnedEarly: request.returnedEarly)
             if let armAt { armDeadlineTimer(at: armAt) }
         }
-        step { $0.enqueue(operation, id: id, fromStreams: request.fromStreams) }
+        step { $0.enqueue(operation, id: id, fromStreams: request.fromStreams, completion: completion) }
     }
 
     /// Schedules the task's one timer for `deadline`, in place of the one scheduled before.
@@ -297,12 +295,12 @@ package final class StreamTaskDriver: @unchecked Sendable {
         }
         for action in actions {
             switch action {
-            case .succeedRead(let id, let bytes, let atEOF):
-                finish(id, .success((bytes, atEOF)))
-            case .succeed(let id):
-                finish(id, .success((ByteBuffer(), false)))
-            case .fail(let id, let error):
-                finish(id, .failure(error.at(host: host, port: port)))
+            case .succeedRead(let id, let bytes, let atEOF, let completion):
+                finish(id, completion, .success((bytes, atEOF)))
+            case .succeed(let id, let completion):
+                finish(id, completion, .success((ByteBuffer(), false)))
+            case .fail(let id, let error, let completion):
+                finish(id, completion, .failure(error.at(host: host, port: port)))
             case .write(let id, let bytes):
                 writeToChannel(bytes, id: id)
             case .flush:
@@ -327,16 +325,18 @@ package final class StreamTaskDriver: @unchecked Sendable {
             case .stopTLS(let id):
                 flushNow()
                 endTLS(id)
-            case .captureStreams(let id):
+            case .captureStreams(let id, let completion):
                 flushNow()
-                handOverStreams(id)
+                handOverStreams(id, reportingTo: completion)
             }
         }
     }
 
-    private func finish(_ id: OperationID, _ result: Result<Outcome, StreamTaskError>) {
+    private func finish(
+        _ id: OperationID, _ completion: OperationCompletion?, _ result: Result<Outcome, StreamTaskError>
+    ) {
         deadlines.remove(id)
-        completions.removeValue(forKey: id)?(result)
+        completion?(result)
     }
 
     /// Marks the task completed: reports its metrics and outcome, and leaves the session.

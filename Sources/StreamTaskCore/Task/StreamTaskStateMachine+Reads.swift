@@ -15,16 +15,16 @@ extension StreamTaskStateMachine {
 
     /// The outcome of a read at the head of the read lane, or `nil` while it must wait. A read
     /// that succeeds has at least one byte or is at the end of the stream.
-    mutating func completeRead(_ id: OperationID, minLength: Int, maxLength: Int) -> Action? {
-        if input == .shutDown { return .fail(id, .readClosed) }
+    mutating func completeRead(_ item: Pending, minLength: Int, maxLength: Int) -> Action? {
+        if input == .shutDown { return .fail(item.id, .readClosed, to: item.completion) }
         let available = bufferedByteCount
         if available > 0 && available >= minLength {
             let bytes = take(Swift.min(available, maxLength))
-            return .succeedRead(id, bytes, atEOF: atCleanEnd)
+            return .succeedRead(item.id, bytes, atEOF: atCleanEnd, to: item.completion)
         }
-        if inbound.hasEnded { return readAtEnd(id) }
+        if inbound.hasEnded { return readAtEnd(item) }
         if case .closed(let error?) = connection {
-            return .fail(id, error)
+            return .fail(item.id, error, to: item.completion)
         }
         // A minimum of 0 waits for a byte too: an empty read that is not at the end would let a
         // loop that reads until `atEOF` spin while nothing comes.
@@ -32,34 +32,35 @@ extension StreamTaskStateMachine {
     }
 
     /// The outcome of a delimited read at the head of the read lane, or `nil` while it must wait.
-    mutating func completeReadThrough(_ id: OperationID, delimiter: [UInt8], maxLength: Int) -> Action? {
-        if input == .shutDown { return .fail(id, .readClosed) }
+    mutating func completeReadThrough(_ item: Pending, delimiter: [UInt8], maxLength: Int) -> Action? {
+        if input == .shutDown { return .fail(item.id, .readClosed, to: item.completion) }
         let available = bufferedByteCount
         if let end = buffer.endOfFirst(delimiter, within: Swift.min(available, maxLength)) {
             let bytes = take(end)
-            return .succeedRead(id, bytes, atEOF: atCleanEnd)
+            return .succeedRead(item.id, bytes, atEOF: atCleanEnd, to: item.completion)
         }
         if available >= maxLength {
             return .fail(
-                id,
+                item.id,
                 StreamTaskError(
                     .delimiterNotFound,
                     "no delimiter within the first \(maxLength) bytes; the bytes stay buffered for the next read"
-                )
+                ),
+                to: item.completion
             )
         }
-        if inbound.hasEnded { return readAtEnd(id) }
+        if inbound.hasEnded { return readAtEnd(item) }
         if case .closed(let error?) = connection {
-            return .fail(id, error)
+            return .fail(item.id, error, to: item.completion)
         }
         return nil
     }
 
     /// A read that reached the end of input: what is left, at the end of stream, or, after a
     /// truncation, its error (leaving what is left for a smaller read).
-    private mutating func readAtEnd(_ id: OperationID) -> Action {
-        if let truncation = inbound.truncation { return .fail(id, truncation) }
-        return .succeedRead(id, take(bufferedByteCount), atEOF: true)
+    private mutating func readAtEnd(_ item: Pending) -> Action {
+        if let truncation = inbound.truncation { return .fail(item.id, truncation, to: item.completion) }
+        return .succeedRead(item.id, take(bufferedByteCount), atEOF: true, to: item.completion)
     }
 
     /// Takes `count` bytes off the front of the buffer.

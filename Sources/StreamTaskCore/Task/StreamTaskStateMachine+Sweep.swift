@@ -136,11 +136,11 @@ extension StreamTaskStateMachine {
         switch item.operation {
         case .read(let minLength, let maxLength):
             return stepRead(wanting: minLength, &sweep) {
-                $0.completeRead(item.id, minLength: minLength, maxLength: maxLength)
+                $0.completeRead(item, minLength: minLength, maxLength: maxLength)
             }
         case .readThrough(let delimiter, let maxLength):
             return stepRead(wanting: maxLength, &sweep) {
-                $0.completeReadThrough(item.id, delimiter: delimiter, maxLength: maxLength)
+                $0.completeReadThrough(item, delimiter: delimiter, maxLength: maxLength)
             }
         case .closeRead:
             return stepCloseRead(item, &sweep)
@@ -178,7 +178,7 @@ extension StreamTaskStateMachine {
             return .stays
         }
         sweep.actions += shutDownInput()
-        sweep.actions.append(.succeed(item.id))
+        sweep.actions.append(.succeed(item.id, to: item.completion))
         return .done
     }
 
@@ -204,7 +204,7 @@ extension StreamTaskStateMachine {
 
     /// An operation that needs the connection, which is gone: it fails with why it went.
     private func failGone(_ item: Pending, _ error: StreamTaskError?, _ sweep: inout Sweep) -> Step {
-        sweep.actions.append(.fail(item.id, error ?? .connectionIsClosed))
+        sweep.actions.append(.fail(item.id, error ?? .connectionIsClosed, to: item.completion))
         return .done
     }
 
@@ -218,7 +218,8 @@ extension StreamTaskStateMachine {
             sweep.blockWrites()
             return .stays
         case .gone(let error):
-            sweep.actions.append(error.map { .fail(item.id, $0) } ?? .succeed(item.id))
+            sweep.actions.append(
+                error.map { .fail(item.id, $0, to: item.completion) } ?? .succeed(item.id, to: item.completion))
             return .done
         case .connected:
             if output != .shutDown {
@@ -226,7 +227,7 @@ extension StreamTaskStateMachine {
                 sweep.actions.append(.emit(.writeClosed))
                 sweep.actions.append(.shutdownOutput)
             }
-            sweep.actions.append(.succeed(item.id))
+            sweep.actions.append(.succeed(item.id, to: item.completion))
             return .done
         }
     }
@@ -274,7 +275,7 @@ extension StreamTaskStateMachine {
         )
         buffer.removeAll()
         pending.remove(at: index)
-        sweep.actions.append(.fail(item.id, error))
+        sweep.actions.append(.fail(item.id, error, to: item.completion))
         sweep.actions += closed(error: error)
         sweep.actions.append(.close)
     }
@@ -296,10 +297,10 @@ extension StreamTaskStateMachine {
             // The old owner's operations queued behind the barrier: the connection is no
             // longer theirs.
             for later in pending.removeAllButFirst() {
-                sweep.actions.append(.fail(later.id, .streamsCaptured))
+                sweep.actions.append(.fail(later.id, .streamsCaptured, to: later.completion))
             }
             handOverToStreams()
-            sweep.actions.append(.captureStreams(item.id))
+            sweep.actions.append(.captureStreams(item.id, to: item.completion))
             return .done
         }
     }

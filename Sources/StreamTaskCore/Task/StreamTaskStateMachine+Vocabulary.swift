@@ -43,13 +43,15 @@ extension StreamTaskStateMachine {
     }
 
     enum Action {
-        /// A read finished: its bytes, and whether the stream is now at its end.
-        case succeedRead(OperationID, ByteBuffer, atEOF: Bool)
+        /// A read finished: its bytes, and whether the stream is now at its end. Each outcome
+        /// carries where it goes (the operation's completion, as it was queued), so that the
+        /// driver keeps no table of them.
+        case succeedRead(OperationID, ByteBuffer, atEOF: Bool, to: OperationCompletion?)
         /// A write, `closeRead` or `closeWrite` finished.
-        case succeed(OperationID)
+        case succeed(OperationID, to: OperationCompletion?)
         /// Indirect: an error is several times the size of the other actions, and failures are
         /// the rare outcome; inline, every action, and every slot that holds one, would be too.
-        indirect case fail(OperationID, StreamTaskError)
+        indirect case fail(OperationID, StreamTaskError, to: OperationCompletion?)
         /// Hand these bytes to the channel; report the write's outcome with `writeCompleted`.
         case write(OperationID, ByteBuffer)
         case flush
@@ -66,9 +68,10 @@ extension StreamTaskStateMachine {
         indirect case startTLS(OperationID, TLSRole, early: ByteBuffer?)
         /// Unwrap TLS; report the outcome with `tlsTransitionCompleted`.
         case stopTLS(OperationID)
-        /// Every operation before `captureStreams` has completed: hand the connection over.
-        /// The operation is already done; only operations `fromStreams` are accepted from now on.
-        case captureStreams(OperationID)
+        /// Every operation before `captureStreams` has completed: hand the connection over,
+        /// then report the operation's success to `completion`. The operation has left the
+        /// queue; only operations `fromStreams` are accepted from now on.
+        case captureStreams(OperationID, to: OperationCompletion?)
     }
 }
 

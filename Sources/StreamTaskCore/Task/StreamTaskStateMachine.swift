@@ -105,6 +105,9 @@ struct StreamTaskStateMachine {
         let id: OperationID
         let operation: Operation
         var stage = Stage.queued
+        /// Where its outcome goes: it travels with the operation, from the queue to the
+        /// action that reports the outcome. `nil` in tests that drive the machine alone.
+        var completion: OperationCompletion?
 
         var isUnderway: Bool { stage == .underway }
         var claimsInput: Bool { operation.claimsInput }
@@ -164,21 +167,27 @@ struct StreamTaskStateMachine {
 
     // MARK: Inputs
 
-    /// Queues `operation`. After `captureStreams` has taken effect, only operations
-    /// `fromStreams` (the captured streams' own) are accepted; others fail at once.
-    mutating func enqueue(_ operation: Operation, id: OperationID, fromStreams: Bool = false) -> Actions {
+    /// Queues `operation`, whose outcome goes to `completion`. After `captureStreams` has taken
+    /// effect, only operations `fromStreams` (the captured streams' own) are accepted; others
+    /// fail at once.
+    mutating func enqueue(
+        _ operation: Operation,
+        id: OperationID,
+        fromStreams: Bool = false,
+        completion: OperationCompletion? = nil
+    ) -> Actions {
         if owner == .streams && !fromStreams {
-            return Actions(.fail(id, .streamsCaptured))
+            return Actions(.fail(id, .streamsCaptured, to: completion))
         }
         if let error = validate(operation) {
-            return Actions(.fail(id, error))
+            return Actions(.fail(id, error, to: completion))
         }
         switch operation {
         case .closeRead where input == .open: input = .closeQueued
         case .closeWrite where output == .open: output = .closeQueued
         default: break
         }
-        pending.append(Pending(id: id, operation: operation))
+        pending.append(Pending(id: id, operation: operation, completion: completion))
         return process()
     }
 
@@ -241,8 +250,8 @@ struct StreamTaskStateMachine {
                 "\(id) completed as a write, but no write of that id was handed to the channel")
             return []
         }
-        writesInFlight.remove(at: index)
-        var actions = Actions(error.map { .fail(id, $0) } ?? .succeed(id))
+        let write = writesInFlight.remove(at: index)
+        var actions = Actions(error.map { .fail(id, $0, to: write.completion) } ?? .succeed(id, to: write.completion))
         actions += process()
         return actions
     }
@@ -256,6 +265,7 @@ struct StreamTaskStateMachine {
         closesConnection: Bool = true
     ) -> Actions {
         guard let index = pending.firstOffset(where: { $0.id == id }) else { return [] }
+        let completion = pending[index].completion
         switch pending[index].operation {
         case .startTLS, .stopTLS:
             precondition(pending[index].isUnderway, "\(id) completed as a TLS transition before it was started")
@@ -266,11 +276,11 @@ struct StreamTaskStateMachine {
         // Ask for input afresh: the TLS handler read on its own during the handshake.
         if case .requested = inbound { inbound = .flowing }
         guard let error else {
-            var actions = Actions(.succeed(id))
+            var actions = Actions(.succeed(id, to: completion))
             actions += process()
             return actions
         }
-        var actions = Actions(.fail(id, error))
+        var actions = Actions(.fail(id, error, to: completion))
         guard closesConnection else {
             actions += process()
             return actions
@@ -296,7 +306,7 @@ struct StreamTaskStateMachine {
         } else {
             return []
         }
-        var actions = Actions(.fail(id, error))
+        var actions = Actions(.fail(id, error, to: item.completion))
         if item.isUnderway || returnedEarly {
             let what = item.isUnderway ? "an operation under way" : "a write that had returned before it was sent"
             let reason = StreamTaskError(
@@ -321,7 +331,7 @@ struct StreamTaskStateMachine {
         }
         let failure = error ?? .connectionIsClosed
         for item in writesInFlight + pending.removeAll(where: { $0.isUnderway }) {
-            actions.append(.fail(item.id, failure))
+            actions.append(.fail(item.id, failure, to: item.completion))
         }
         writesInFlight.removeAll()
         actions += process()
@@ -330,7 +340,7 @@ struct StreamTaskStateMachine {
 
     /// Fails every operation with a cancellation error and closes the connection.
     mutating func cancel() -> Actions {
-        var actions = Actions(operations.lazy.map { .fail($0.id, .cancelled) })
+        var actions = Actions(operations.lazy.map { .fail($0.id, .cancelled, to: $0.completion) })
         writesInFlight.removeAll()
         pending = PendingOperations()
         buffer.removeAll()

@@ -18,14 +18,14 @@ import Testing
 
     private func captured(_ actions: StreamTaskStateMachine.Actions) -> [UInt64] {
         actions.compactMap {
-            if case .captureStreams(let id) = $0 { return id.rawValue }
+            if case .captureStreams(let id, _) = $0 { return id.rawValue }
             return nil
         }
     }
 
     private func failures(_ actions: StreamTaskStateMachine.Actions) -> [(UInt64, StreamTaskError.Code)] {
         actions.compactMap {
-            if case .fail(let id, let error) = $0 { return (id.rawValue, error.code) }
+            if case .fail(let id, let error, _) = $0 { return (id.rawValue, error.code) }
             return nil
         }
     }
@@ -71,7 +71,7 @@ import Testing
         #expect(queue.bufferedByteCount == 8)
         let read = queue.enqueue(.read(minLength: 1, maxLength: 100), id: id(2), fromStreams: true)
         let texts = read.compactMap { action -> String? in
-            if case .succeedRead(_, let bytes, _) = action { return String(buffer: bytes) }
+            if case .succeedRead(_, let bytes, _, _) = action { return String(buffer: bytes) }
             return nil
         }
         #expect(texts == ["buffered"])

@@ -25,7 +25,7 @@ import Testing
 
     private func failed(_ actions: StreamTaskStateMachine.Actions) -> [(UInt64, StreamTaskError.Code)] {
         actions.compactMap {
-            if case .fail(let id, let error) = $0 { return (id.rawValue, error.code) }
+            if case .fail(let id, let error, _) = $0 { return (id.rawValue, error.code) }
             return nil
         }
     }
