@@ -15,21 +15,25 @@ import Testing
 
 @testable import StreamTaskCore
 
-/// Reads from Swift's cooperative pool that find nothing buffered wait in the lending
-/// (`ReadAhead`), and the loop completes them as their bytes come, over real sockets on
-/// 127.0.0.1: every rule a read queued on the loop keeps holds for them too.
+/// Reads from Swift's cooperative pool that find nothing buffered are queued in the machine
+/// where they are called, under the task's lock, with no trip to the loop, and the loop
+/// completes them as their bytes come, over real sockets on 127.0.0.1: every rule a read
+/// issued on the loop keeps holds for them too.
 @Suite(.timeLimit(.minutes(1))) struct StreamTaskParkedReadTests {
-    /// A connected pair whose client lends its (empty) buffer already.
+    /// A connected pair whose client would let a read take buffered bytes at once.
     private func lendingPair() async throws -> (server: LoopbackServer, client: StreamTask, peer: StreamTask) {
         let pair = try await LoopbackServer.connectedPair()
-        #expect(try await pair.client.eventuallyOnLoop { $0.lending })
+        #expect(try await pair.client.eventuallyOnLoop { $0.readsTakeAtOnce })
         return pair
     }
 
-    /// Waits until a read is parked in `client`'s lending, or is not, as `parked` says.
-    private func readParked(_ client: StreamTask, _ parked: Bool = true) async throws -> Bool {
+    /// Waits until `count` reads wait in `client`'s machine.
+    private func readParked(_ client: StreamTask, count: Int = 1) async throws -> Bool {
         for _ in 0..<5_000 {
-            if client.withShared({ $0.machine.readAhead.hasParkedRead }) == parked { return true }
+            let waiting = client.withShared { shared in
+                shared.machine.operations.filter { $0.operation.claimsInput }.count
+            }
+            if waiting == count { return true }
             try await Task.sleep(for: .milliseconds(1))
         }
         return false
@@ -41,22 +45,22 @@ import Testing
         return String(decoding: data ?? Data(), as: UTF8.self)
     }
 
-    @Test func aReadThatFindsNothingWaitsInTheLendingAndTheLoopCompletesIt() async throws {
+    @Test func aReadThatFindsNothingWaitsInTheMachineAndTheLoopCompletesIt() async throws {
         let (server, client, peer) = try await lendingPair()
         async let got = read(client)
         #expect(try await readParked(client))
-        let machineIdle = try await client.onLoop { !$0.machine.hasPendingOperations }
-        #expect(machineIdle, "the parked read never reached the machine")
+        #expect(!client.driver.readsTakeAtOnce, "a read waits: later reads queue behind it")
         try await peer.write("hello")
         #expect(try await got == "hello")
         client.cancel()
         await server.stop()
     }
 
-    /// The lending waits for the end of a burst of channel reads: a parked read wakes once,
-    /// with every byte of the burst, not once a read with the first of them. The burst is fired
-    /// into the client's pipeline on its loop, as a socket's readable event fires it.
-    @Test func aParkedReadWakesOnceABurstWithAllOfIt() async throws {
+    /// A read waiting in the queue completes with the first bytes of a burst of channel reads;
+    /// the rest of the burst is buffered by the time its caller reads again, and that read
+    /// takes it at once. The burst is fired into the client's pipeline on its loop, as a
+    /// socket's readable event fires it.
+    @Test func aWaitingReadGetsTheFirstBytesOfABurstAndTheNextReadTheRest() async throws {
         let (server, client, _) = try await lendingPair()
         async let got = read(client)
         #expect(try await readParked(client))
@@ -69,7 +73,8 @@ import Testing
             }
             pipeline.syncOperations.fireChannelReadComplete()
         }.get()
-        #expect(try await got == "one,two,three")
+        #expect(try await got == "one,")
+        #expect(try await read(client) == "two,three")
         client.cancel()
         await server.stop()
     }
@@ -79,7 +84,7 @@ import Testing
         async let first = read(client, max: 3)
         #expect(try await readParked(client))
         async let second = client.readText(count: 3)
-        #expect(try await readParked(client, false), "the read after it sent it to the loop first")
+        #expect(try await readParked(client, count: 2), "the read after it queues behind it")
         try await peer.write("abcdef")
         #expect(try await first == "abc")
         #expect(try await second == "def")
@@ -95,9 +100,9 @@ import Testing
         #expect(try await readParked(client))
         try await peer.write("one")
         #expect(try await longWait == "one")
-        #expect(try await client.eventuallyOnLoop { $0.lending })
+        #expect(try await client.eventuallyOnLoop { $0.readsTakeAtOnce })
         await expectStreamError(.timedOut) { _ = try await read(client, timeout: 0.2) }
-        #expect(!client.withShared { $0.machine.readAhead.hasParkedRead })
+        #expect(try await readParked(client, count: 0))
         try await peer.write("late")
         #expect(try await read(client) == "late", "the bytes after the timeout go to the next read")
         client.cancel()
@@ -110,7 +115,7 @@ import Testing
         #expect(try await readParked(client))
         waiting.cancel()
         await expectStreamError(.cancelled) { _ = try await waiting.value }
-        #expect(!client.withShared { $0.machine.readAhead.hasParkedRead })
+        #expect(try await readParked(client, count: 0))
         try await peer.write("kept")
         #expect(try await read(client) == "kept")
         #expect(client.state == .running, "a cancelled read leaves the task alone")
@@ -135,7 +140,7 @@ import Testing
         async let line = client.readLine()
         #expect(try await readParked(client))
         try await peer.write("PRIV")
-        #expect(try await readParked(client, false), "the bytes fell short: the machine has the read")
+        #expect(try await client.eventuallyOnLoop { $0.unreadByteCount == 4 }, "the bytes fall short: the read waits")
         try await peer.write("MSG #a :hi\r\nNEXT\r\n")
         #expect(try await line == "PRIVMSG #a :hi\r\n")
         #expect(try await client.readLine() == "NEXT\r\n")
@@ -210,7 +215,8 @@ import Testing
 }
 
 /// Many megabytes read from the pool while a writer on the pool keeps the connection full: reads
-/// park, take lent bytes and go to the loop in every mix, and every byte arrives in order.
+/// wait in the queue and take buffered bytes at once in every mix, and every byte arrives in
+/// order.
 @Suite(.timeLimit(.minutes(2))) struct StreamTaskParkedReadBulkTests {
     @Test(arguments: [64 * 1024, 256 * 1024])
     func aBulkTransferReadFromThePoolGetsEveryByteInOrder(inboundLimit: Int) async throws {
@@ -241,7 +247,7 @@ import Testing
                 (data, atEOF) = try await client.readData(ofMinLength: 1, maxLength: 65536, timeout: 10)
             } catch {
                 let state = try await client.onLoop { d in
-                    "lending \(d.lending) inbound \(d.machine.inbound) buffered \(d.machine.bufferedByteCount) pending \(d.machine.operations.count) ahead \(client.withShared { $0.machine.readAhead })"
+                    "at once \(d.readsTakeAtOnce) inbound \(d.machine.inbound) buffered \(d.machine.bufferedByteCount) pending \(d.machine.operations.count)"
                 }
                 Issue.record("stalled after \(received): \(state)")
                 throw error

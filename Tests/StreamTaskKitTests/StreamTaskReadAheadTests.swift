@@ -45,7 +45,7 @@ import Testing
     /// Waits until the lending is open over `count` buffered bytes.
     private func lent(_ count: Int, by client: StreamTask) async throws -> Bool {
         try await client.eventuallyOnLoop { driver in
-            driver.lending && driver.unreadByteCount == count
+            driver.readsTakeAtOnce && driver.unreadByteCount == count
         }
     }
 
@@ -113,7 +113,7 @@ import Testing
         let (server, client, peer) = try await LoopbackServer.connectedPair(configuration: configuration)
         let total = 4 << 20
         let sending = Task { try await peer.write(Data(repeating: 0x61, count: total), timeout: 30) }
-        #expect(try await client.eventuallyOnLoop { $0.lending && $0.unreadByteCount >= 64 * 1024 })
+        #expect(try await client.eventuallyOnLoop { $0.readsTakeAtOnce && $0.unreadByteCount >= 64 * 1024 })
         try await Task.sleep(for: .milliseconds(300))
         let unread = try await client.onLoop { $0.unreadByteCount }
         // The limit, plus what one burst of reads may bring past it.
@@ -143,7 +143,7 @@ import Testing
         #expect(
             try await client.eventuallyOnLoop { driver in
                 guard case .flowing = driver.machine.inbound else { return false }
-                return driver.lending && driver.unreadByteCount == 4096
+                return driver.readsTakeAtOnce && driver.unreadByteCount == 4096
             })
         // The reader's take, with its word to the loop held back for now.
         let taken = client.withShared { $0.machine.readAtOnce(.read(minLength: 1, maxLength: 8192)) }
@@ -153,7 +153,7 @@ import Testing
             try await client.readData(ofMinLength: 5, maxLength: 1, timeout: 5)
         }
         // The reader's word arrives late.
-        client.driver.inputRoomMade()
+        client.inputRoomMade()
         try await peer.write("after")
         let (data, atEOF) = try await client.readData(ofMinLength: 5, maxLength: 5, timeout: 10)
         #expect(data.map { String(decoding: $0, as: UTF8.self) } == "after")

@@ -244,7 +244,6 @@ extension StreamTaskDriver {
     /// The transport under TLS ended. Without the peer's `close_notify` first, and once the
     /// handshake is done, that is a truncation, not an end of stream (RFC 8446, section 6.1).
     func transportInputEnded() {
-        closeLending(arriving: false)
         if tls.isEstablished, !tls.peerEndedTLS {
             configuration.logger.debug("transport ended without close_notify", metadata: ["task": "\(taskIdentifier)"])
             step { $0.inputEnded(truncation: Self.truncation.at(host: host, port: port)) }

@@ -11,14 +11,8 @@ import Foundation
 import NIOConcurrencyHelpers
 import NIOCore
 
-/// An operation as it was submitted: everything the loop needs to queue it in the machine.
-///
-/// A read issued off the loop that finds the lending open and empty waits in it as one of
-/// these (see `ReadAhead`) instead of going to the loop: when the bytes the loop lends next
-/// satisfy it, the loop completes it there and then, under the task's lock; in any other case
-/// (the bytes fall short, the input ends, another read-lane operation or barrier is submitted,
-/// the task closes) it joins the machine's queue as if it had just arrived, ahead of whatever
-/// comes next.
+/// An operation as it was submitted: everything the machine needs to queue it, under the
+/// task's lock, wherever it was issued (see `StreamTaskDriver.admit`).
 struct OperationRequest: Sendable {
     let operation: StreamTaskStateMachine.Operation
     let id: OperationID
@@ -44,19 +38,6 @@ struct OperationRequest: Sendable {
     /// connection closes, as it does when its time runs out after.
     var returnedEarly = false
     let completion: OperationCompletion
-
-    /// When it times out; `nil` without a timeout.
-    var deadline: NIODeadline? { timeout > 0 ? startedAt + .seconds(timeout) : nil }
-
-    /// Whether it may wait in the lending: a read or delimited read whose arguments the machine
-    /// would accept (it decides any other, with its own error), not abandoned already.
-    var mayPark: Bool {
-        switch operation {
-        case .read, .readThrough: guard operation.argumentError == nil else { return false }
-        case .write, .closeRead, .closeWrite, .startTLS, .stopTLS, .captureStreams: return false
-        }
-        return !isWithdrawn
-    }
 
     /// Why the task refuses it as it is submitted, under the task's lock, if it does: its
     /// caller stopped waiting already, or it was issued after `cancel()` (as on Darwin, the

@@ -31,7 +31,7 @@ extension StreamTask {
     ) {
         let queue = session.callbackQueue
         let operation = StreamTaskStateMachine.Operation.read(minLength: minBytes, maxLength: maxBytes)
-        if let bytes = readFromLentBytes(operation) {
+        if let bytes = readAtOnce(operation) {
             let data = Data(buffer: bytes, byteTransferStrategy: .automatic)
             queue.async { completionHandler(data, false, nil) }
             return
@@ -60,7 +60,7 @@ extension StreamTask {
     ) {
         let queue = session.callbackQueue
         let operation = StreamTaskStateMachine.Operation.readThrough(delimiter: Array(delimiter), maxLength: maxLength)
-        if let bytes = readFromLentBytes(operation) {
+        if let bytes = readAtOnce(operation) {
             let data = Data(buffer: bytes, byteTransferStrategy: .automatic)
             queue.async { completionHandler(data, nil) }
             return

@@ -66,7 +66,7 @@ extension StreamTask {
         timeout: TimeInterval
     ) async throws -> (buffer: ByteBuffer, atEOF: Bool) {
         let operation = StreamTaskStateMachine.Operation.read(minLength: minBytes, maxLength: maxBytes)
-        if !Task.isCancelled, let bytes = readFromLentBytes(operation) { return (bytes, false) }
+        if !Task.isCancelled, let bytes = readAtOnce(operation) { return (bytes, false) }
         let outcome = try await awaitOperation(operation, timeout: timeout)
         return (outcome.bytes, outcome.atEOF)
     }
@@ -90,7 +90,7 @@ extension StreamTask {
         timeout: TimeInterval
     ) async throws -> Data? {
         let operation = StreamTaskStateMachine.Operation.readThrough(delimiter: Array(delimiter), maxLength: maxLength)
-        if !Task.isCancelled, let bytes = readFromLentBytes(operation) {
+        if !Task.isCancelled, let bytes = readAtOnce(operation) {
             return Data(buffer: bytes, byteTransferStrategy: .automatic)
         }
         let outcome = try await awaitOperation(operation, timeout: timeout)
@@ -175,7 +175,7 @@ extension StreamTask {
             guard case .reserved = admission else { return admission }
             let request = writeBehindRequest(
                 buffer, id: shared.nextOperationID(), timeout: timeout, startedAt: startedAt)
-            followUp.note(shared.inbox.admit(.operation(request), onLoop: onLoop), for: request)
+            followUp.admit(request, onLoop: onLoop, in: &shared, by: driver)
             return admission
         }
         switch admission {

@@ -128,12 +128,12 @@ extension StreamTask {
                     // and the wait for room is over.
                     let request = writeBehindRequest(
                         waiter.buffer, id: waiter.id, timeout: waiter.timeout, startedAt: .now())
-                    followUp.note(shared.inbox.join(request), for: request)
+                    followUp.admit(request, onLoop: false, in: &shared, by: driver)
                 }
             case .resubmitted(let waiters):
                 for waiter in waiters {
                     let request = resubmission(of: waiter)
-                    followUp.note(shared.inbox.join(request), for: request)
+                    followUp.admit(request, onLoop: false, in: &shared, by: driver)
                 }
             case .none, .failed:
                 break

@@ -64,8 +64,10 @@ public final class StreamTask: StreamSessionTask, @unchecked Sendable, CustomStr
         var error: StreamTaskError?
         var metrics: StreamTaskMetrics
         var writeBehind = WriteBehindLedger<RoomWaiter>()
-        /// Operations on their way to the loop (see `SubmissionInbox`).
+        /// What the machine decided that waits for the loop (see `SubmissionInbox`).
         var inbox = SubmissionInbox()
+        /// The task's one timer, for the earliest deadline of its operations, and when it fires.
+        var deadlineTimer: (at: NIODeadline, timer: Scheduled<Void>)?
         var nextOperation: UInt64 = 0
         /// While set, the delegate hears nothing about this task: it carries a data task, or
         /// its connection was handed over to streams.
@@ -101,7 +103,9 @@ public final class StreamTask: StreamSessionTask, @unchecked Sendable, CustomStr
         let shared = NIOLockedValueBox(
             Shared(
                 state: .suspended,
-                machine: StreamTaskStateMachine(highWaterMark: configuration.inboundBufferLimit),
+                machine: StreamTaskStateMachine(
+                    highWaterMark: configuration.inboundBufferLimit,
+                    outboundHighWaterMark: StreamTaskDriver.channelWriteWaterMark.high),
                 metrics: StreamTaskMetrics()))
         self.shared = shared
         self.driver = StreamTaskDriver(
@@ -193,14 +197,26 @@ public final class StreamTask: StreamSessionTask, @unchecked Sendable, CustomStr
     public override func resume() {
         // Ask for the slot here, not after hopping to the task's event loop: tasks live on
         // different loops, and the session's queue must see them in the order they were resumed.
+        let onLoop = eventLoop.inEventLoop
+        var followUp = InboxFollowUp()
         let starts = withShared { shared -> Bool? in
             guard shared.state == .suspended else { return nil }
             shared.state = .running
             defer { shared.started = true }
-            return !shared.started
+            guard shared.started else { return true }
+            // The machine goes on as the call returns; what it then decides waits for the
+            // loop unless this is the loop, with nothing waiting there.
+            if onLoop {
+                followUp.note(shared.machine.resume(), onLoop: onLoop, in: &shared)
+            } else {
+                _ = shared.machine.resume(deciding: false)
+                followUp.notePass(onLoop: onLoop, in: &shared)
+            }
+            return false
         }
         guard let starts else { return }
         guard starts else {
+            follow(followUp)
             inOrder { self.driver.suspensionChanged() }
             return
         }
@@ -234,6 +250,9 @@ public final class StreamTask: StreamSessionTask, @unchecked Sendable, CustomStr
         let suspends = withShared { shared -> Bool in
             guard shared.started, shared.state == .running else { return false }
             shared.state = .suspended
+            // As the call returns: nothing issued after it moves, and what was issued before
+            // it and waits for the loop's pass still gets that pass (see `Activity`).
+            _ = shared.machine.suspend()
             return true
         }
         guard suspends else { return }
@@ -258,7 +277,6 @@ public final class StreamTask: StreamSessionTask, @unchecked Sendable, CustomStr
         let (lingers, waiting) = withShared { shared -> (Bool, [RoomWaiter]) in
             shared.writeBehind.stopEarlyReturns()
             let waiting = shared.writeBehind.withdrawAll()
-            shared.machine.readAhead.stop()
             let lingers = shared.state == .running && shared.writeBehind.outstanding > 0
             // As Apple's cancel() does, marks the task as cancelling before it returns: whoever
             // reads `state` after the call sees `.canceling` (then `.completed`), never `.running`.
@@ -331,68 +349,104 @@ public final class StreamTask: StreamSessionTask, @unchecked Sendable, CustomStr
             operation: operation, id: id ?? makeOperationID(), timeout: timeout, startedAt: startedAt,
             abandoned: abandoned, cancelledWithCaller: cancelledWithCaller, fromStreams: fromStreams,
             returnedEarly: returnedEarly, completion: completion)
-        if operation.claimsInput { return submitClaimingInput(request) }
         deliver(request)
     }
 
-    /// Sends `request` toward the machine: at once on the loop while nothing waits before it,
-    /// otherwise through the task's inbox (see `SubmissionInbox`). Its completion runs on the
-    /// loop when it finishes; when its `abandoned` is already set as it reaches the machine, it
-    /// fails at once.
+    /// Queues `request` in the machine, from any thread, under the task's lock; what the
+    /// machine decides is carried out at once on the loop while nothing waits before it, and
+    /// otherwise waits for the loop in the task's inbox (see `SubmissionInbox`). Its completion
+    /// runs on the loop when it finishes; a request refused as it is submitted (its caller
+    /// stopped waiting already, or the task is cancelling) fails where it is.
     func deliver(_ request: OperationRequest) {
         let onLoop = eventLoop.inEventLoop
         var followUp = InboxFollowUp()
         let refusal = withShared { shared -> StreamTaskError? in
             // Under the lock a cancellation's withdrawal is made under (see `abandon(_:)`).
             if let refusal = request.refusal(in: shared.state) { return refusal }
-            followUp.note(shared.inbox.admit(.operation(request), onLoop: onLoop), for: .operation(request))
+            followUp.admit(request, onLoop: onLoop, in: &shared, by: driver)
             return nil
         }
         if let refusal { return request.completion(.failure(refusal.at(host: host, port: port))) }
         follow(followUp)
     }
 
-    /// Runs `change` on the loop in the order of the operations issued around it (see
-    /// `SubmissionInbox.Entry`): a cancel, suspend or resume is neither overtaken by an
-    /// operation issued after it nor overtakes one issued before.
+    /// Runs `change` on the loop in the order of what the machine decided around it (see
+    /// `SubmissionInbox.Entry`): a cancel, suspend or resume neither overtakes the actions of
+    /// an operation issued before it nor is overtaken by those of one issued after.
     func inOrder(_ change: @escaping @Sendable () -> Void) {
         let onLoop = eventLoop.inEventLoop
         var followUp = InboxFollowUp()
-        withShared { followUp.note($0.inbox.admit(.control(change), onLoop: onLoop), for: .control(change)) }
+        withShared { followUp.note(control: change, onLoop: onLoop, in: &$0) }
         follow(followUp)
     }
 
-    /// What operations offered to the inbox under the task's lock call for, to be done once it
-    /// is released: the one job to schedule, and what to hand to the machine or the loop alone.
+    /// What steps of the machine under the task's lock call for, to be done once it is
+    /// released: on the loop, what the steps decided; off it, the one job to schedule, and
+    /// what to send to the loop alone.
     struct InboxFollowUp {
         fileprivate var job: (@Sendable () -> Void)?
-        /// At most two entries to hand to the machine now, in order: a read parked in the
-        /// lending and the operation that took it out (see `submitClaimingInput(_:)`).
-        fileprivate var runNow: SubmissionInbox.Entry?
-        fileprivate var runNext: SubmissionInbox.Entry?
+        /// The first entry to carry out now, inline: one step makes one, and an array would
+        /// cost every operation on the loop an allocation.
+        fileprivate var runFirst: SubmissionInbox.Entry?
+        fileprivate var runAfter: [SubmissionInbox.Entry] = []
         fileprivate var alone: [SubmissionInbox.Entry] = []
+
+        /// On the loop: `entry` is carried out once the lock is released.
+        mutating func runOnLoop(_ entry: SubmissionInbox.Entry) {
+            if runFirst == nil { runFirst = entry } else { runAfter.append(entry) }
+        }
 
         mutating func note(_ admission: SubmissionInbox.Admission, for entry: SubmissionInbox.Entry) {
             switch admission {
-            case .runNow where runNow == nil: runNow = entry
-            case .runNow:
-                precondition(runNext == nil, "more than two entries to run at once")
-                runNext = entry
+            case .runNow where runFirst == nil: runFirst = entry
+            case .runNow: runAfter.append(entry)
             case .joined: break
             case .schedule(let drain): job = drain
             case .unlinked: alone.append(entry)
             }
         }
 
-        mutating func note(_ admission: SubmissionInbox.Admission, for request: OperationRequest) {
-            note(admission, for: .operation(request))
+        /// What one step decided: carried out after the lock on the loop, or sent there.
+        mutating func note(_ actions: StreamTaskStateMachine.Actions, onLoop: Bool, in shared: inout StreamTask.Shared)
+        {
+            guard !actions.isEmpty else { return }
+            let entry = SubmissionInbox.Entry.actions(actions, thenComplete: false)
+            if onLoop { return runOnLoop(entry) }
+            note(shared.inbox.admit(entry, onLoop: false), for: entry)
+        }
+
+        /// A change of the task's life that runs on the loop in its place among the decisions.
+        mutating func note(
+            control change: @escaping @Sendable () -> Void, onLoop: Bool, in shared: inout StreamTask.Shared
+        ) {
+            let entry = SubmissionInbox.Entry.control(change)
+            if onLoop { return runOnLoop(entry) }
+            note(shared.inbox.admit(entry, onLoop: false), for: entry)
+        }
+
+        /// A pass of the machine over what was queued without deciding: now on the loop,
+        /// otherwise asked of it.
+        mutating func notePass(onLoop: Bool, in shared: inout StreamTask.Shared) {
+            if onLoop { return note(shared.machine.process(), onLoop: true, in: &shared) }
+            note(shared.inbox.admit(.pass, onLoop: false), for: .pass)
+        }
+
+        /// Queues `request` in the machine of `shared` (under the task's lock): decided now on
+        /// the loop, and carried out once the lock is released; otherwise queued for a pass of
+        /// the loop, behind what waits there.
+        mutating func admit(
+            _ request: OperationRequest, onLoop: Bool, in shared: inout StreamTask.Shared, by driver: StreamTaskDriver
+        ) {
+            let (actions, passNeeded) = driver.admit(request, into: &shared, deciding: onLoop)
+            note(actions, onLoop: onLoop, in: &shared)
+            if passNeeded { notePass(onLoop: onLoop, in: &shared) }
         }
     }
 
     /// Does what `followUp` noted, with the task's lock released.
     func follow(_ followUp: InboxFollowUp) {
-        if let entry = followUp.runNow { driver.take(entry) }
-        if let entry = followUp.runNext { driver.take(entry) }
+        if let entry = followUp.runFirst { driver.take(entry) }
+        for entry in followUp.runAfter { driver.take(entry) }
         if let job = followUp.job { eventLoop.execute(job) }
         for entry in followUp.alone {
             eventLoop.execute { self.driver.takeAlone(entry) }

@@ -41,3 +41,11 @@ extension StreamTaskDriver {
         owner?.publish(event)
     }
 }
+
+extension StreamTaskDriver {
+    /// Whether a read issued now would take its bytes at once, for tests and diagnostics.
+    var readsTakeAtOnce: Bool { withMachine { $0.mayReadAtOnce } }
+
+    /// Bytes received and not read yet.
+    var unreadByteCount: Int { withMachine { $0.bufferedByteCount } }
+}

@@ -8,30 +8,16 @@
 //===----------------------------------------------------------------------===//
 
 extension StreamTaskDriver {
-    /// The façade's `suspend()` or `resume()` changed whether a started task is suspended:
-    /// brings the machine in line with the façade's state.
-    ///
-    /// The state is read here, on the loop, rather than passed along: calls from several
-    /// threads may reach the loop in another order than they took the façade's lock, and the
-    /// machine must end as the last of them left the state. A cancelled or completed task has
-    /// nothing left to hold. Attachments hear of every change (see
-    /// ``StreamTaskAttachment/suspensionChanged()``).
+    /// The façade's `suspend()` or `resume()` changed whether a started task is suspended (the
+    /// machine changed with it, under the task's lock): the attachments hear of it, on the
+    /// loop (see ``StreamTaskAttachment/suspensionChanged()``). A cancelled or completed task
+    /// has nothing left to tell them.
     func suspensionChanged() {
         onLoop {
             guard self.owner != nil else { return }
-            let wanted: StreamTaskStateMachine.Activity? = self.shared.withLockedValue { shared in
-                switch shared.state {
-                case .running: .running
-                case .suspended: .suspended
-                case .canceling, .completed: nil
-                }
-            }
-            guard let wanted else { return }
+            let ended = self.shared.withLockedValue { $0.state == .canceling || $0.state == .completed }
+            guard !ended else { return }
             for attachment in self.attachments { attachment.suspensionChanged() }
-            self.step { machine in
-                guard wanted != machine.activity else { return [] }
-                return wanted == .suspended ? machine.suspend() : machine.resume()
-            }
         }
     }
 }

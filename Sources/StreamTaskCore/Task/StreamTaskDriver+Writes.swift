@@ -18,11 +18,10 @@ extension StreamTaskDriver {
         promise.futureResult.whenComplete { result in
             switch result {
             case .success:
-                self.carryOut(
-                    self.shared.withLockedValue { shared in
-                        shared.metrics.countOfBytesSent += count
-                        return shared.machine.writeCompleted(id, error: nil)
-                    })
+                self.stepShared { shared in
+                    shared.metrics.countOfBytesSent += count
+                    return shared.machine.writeCompleted(id, error: nil)
+                }
             case .failure(let error):
                 var failure = ChannelErrorMapper.map(error)
                 if failure.code == .connectionClosed, let cause = self.channelFailure {

@@ -59,19 +59,12 @@ package final class StreamTaskDriver: @unchecked Sendable {
     /// The features riding on the connection (a data task's HTTP exchange until it becomes a
     /// stream, the route watch while connected): see ``StreamTaskAttachment``.
     var attachments: [any StreamTaskAttachment] = []
-    /// The deadlines of the timed operations, and the one loop task that fires at the earliest.
-    var deadlines = OperationDeadlines()
-    private var deadlineTimer: Scheduled<Void>?
-    /// The timer for reads parked in the lending (see `ReadAhead`), and when it fires.
+    /// Whether an action list is being carried out (see `carryOut(_:thenComplete:)`).
     private var performing = false
     /// A flush the machine asked for waits in a loop job (see `flushSoon()`).
     var flushQueued = false
     /// Bytes handed to the channel since its last flush.
     var unflushedBytes = 0
-    /// Set from the first bytes of a burst of channel reads to its end (`channelReadComplete`):
-    /// lending waits for the end, so that a read parked off the loop is woken once a burst, not
-    /// once a read (as `NIOAsyncChannel` hands its inbound stream a burst at a time).
-    var readBurst = false
     /// Action lists that arrived while one was being carried out, in order. A ring buffer: a
     /// flush that completes thousands of writes at once defers a list for each, and taking
     /// them from the front of an array would move all the others every time.
@@ -116,11 +109,27 @@ package final class StreamTaskDriver: @unchecked Sendable {
 
     /// Steps the machine with `input` under the task's lock, then carries out the actions it
     /// returns, with the lock released.
+    ///
+    /// What it decides is done when it returns (unless it runs inside another action list,
+    /// which then carries it out as soon as it is done). Only the loop decides what the channel
+    /// does (see `StreamTaskStateMachine.admit`), so what waits in the task's inbox meanwhile
+    /// is outcomes and passes, which this step does not overtake in any way that matters.
     func step(
         thenComplete: Bool = false,
         _ input: (inout StreamTaskStateMachine) -> StreamTaskStateMachine.Actions
     ) {
-        carryOut(shared.withLockedValue { input(&$0.machine) }, thenComplete: thenComplete)
+        stepShared(thenComplete: thenComplete) { input(&$0.machine) }
+    }
+
+    /// Steps the task's state under its lock with `input`, which may change what lies beside
+    /// the machine in the same step (the metrics, say), then carries out what it decides as
+    /// ``step(thenComplete:_:)`` does.
+    func stepShared(
+        thenComplete: Bool = false,
+        _ input: (inout StreamTask.Shared) -> StreamTaskStateMachine.Actions
+    ) {
+        let actions = shared.withLockedValue { input(&$0) }
+        if !actions.isEmpty || thenComplete { carryOut(actions, thenComplete: thenComplete) }
     }
 
     /// Reads the machine under the task's lock. Never call it from inside `withShared`.
@@ -155,8 +164,8 @@ package final class StreamTaskDriver: @unchecked Sendable {
         }
     }
 
-    /// The loop job of the task's inbox: hands every operation waiting there to the machine,
-    /// oldest first, those that join meanwhile included. What reached the loop behind it is
+    /// The loop job of the task's inbox: carries out everything the machine decided off the
+    /// loop, oldest first, what joins meanwhile included. What reached the loop behind it is
     /// already queued, so a flush held to the end of the queue waits for no one's code.
     private func drainInbox(of task: StreamTask) {
         // Loop jobs never run inside one another, so there is no outer value to restore.
@@ -173,63 +182,75 @@ package final class StreamTaskDriver: @unchecked Sendable {
         inQueuedJob = false
     }
 
-    /// Hands what came through the inbox to the machine, on the loop.
+    /// Carries out what came through the inbox, on the loop.
     func take(_ entry: SubmissionInbox.Entry) {
         switch entry {
-        case .operation(let request): enqueue(request)
-        case .withdrawal(let id): step { $0.abandon(id, error: Self.abandonedError) }
+        case .actions(let actions, let thenComplete): carryOut(actions, thenComplete: thenComplete)
+        // Entries before it are carried out and those after it are not: what it decides goes
+        // out now, in its place.
+        case .pass: carryOut(withMachine { $0.process() })
         case .control(let change): change()
         }
     }
 
-    /// Hands `request` to the machine, on the loop.
-    func enqueue(_ request: OperationRequest) {
-        eventLoop.preconditionInEventLoop()
-        if request.operation.claimsInput { closeLending(arriving: true) }
-        accept(request)
-    }
-
-    /// Queues `request` in the machine, on the loop, with its timer: an operation that reached
-    /// the loop, or a read that waited in the lending and did not complete there.
-    func accept(_ request: OperationRequest) {
+    /// Queues `request` in the machine, under the task's lock (`shared` is the locked state),
+    /// from any thread. `deciding` (on the loop, with nothing waiting for it) lets the machine
+    /// decide what moves now; otherwise it only queues, and says whether the loop must make a
+    /// pass. A timed operation's deadline goes with it, and the task's one timer is moved
+    /// earlier if it must be.
+    func admit(
+        _ request: OperationRequest, into shared: inout StreamTask.Shared, deciding: Bool
+    ) -> (actions: StreamTaskStateMachine.Actions, passNeeded: Bool) {
         let (operation, id, timeout, completion) = (request.operation, request.id, request.timeout, request.completion)
         if request.abandoned?.withLockedValue({ $0 }) == true {
-            // Withdrawn by a caller with a flag of its own, before it reached the machine.
-            completion(.failure(Self.abandonedError))
-            return
+            // Withdrawn by a caller with a flag of its own before it was queued.
+            return (StreamTaskStateMachine.Actions(.fail(id, Self.abandonedError, to: completion)), false)
         }
+        var deadline: StreamTaskStateMachine.Pending.Deadline?
         if timeout > 0 {
-            // From the call, not from here: the hop to the loop, and a `Data` write's copy,
-            // come out of the time the caller gave.
-            let armAt = deadlines.add(
-                id, deadline: request.startedAt + .seconds(timeout), timeout: timeout, operation: operation,
-                returnedEarly: request.returnedEarly)
-            if let armAt { armDeadlineTimer(at: armAt) }
+            // From the call, not from here: a `Data` write's copy, and a wait for room, come
+            // out of the time the caller gave.
+            deadline = .init(
+                at: request.startedAt + .seconds(timeout), timeout: timeout, returnedEarly: request.returnedEarly)
         }
-        step { $0.enqueue(operation, id: id, fromStreams: request.fromStreams, completion: completion) }
+        let outcome: (actions: StreamTaskStateMachine.Actions, passNeeded: Bool)
+        if deciding {
+            outcome.actions = shared.machine.enqueue(
+                operation, id: id, fromStreams: request.fromStreams, completion: completion, deadline: deadline)
+            outcome.passNeeded = false
+        } else {
+            (outcome.actions, outcome.passNeeded) = shared.machine.admit(
+                operation, id: id, fromStreams: request.fromStreams, completion: completion, deadline: deadline)
+        }
+        if let deadline { armDeadlineTimer(at: deadline.at, in: &shared) }
+        return outcome
     }
 
-    /// Schedules the task's one timer for `deadline`, in place of the one scheduled before.
-    func armDeadlineTimer(at deadline: NIODeadline) {
-        deadlineTimer?.cancel()
-        deadlineTimer = eventLoop.scheduleTask(deadline: deadline) { self.deadlineTimerFired() }
+    /// Schedules the task's one timer for `deadline`, in place of the one scheduled before,
+    /// unless it fires at or before then already; under the task's lock.
+    func armDeadlineTimer(at deadline: NIODeadline, in shared: inout StreamTask.Shared) {
+        if let armed = shared.deadlineTimer, armed.at <= deadline { return }
+        shared.deadlineTimer?.timer.cancel()
+        let timer = eventLoop.scheduleTask(deadline: deadline) { self.deadlineTimerFired() }
+        shared.deadlineTimer = (deadline, timer)
     }
 
     /// Withdraws every operation whose time is up, then arms the timer for the next deadline.
     private func deadlineTimerFired() {
-        deadlineTimer = nil
-        for (id, entry) in deadlines.fired(now: .now()) {
-            switch entry.purpose {
-            case .parkedReads:
-                parkedReadsTimedOut()
-            case .operation where tls.unwrapping == id:
-                stopTLSTimedOut(id, after: entry.timeout)
-            case .operation(let operation, let returnedEarly):
-                let error = Self.timeoutError(for: operation, after: entry.timeout)
-                step { $0.abandon(id, error: error, returnedEarly: returnedEarly) }
+        let due = shared.withLockedValue { shared in
+            shared.deadlineTimer = nil
+            let (due, next) = shared.machine.expired(at: .now())
+            if let next { armDeadlineTimer(at: next, in: &shared) }
+            return due
+        }
+        for (id, operation, deadline) in due {
+            if tls.unwrapping == id {
+                stopTLSTimedOut(id, after: deadline.timeout)
+            } else {
+                let error = Self.timeoutError(for: operation, after: deadline.timeout)
+                step { $0.abandon(id, error: error, returnedEarly: deadline.returnedEarly) }
             }
         }
-        if let next = deadlines.rearm() { armDeadlineTimer(at: next) }
     }
 
     /// Fails every operation and closes the connection; does nothing once the connection was
@@ -237,7 +258,6 @@ package final class StreamTaskDriver: @unchecked Sendable {
     func cancel() {
         onLoop {
             guard !self.withMachine({ $0.streamsCaptured }) else { return }
-            self.closeLending(arriving: false)
             switch self.phase {
             case .completed:
                 return
@@ -281,17 +301,19 @@ package final class StreamTaskDriver: @unchecked Sendable {
             carryOutNow(next.actions, thenComplete: next.complete)
         }
         performing = false
-        lendBuffer()
     }
 
     private func carryOutNow(_ actions: StreamTaskStateMachine.Actions, thenComplete: Bool) {
         defer {
             if thenComplete { complete() }
         }
-        if withMachine({ $0.connection.isClosed }) {
-            // Before any failure below reaches a caller: a write issued once the caller has
-            // heard of the failure must not return early, as if it could still succeed.
-            owner?.withShared { $0.writeBehind.stopEarlyReturns() }
+        if actions.contains(where: \.isFailure) {
+            // Before any failure below reaches a caller: once the connection is closed, a write
+            // issued by a caller who has heard of the failure must not return early, as if it
+            // could still succeed.
+            shared.withLockedValue { shared in
+                if shared.machine.connection.isClosed { shared.writeBehind.stopEarlyReturns() }
+            }
         }
         for action in actions {
             switch action {
@@ -335,7 +357,6 @@ package final class StreamTaskDriver: @unchecked Sendable {
     private func finish(
         _ id: OperationID, _ completion: OperationCompletion?, _ result: Result<Outcome, StreamTaskError>
     ) {
-        deadlines.remove(id)
         completion?(result)
     }
 
@@ -355,9 +376,10 @@ package final class StreamTaskDriver: @unchecked Sendable {
         }
         // The metrics keep what TLS negotiated; the handler itself goes with the connection.
         tls.handler = nil
-        deadlines.removeAll()
-        deadlineTimer?.cancel()
-        deadlineTimer = nil
+        shared.withLockedValue { shared in
+            shared.deadlineTimer?.timer.cancel()
+            shared.deadlineTimer = nil
+        }
         guard let task = owner else { return }
         owner = nil
         let error = withMachine { $0.closeError }
@@ -421,22 +443,18 @@ package final class StreamTaskDriver: @unchecked Sendable {
     func channelReceived(_ bytes: ByteBuffer) {
         eventLoop.preconditionInEventLoop()
         let count = Int64(bytes.readableBytes)
-        readBurst = true
-        carryOut(
-            shared.withLockedValue { shared in
-                shared.metrics.countOfBytesReceived += count
-                return shared.machine.received(bytes)
-            })
+        stepShared { shared in
+            shared.metrics.countOfBytesReceived += count
+            return shared.machine.received(bytes)
+        }
     }
 
     func channelReceiveCompleted() {
-        readBurst = false
         step { $0.receiveCompleted() }
     }
 
     func channelInputClosed() {
         eventLoop.preconditionInEventLoop()
-        readBurst = false
         // Under TLS, input closed from the TLS handler is the peer's close_notify: the stream
         // itself ends only when the transport says so (TransportInputObserver), and the
         // conversation may go on in plaintext after stopTLS.
@@ -445,7 +463,6 @@ package final class StreamTaskDriver: @unchecked Sendable {
             tls.peerEndedTLS = true
             return
         }
-        closeLending(arriving: false)
         step { $0.inputEnded() }
     }
 
@@ -464,7 +481,6 @@ package final class StreamTaskDriver: @unchecked Sendable {
         let failure = tlsFailure(error) ?? ChannelErrorMapper.map(error)
         if failure.code == .tlsTruncated {
             // Before SwiftNIO SSL passes the end of input on as if it were an orderly one.
-            closeLending(arriving: false)
             step { $0.inputEnded(truncation: failure.at(host: host, port: port)) }
         }
         configuration.logger.debug("connection error", metadata: ["task": "\(taskIdentifier)", "error": "\(failure)"])
@@ -484,7 +500,6 @@ package final class StreamTaskDriver: @unchecked Sendable {
     }
 
     func channelClosed() {
-        closeLending(arriving: false)
         let task = owner
         step(thenComplete: true) { $0.closed(error: channelFailure) }
         // Writes waiting for room fail as queued writes do, with the reason the connection closed.

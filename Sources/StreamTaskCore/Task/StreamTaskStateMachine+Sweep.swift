@@ -102,12 +102,14 @@ extension StreamTaskStateMachine {
     /// the read lane, barriers for the head.) So a queue of writes behind a full channel costs
     /// a pass nothing.
     mutating func process() -> Actions {
+        undecidedFrom = nil
+        defer { passEnded() }
         var sweep = Sweep()
         if !writesInFlight.isEmpty { sweep.noteWriteInFlight() }
         var index = 0
         // Operations before `index` that stayed and claim input.
         var claimingStayed = 0
-        while index < pending.count, !holdsOperations {
+        while index < pending.count, !holdsOperations, !suspensionStops(at: pending[index]) {
             if index > 0, sweep.writesBlocked, !sweep.readsMove || pending.claimingInputCount == claimingStayed {
                 break
             }
@@ -119,6 +121,7 @@ extension StreamTaskStateMachine {
             case .issued:
                 var write = pending.remove(at: index)
                 write.stage = .underway
+                if case .write(let bytes) = write.operation { bytesInFlight += bytes.readableBytes }
                 writesInFlight.append(write)
             case .done: pending.remove(at: index)
             case .stop: return sweep.actions
@@ -191,7 +194,7 @@ extension StreamTaskStateMachine {
         case .gone(let error):
             return failGone(item, error, &sweep)
         case .connected:
-            guard writability == .writable else {
+            guard channelTakesWrites else {
                 sweep.blockWrites()
                 return .stays
             }

@@ -75,6 +75,14 @@ extension StreamTaskStateMachine {
     }
 }
 
+extension StreamTaskStateMachine.Action {
+    /// Whether it reports an operation's failure.
+    var isFailure: Bool {
+        if case .fail = self { return true }
+        return false
+    }
+}
+
 extension StreamTaskStateMachine.Inbound {
     var hasEnded: Bool {
         if case .ended = self { return true }

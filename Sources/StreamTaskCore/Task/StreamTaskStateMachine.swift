@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+import Foundation
 import NIOCore
 
 /// A stream task's state as one plain value: its connection, each direction of the stream, its
@@ -93,6 +94,16 @@ struct StreamTaskStateMachine {
     }
 
     struct Pending {
+        /// When a timed operation is withdrawn, and what its withdrawal needs to know.
+        struct Deadline {
+            let at: NIODeadline
+            /// The caller's timeout, for the error's message.
+            let timeout: TimeInterval
+            /// A write whose caller returned before its bytes left: withdrawn, it closes the
+            /// connection (see ``StreamTaskStateMachine/abandon(_:error:returnedEarly:)``).
+            let returnedEarly: Bool
+        }
+
         /// How far a queued operation has gone.
         enum Stage {
             /// Waiting in the queue.
@@ -104,16 +115,28 @@ struct StreamTaskStateMachine {
 
         let id: OperationID
         let operation: Operation
+        /// Its place in the order operations were queued (see ``Activity/suspending(from:)``).
+        var sequence: UInt64 = 0
         var stage = Stage.queued
         /// Where its outcome goes: it travels with the operation, from the queue to the
         /// action that reports the outcome. `nil` in tests that drive the machine alone.
         var completion: OperationCompletion?
+        /// When it times out, if it does: the deadline lives with the operation, and the task
+        /// keeps one timer, for the earliest of them (see ``expired(at:)``).
+        var deadline: Deadline?
 
         var isUnderway: Bool { stage == .underway }
         var claimsInput: Bool { operation.claimsInput }
     }
 
     let highWaterMark: Int
+    /// How many bytes may be handed to the channel and not yet written before further writes
+    /// wait: the channel's own high-water mark. The channel says when it is full, but only
+    /// once it has the bytes; a pass that decides many writes at once (those queued off the
+    /// loop) must not hand it more than it would have taken one at a time.
+    let outboundHighWaterMark: Int
+    /// The bytes of ``writesInFlight``.
+    var bytesInFlight = 0
     private(set) var connection = Connection.notConnected
     var inbound = Inbound.flowing
     var input = Direction.open
@@ -128,15 +151,29 @@ struct StreamTaskStateMachine {
     /// with, as in `PendingOperations`: an idle connection holds none.
     var writesInFlight = CircularBuffer<Pending>(initialCapacity: 2)
     var buffer = ByteQueue()
-    /// Whether reads off the loop may take from ``buffer`` now, and the read waiting there for
-    /// the next bytes (see `ReadAhead`).
-    var readAhead = ReadAhead()
     /// How many queued operations the passes over the queue have looked at, in all: what a
     /// pass costs, for the tests that hold it to the operations that can move.
     var operationsVisited = 0
+    /// How many operations were queued, in all: the sequence of the last one.
+    private(set) var queuedCount: UInt64 = 0
+    /// The sequence of the first operation queued off the loop since the last pass that is
+    /// waiting for one (see ``admit(_:id:fromStreams:completion:deadline:)``); `nil` when the
+    /// last pass saw every operation queued.
+    var undecidedFrom: UInt64?
 
-    init(highWaterMark: Int = 256 * 1024) {
+    init(highWaterMark: Int = 256 * 1024, outboundHighWaterMark: Int = 512 * 1024) {
         self.highWaterMark = highWaterMark
+        self.outboundHighWaterMark = outboundHighWaterMark
+    }
+
+    /// Whether a write may be handed to the channel now.
+    var channelTakesWrites: Bool {
+        writability == .writable && (bytesInFlight == 0 || bytesInFlight < outboundHighWaterMark)
+    }
+
+    /// `item` left ``writesInFlight``.
+    private mutating func leftFlight(_ item: Pending) {
+        if case .write(let bytes) = item.operation { bytesInFlight -= bytes.readableBytes }
     }
 
     /// Bytes received and not yet read.
@@ -167,28 +204,79 @@ struct StreamTaskStateMachine {
 
     // MARK: Inputs
 
-    /// Queues `operation`, whose outcome goes to `completion`. After `captureStreams` has taken
-    /// effect, only operations `fromStreams` (the captured streams' own) are accepted; others
-    /// fail at once.
+    /// Queues `operation`, whose outcome goes to `completion`, and decides what moves. After
+    /// `captureStreams` has taken effect, only operations `fromStreams` (the captured streams'
+    /// own) are accepted; others fail at once.
     mutating func enqueue(
         _ operation: Operation,
         id: OperationID,
         fromStreams: Bool = false,
-        completion: OperationCompletion? = nil
+        completion: OperationCompletion? = nil,
+        deadline: Pending.Deadline? = nil
     ) -> Actions {
+        let (refusal, _) = admit(
+            operation, id: id, fromStreams: fromStreams, completion: completion, deadline: deadline)
+        return refusal.isEmpty ? process() : refusal
+    }
+
+    /// Queues `operation` without deciding anything, for a caller off the event loop: only the
+    /// loop knows whether the channel takes more, so only a pass there (``process()``) hands
+    /// writes to it. Returns the refusal, if the operation is refused at once, and whether the
+    /// loop must make a pass for it: not for a read that can only wait (nothing is buffered,
+    /// input is on its way, and the task runs), which the loop completes as its bytes come.
+    mutating func admit(
+        _ operation: Operation,
+        id: OperationID,
+        fromStreams: Bool = false,
+        completion: OperationCompletion? = nil,
+        deadline: Pending.Deadline? = nil
+    ) -> (refusal: Actions, passNeeded: Bool) {
         if owner == .streams && !fromStreams {
-            return Actions(.fail(id, .streamsCaptured, to: completion))
+            return (Actions(.fail(id, .streamsCaptured, to: completion)), false)
         }
         if let error = validate(operation) {
-            return Actions(.fail(id, error, to: completion))
+            return (Actions(.fail(id, error, to: completion)), false)
         }
         switch operation {
         case .closeRead where input == .open: input = .closeQueued
         case .closeWrite where output == .open: output = .closeQueued
         default: break
         }
-        pending.append(Pending(id: id, operation: operation, completion: completion))
-        return process()
+        queuedCount += 1
+        pending.append(
+            Pending(id: id, operation: operation, sequence: queuedCount, completion: completion, deadline: deadline))
+        if readWaitsQuietly(operation) { return ([], false) }
+        if undecidedFrom == nil { undecidedFrom = queuedCount }
+        return ([], true)
+    }
+
+    /// Whether a read just queued can only wait for bytes already asked for: no pass would
+    /// move it.
+    private func readWaitsQuietly(_ operation: Operation) -> Bool {
+        switch operation {
+        case .read, .readThrough: break
+        case .write, .closeRead, .closeWrite, .startTLS, .stopTLS, .captureStreams: return false
+        }
+        guard case .requested = inbound, connection == .open, activity == .running else { return false }
+        return bufferedByteCount == 0 && operation.argumentError == nil
+    }
+
+    /// Withdraws operation `id` if it is queued and not under way, without deciding anything
+    /// (for a caller off the loop): returns its failure, and the loop must make a pass, since
+    /// what waited behind it may move. `nil` when it is not so queued: the loop withdraws it
+    /// (``abandon(_:error:returnedEarly:)``).
+    mutating func withdrawQueued(_ id: OperationID, error: StreamTaskError) -> Actions? {
+        guard let index = pending.firstOffset(where: { $0.id == id }), !pending[index].isUnderway else { return nil }
+        switch pending[index].operation {
+        case .read, .readThrough, .write:
+            break
+        case .closeRead, .closeWrite, .startTLS, .stopTLS, .captureStreams:
+            // What they changed as they were queued is the loop's to undo.
+            return nil
+        }
+        let item = pending.remove(at: index)
+        if undecidedFrom == nil { undecidedFrom = item.sequence }
+        return Actions(.fail(id, error, to: item.completion))
     }
 
     mutating func connected() -> Actions {
@@ -251,6 +339,7 @@ struct StreamTaskStateMachine {
             return []
         }
         let write = writesInFlight.remove(at: index)
+        leftFlight(write)
         var actions = Actions(error.map { .fail(id, $0, to: write.completion) } ?? .succeed(id, to: write.completion))
         actions += process()
         return actions
@@ -301,6 +390,7 @@ struct StreamTaskStateMachine {
         let item: Pending
         if let index = writesInFlight.firstIndex(where: { $0.id == id }) {
             item = writesInFlight.remove(at: index)
+            leftFlight(item)
         } else if let index = pending.firstOffset(where: { $0.id == id }) {
             item = pending.remove(at: index)
         } else {
@@ -334,6 +424,7 @@ struct StreamTaskStateMachine {
             actions.append(.fail(item.id, failure, to: item.completion))
         }
         writesInFlight.removeAll()
+        bytesInFlight = 0
         actions += process()
         return actions
     }
@@ -342,6 +433,7 @@ struct StreamTaskStateMachine {
     mutating func cancel() -> Actions {
         var actions = Actions(operations.lazy.map { .fail($0.id, .cancelled, to: $0.completion) })
         writesInFlight.removeAll()
+        bytesInFlight = 0
         pending = PendingOperations()
         buffer.removeAll()
         let wasConnected = isConnected

@@ -7,34 +7,38 @@
 //
 //===----------------------------------------------------------------------===//
 
-/// Operations on their way to the task's event loop, in the order they were submitted; kept
-/// under the task's lock.
+/// What the task's state machine decided that only the event loop can carry out, in the order
+/// it was decided; kept under the task's lock, beside the machine.
 ///
-/// An operation submitted off the loop joins the inbox, and one loop job takes every
-/// operation that joined before it ran: consecutive writes from the cooperative pool cost the
-/// loop one job and one wake-up, not one each. The job is made once per task, so that joining
-/// costs no allocation. An operation submitted on the loop goes to the machine at once only
-/// while nothing waits here; otherwise it joins too, behind what was submitted before it.
+/// Any thread steps the machine under the task's lock: an operation submitted off the loop
+/// is queued in the machine at once, and what the machine decides (hand a write to the
+/// channel, complete a read, ask for input) waits here for the loop. One loop job carries out
+/// everything that joined before it ran: consecutive writes from the cooperative pool cost
+/// the loop one job and one wake-up, not one each. The job is made once per task, so that
+/// joining costs no allocation. A step on the loop decides at once and carries out what it
+/// decided then and there: only the loop decides what the channel does, so what waits here is
+/// outcomes decided off the loop (refusals, withdrawals), passes the loop owes the machine,
+/// and changes of the task's life that run on the loop.
 struct SubmissionInbox {
-    /// What waits for the loop: an operation, the withdrawal of one whose caller stopped
-    /// waiting, or a change of the task's life (cancel, suspend, resume). Each goes the same
-    /// way as operations, so it reaches the machine after every operation issued before it and
-    /// before every one issued after it.
+    /// What waits for the loop: actions the machine decided (then the task's completion, if
+    /// the step ended the task), a pass of the machine over operations queued off the loop
+    /// (only the loop knows whether the channel takes more), or a change of the task's life
+    /// that runs on the loop (a cancel), in its place among them.
     enum Entry {
-        case operation(OperationRequest)
-        case withdrawal(OperationID)
+        case actions(StreamTaskStateMachine.Actions, thenComplete: Bool)
+        case pass
         case control(@Sendable () -> Void)
     }
 
     /// What became of an entry offered to the inbox.
     enum Admission {
-        /// Nothing waits and the caller is on the loop: hand it to the machine now.
+        /// Nothing waits and the caller is on the loop: carry it out now.
         case runNow
-        /// It joined; the job already scheduled takes it.
+        /// It joined; the job already scheduled carries it out.
         case joined
-        /// It joined, and nothing is scheduled to take it: schedule `job` on the loop.
+        /// It joined, and nothing is scheduled to carry it out: schedule `job` on the loop.
         case schedule(@Sendable () -> Void)
-        /// The task has no inbox job (it was born failed, or has completed): send the operation
+        /// The task has no inbox job (it was born failed, or has completed): send the entry
         /// to the loop by itself.
         case unlinked
     }
@@ -42,6 +46,8 @@ struct SubmissionInbox {
     private var entries = LazyRing<Entry>()
     /// Whether a job that drains the inbox is scheduled or running.
     private var drainScheduled = false
+    /// Whether the newest entry is a pass: a pass asked for behind it is the same pass.
+    private var endsWithPass = false
     /// The loop job that drains the inbox, linked by the driver; `nil` before that and after
     /// the task completed.
     private var drain: (@Sendable () -> Void)?
@@ -55,16 +61,16 @@ struct SubmissionInbox {
     mutating func admit(_ entry: Entry, onLoop: Bool) -> Admission {
         guard let drain else { return onLoop ? .runNow : .unlinked }
         if onLoop && !drainScheduled { return .runNow }
+        if case .pass = entry {
+            if endsWithPass { return .joined }
+            endsWithPass = true
+        } else {
+            endsWithPass = false
+        }
         entries.append(entry)
         if drainScheduled { return .joined }
         drainScheduled = true
         return .schedule(drain)
-    }
-
-    /// Adds `request` behind what waits, whichever thread this is: for callers that hold the
-    /// task's lock and so cannot hand anything to the machine now.
-    mutating func join(_ request: OperationRequest) -> Admission {
-        admit(.operation(request), onLoop: false)
     }
 
     /// The next entry for the drain job, oldest first; `nil` ends the job, and the next entry
@@ -74,13 +80,15 @@ struct SubmissionInbox {
             drainScheduled = false
             return nil
         }
+        if entries.isEmpty { endsWithPass = false }
         return entry
     }
 
     /// The task completed: takes what still waits, and unlinks the job (so that nothing
-    /// holds the task any more). Operations submitted from now on go to the loop one by one.
+    /// holds the task any more). Entries made from now on go to the loop one by one.
     mutating func close() -> [Entry] {
         drain = nil
+        endsWithPass = false
         return entries.removeAll()
     }
 }

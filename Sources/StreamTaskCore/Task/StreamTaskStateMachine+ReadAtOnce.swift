@@ -11,8 +11,8 @@ import NIOCore
 
 extension StreamTaskStateMachine.Operation {
     /// Why a read's arguments are refused; `nil` when they are valid, and for any operation
-    /// that is not a read. The machine refuses such a read with it, and neither the lending nor
-    /// a parked read ever takes one on.
+    /// that is not a read. The machine refuses such a read with it, and a read at once never
+    /// takes one on.
     var argumentError: StreamTaskError? {
         switch self {
         case .read(let minLength, let maxLength):
@@ -42,8 +42,9 @@ extension StreamTaskStateMachine.Operation {
     }
 
     /// Whether the operation takes bytes from the buffer, drops them or needs them where they
-    /// are: a read, `closeRead`, or a barrier. Such an operation takes lent bytes back first
-    /// (see `ReadAhead`); writes and `closeWrite` do not touch the input.
+    /// are: a read, `closeRead`, or a barrier. While one is queued, reads off the loop take
+    /// nothing at once (see ``StreamTaskStateMachine/readAtOnce(_:)``); writes and `closeWrite`
+    /// do not touch the input.
     var claimsInput: Bool {
         switch self {
         case .read, .readThrough, .closeRead, .startTLS, .stopTLS, .captureStreams: true
@@ -53,11 +54,11 @@ extension StreamTaskStateMachine.Operation {
 }
 
 extension StreamTaskStateMachine {
-    /// Whether reads off the loop may take from the buffer (`ReadAhead`): a read issued now
-    /// would complete from the buffer, at once and in order, exactly as those reads do.
-    /// So the connection is open, the input has not ended nor been closed, the task owns the
+    /// Whether a read issued now, anywhere, may take its bytes from the buffer at once: it
+    /// would complete from the buffer, at once and in order, exactly as if queued. So the
+    /// connection is open, the input has not ended nor been closed, the task owns the
     /// connection and is running, and no operation that claims input is queued.
-    var mayLendBuffer: Bool {
+    var mayReadAtOnce: Bool {
         guard connection == .open, input == .open, !inbound.hasEnded, owner == .task, activity == .running else {
             return false
         }
@@ -71,44 +72,51 @@ extension StreamTaskStateMachine {
         return bufferedByteCount < highWaterMark
     }
 
-    /// What the loop's look at the lending after a step decided (see ``lendAfterStep(taskRunning:midBurst:)``).
-    enum LendStep {
-        case nothing
-        /// The lending closed (the machine may no longer lend): queue the read parked, if any.
-        case closed(OperationRequest?)
-        /// The lending is open; `asksForInput` when a pass must ask the channel for input.
-        case opened(ReadAhead.LendOutcome, asksForInput: Bool)
-    }
-
-    /// A read issued off the loop: takes its bytes from the buffer when the lending is open and
-    /// they satisfy it at once. `asksForInput` says the loop must make a pass, since the bytes
-    /// taken made room for input nobody asks for.
+    /// A read issued off the loop (or anywhere, before it is queued): takes its bytes from the
+    /// buffer when ``mayReadAtOnce`` and they satisfy it now; `nil` otherwise, and the read is
+    /// to be queued. `asksForInput` says the loop must make a pass (``inputRoomMade()``), since
+    /// the bytes taken made room for input nobody asks for. A read whose arguments the machine
+    /// would refuse takes nothing: the machine refuses it once queued.
     mutating func readAtOnce(_ operation: Operation) -> (bytes: ByteBuffer, asksForInput: Bool)? {
-        // The lending closes after the step that ends what allows it; a read meanwhile
-        // finds that step's outcome here already.
-        guard mayLendBuffer, let bytes = readAhead.take(for: operation, from: &buffer) else { return nil }
-        return (bytes, wantsInput)
-    }
-
-    /// After each step on the loop: closes the lending when the machine may no longer lend,
-    /// and otherwise opens it (unless a burst of channel reads is still under way: a read
-    /// parked is woken once a burst) when the task is running and nothing claiming input is on
-    /// its way, completing the read parked if the buffer satisfies it.
-    mutating func lendAfterStep(taskRunning: Bool, midBurst: Bool) -> LendStep {
-        guard mayLendBuffer else {
-            guard readAhead.isOpen || readAhead.hasParkedRead else { return .nothing }
-            return .closed(readAhead.close(arriving: false))
+        guard mayReadAtOnce, operation.argumentError == nil else { return nil }
+        let available = bufferedByteCount
+        let bytes: ByteBuffer
+        switch operation {
+        case .read(let minLength, let maxLength):
+            guard available > 0, available >= minLength else { return nil }
+            bytes = buffer.dequeue(Swift.min(available, maxLength))
+        case .readThrough(let delimiter, let maxLength):
+            guard let end = buffer.endOfFirst(delimiter, within: Swift.min(available, maxLength)) else { return nil }
+            bytes = buffer.dequeue(end)
+        case .write, .closeRead, .closeWrite, .startTLS, .stopTLS, .captureStreams:
+            return nil
         }
-        if midBurst { return .nothing }
-        if readAhead.isOpen && (!readAhead.hasParkedRead || bufferedByteCount == 0) { return .nothing }
-        guard readAhead.mayLend, taskRunning else { return .nothing }
-        let outcome = readAhead.lend(&buffer)
-        return .opened(outcome, asksForInput: wantsInput)
+        return (bytes, wantsInput)
     }
 
     /// Bytes taken off the loop made room for input (see ``readAtOnce(_:)``): a pass that asks
     /// for it.
     mutating func inputRoomMade() -> Actions {
         process()
+    }
+
+    /// The operations whose deadline is `now` or earlier, earliest first (then in the order
+    /// they were issued), and the earliest deadline still to come, for the task's one timer.
+    /// They stay queued: the caller withdraws each (``abandon(_:error:returnedEarly:)``).
+    func expired(
+        at now: NIODeadline
+    ) -> (due: [(id: OperationID, operation: Operation, deadline: Pending.Deadline)], next: NIODeadline?) {
+        var due: [(id: OperationID, operation: Operation, deadline: Pending.Deadline)] = []
+        var next: NIODeadline?
+        for item in operations {
+            guard let deadline = item.deadline else { continue }
+            if deadline.at <= now {
+                due.append((item.id, item.operation, deadline))
+            } else if next.map({ deadline.at < $0 }) ?? true {
+                next = deadline.at
+            }
+        }
+        due.sort { ($0.deadline.at, $0.id.rawValue) < ($1.deadline.at, $1.id.rawValue) }
+        return (due, next)
     }
 }
