@@ -90,7 +90,7 @@ import Testing
         let before = queue.operationsVisited
         // A read, a completion in order, and a closeWrite that waits for the rest.
         _ = queue.enqueue(.read(minLength: 1, maxLength: 10), id: id(Self.many + 1))
-        let completed = queue.writeCompleted(id(1), error: nil)
+        let completed = queue.writesCompleted(through: id(1), error: nil).actions
         #expect(completed.contains { if case .succeed(let done, _) = $0 { done == id(1) } else { false } })
         let close = queue.enqueue(.closeWrite, id: id(Self.many + 2))
         let shutDown = close.contains { if case .shutdownOutput = $0 { true } else { false } }
@@ -98,8 +98,8 @@ import Testing
         #expect(queue.operationsVisited - before <= 6)
 
         // The last write's completion lets closeWrite go.
-        for n in 2..<Self.many { _ = queue.writeCompleted(id(n), error: nil) }
-        let last = queue.writeCompleted(id(Self.many), error: nil)
+        for n in 2..<Self.many { _ = queue.writesCompleted(through: id(n), error: nil).actions }
+        let last = queue.writesCompleted(through: id(Self.many), error: nil).actions
         #expect(last.contains { if case .shutdownOutput = $0 { true } else { false } })
         #expect(last.contains { if case .succeed(let done, _) = $0 { done == id(Self.many + 2) } else { false } })
     }
@@ -110,8 +110,8 @@ import Testing
         _ = queue.enqueue(.write(ByteBuffer(string: "b")), id: id(2))
         let tls = queue.enqueue(.startTLS(.client(StreamTLSConfiguration())), id: id(3))
         #expect(!tls.contains { if case .startTLS = $0 { true } else { false } }, "startTLS waits for the writes")
-        _ = queue.writeCompleted(id(1), error: nil)
-        let started = queue.writeCompleted(id(2), error: nil)
+        _ = queue.writesCompleted(through: id(1), error: nil).actions
+        let started = queue.writesCompleted(through: id(2), error: nil).actions
         #expect(started.contains { if case .startTLS(let id, _, _) = $0 { id.rawValue == 3 } else { false } })
 
         var other = openQueue()

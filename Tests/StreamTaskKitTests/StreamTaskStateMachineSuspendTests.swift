@@ -26,6 +26,48 @@ extension StreamTaskStateMachineTests {
         return queue
     }
 
+    /// Operations queued off the loop wait for the loop's pass; a suspension made meanwhile
+    /// lets them have that pass (they were issued before it) and holds what came after it.
+    @Test func aSuspensionTakesEffectInTheOrderOfWhatWasQueuedAroundIt() {
+        var queue = openQueue()
+        #expect(queue.admit(.write(bytes("before")), id: id(1)).passNeeded)
+        #expect(queue.suspend().isEmpty)
+        #expect(queue.activity == .suspending(from: 2))
+        #expect(queue.admit(.write(bytes("after")), id: id(2)).passNeeded)
+        #expect(writes(queue.process()) == [1], "the write issued before the suspension goes")
+        #expect(queue.activity == .suspended)
+        #expect(writes(queue.writesCompleted(through: id(1), error: nil).actions).isEmpty, "the one after waits")
+        #expect(writes(queue.resume()) == [2])
+    }
+
+    @Test func aSuspensionWithNothingOwedAPassHoldsAtOnce() {
+        var queue = openQueue()
+        _ = queue.received(bytes("x"))
+        #expect(queue.admit(.read(minLength: 2, maxLength: 2), id: id(1)).passNeeded, "a byte is buffered for it")
+        _ = queue.process()
+        #expect(queue.suspend().isEmpty)
+        #expect(queue.activity == .suspended, "every operation had its pass")
+        #expect(reads(queue.received(bytes("y"))).isEmpty)
+        #expect(reads(queue.resume()).map(\.1) == ["xy"])
+    }
+
+    @Test func aReadThatCanOnlyWaitIsOwedNoPass() {
+        var queue = openQueue()
+        _ = queue.process()
+        #expect({ if case .requested = queue.inbound { true } else { false } }(), "input is on its way")
+        #expect(!queue.admit(.read(minLength: 1, maxLength: 2), id: id(1)).passNeeded)
+        #expect(queue.undecidedFrom == nil)
+        #expect(reads(queue.received(bytes("ok"))).map(\.1) == ["ok"])
+    }
+
+    @Test func aResumeOffTheLoopDecidesNothingAndOwesAPass() {
+        var queue = suspendedQueue()
+        _ = queue.enqueue(.write(bytes("1")), id: id(1))
+        #expect(queue.resume(deciding: false).isEmpty)
+        #expect(queue.undecidedFrom != nil, "the loop owes the machine a pass")
+        #expect(writes(queue.process()) == [1])
+    }
+
     @Test func aSuspendedTaskCompletesNoReadEvenFromItsBuffer() {
         var queue = openQueue()
         _ = queue.received(bytes("hello"))
@@ -47,8 +89,8 @@ extension StreamTaskStateMachineTests {
         #expect(writes(resumed) == [1, 2])
         #expect(kinds(resumed).contains("flush"))
         #expect(!kinds(resumed).contains("shutdownOutput"), "closeWrite still waits for the writes")
-        _ = queue.writeCompleted(id(1), error: nil)
-        #expect(kinds(queue.writeCompleted(id(2), error: nil)).contains("shutdownOutput"))
+        _ = queue.writesCompleted(through: id(1), error: nil).actions
+        #expect(kinds(queue.writesCompleted(through: id(2), error: nil).actions).contains("shutdownOutput"))
     }
 
     @Test func aSuspendedTaskStartsNoCloseTLSStepOrCapture() {

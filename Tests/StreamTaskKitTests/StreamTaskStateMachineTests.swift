@@ -184,7 +184,7 @@ import Testing
         let queued = queue.enqueue(.closeWrite, id: id(2))
         #expect(!contains(queued) { if case .shutdownOutput = $0 { return true } else { return false } })
         #expect(failures(queue.enqueue(.write(bytes("too late")), id: id(3))).map(\.1) == [.writeClosed])
-        let afterWrite = queue.writeCompleted(id(1), error: nil)
+        let afterWrite = queue.writesCompleted(through: id(1), error: nil).actions
         #expect(contains(afterWrite) { if case .shutdownOutput = $0 { return true } else { return false } })
         #expect(contains(afterWrite) { if case .emit(.writeClosed) = $0 { return true } else { return false } })
         #expect(
@@ -300,6 +300,40 @@ import Testing
         #expect(failures(actions).allSatisfy { $0.1 == .cancelled })
         #expect(contains(actions) { if case .close = $0 { return true } else { return false } })
         #expect(failures(queue.enqueue(.read(minLength: 0, maxLength: 1), id: id(4))).map(\.1) == [.cancelled])
+    }
+
+    /// The channel completes writes in order, so one outcome stands for every write before it:
+    /// the driver gives a run of writes one promise (`StreamTaskDriver.writeToChannel(_:id:confirms:)`).
+    @Test func aWriteConfirmedConfirmsEveryWriteBeforeItAndTheirBytes() {
+        var queue = openQueue()
+        #expect(writes(queue.enqueue(.write(bytes("ab")), id: id(1))) == [1])
+        #expect(writes(queue.enqueue(.write(bytes("cde")), id: id(2))) == [2])
+        #expect(writes(queue.enqueue(.write(bytes("f")), id: id(3))) == [3])
+        #expect(queue.bytesInFlight == 6)
+        let (done, sent) = queue.writesCompleted(through: id(2), error: nil)
+        let succeeded = done.compactMap { action -> UInt64? in
+            if case .succeed(let id, _) = action { return id.rawValue }
+            return nil
+        }
+        #expect(succeeded == [1, 2])
+        #expect(sent == 5)
+        #expect(queue.bytesInFlight == 1)
+        let (failed, none) = queue.writesCompleted(through: id(3), error: StreamTaskError(.connectionReset, "reset"))
+        #expect(failures(failed).map(\.0) == [3])
+        #expect(none == 0, "bytes of failed writes are not counted as sent")
+        #expect(queue.writesCompleted(through: id(3), error: nil).actions.isEmpty, "confirmed once")
+    }
+
+    /// Many writes queued off the loop and decided in one pass: the machine hands the channel no
+    /// more than its high-water mark (then the channel's own writability takes over).
+    @Test func onePassHandsTheChannelNoMoreThanItsHighWaterMark() {
+        var queue = StreamTaskStateMachine(outboundHighWaterMark: 10)
+        _ = queue.connected()
+        for n in 1...4 {
+            _ = queue.admit(.write(bytes("abcd")), id: id(UInt64(n)))
+        }
+        #expect(writes(queue.process()) == [1, 2, 3], "12 bytes in flight: past the mark")
+        #expect(writes(queue.writesCompleted(through: id(2), error: nil).actions) == [4])
     }
 
     @Test func bothDirectionsClosedClosesTheConnection() {

@@ -47,7 +47,7 @@ import Testing
             var machine = Machine(highWaterMark: 1024)
             // Not connected: the write waits, unissued.
             _ = machine.enqueue(.write(ByteBuffer(string: "x")), id: Self.id(1))
-            _ = machine.writeCompleted(Self.id(1), error: nil)
+            _ = machine.writesCompleted(through: Self.id(1), error: nil).actions
         }
     }
 
@@ -55,19 +55,19 @@ import Testing
         await #expect(processExitsWith: .failure) {
             var machine = Self.openMachine()
             _ = machine.enqueue(.read(minLength: 1, maxLength: 1), id: Self.id(1))
-            _ = machine.writeCompleted(Self.id(1), error: nil)
+            _ = machine.writesCompleted(through: Self.id(1), error: nil).actions
         }
     }
 
     @Test func anIssuedWriteCompletesAndAWithdrawnOneIsIgnored() {
         var machine = Self.openMachine()
         _ = machine.enqueue(.write(ByteBuffer(string: "a")), id: Self.id(1))
-        let completed = machine.writeCompleted(Self.id(1), error: nil)
+        let completed = machine.writesCompleted(through: Self.id(1), error: nil).actions
         #expect(
             count(completed) { if case .succeed(let id, _) = $0 { return id == Self.id(1) } else { return false } } == 1
         )
         // Already done (or withdrawn by a timeout): a late report changes nothing.
-        #expect(machine.writeCompleted(Self.id(1), error: nil).isEmpty)
+        #expect(machine.writesCompleted(through: Self.id(1), error: nil).actions.isEmpty)
         #expect(!machine.hasPendingOperations)
     }
 

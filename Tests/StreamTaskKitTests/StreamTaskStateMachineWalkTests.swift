@@ -139,7 +139,7 @@ import Testing
                 let id = writesWithChannel.randomElement(using: &random)!
                 let error = Bool.random(using: &random) ? nil : StreamTaskError(.connectionReset, "reset")
                 log.append("writeCompleted \(id) failed: \(error != nil)")
-                apply(machine.writeCompleted(OperationID(rawValue: id), error: error))
+                apply(machine.writesCompleted(through: OperationID(rawValue: id), error: error).actions)
             case 82..<88 where !transitionsUnderway.isEmpty:
                 let id = transitionsUnderway.randomElement(using: &random)!
                 let error = Bool.random(using: &random) ? nil : StreamTaskError(.tlsHandshakeFailed, "refused")

@@ -7,6 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+import NIOCore
+
 /// Where an operation's outcome goes once it is decided: called exactly once.
 ///
 /// The common cases are cases of their own rather than closures: an async read or write waits
@@ -21,6 +23,8 @@ enum OperationCompletion: Sendable {
     /// A write that returned early: its bytes leave `task`'s write ledger, and a failure is
     /// kept there for the next write to throw.
     case writeBehind(count: Int, of: StreamTask)
+    /// SwiftNIO's form of write (`write(_:timeout:promise:)`): the caller's promise, if any.
+    case promise(EventLoopPromise<Void>?)
 
     /// Reports `result`.
     func callAsFunction(_ result: Result<StreamTaskDriver.Outcome, StreamTaskError>) {
@@ -32,6 +36,11 @@ enum OperationCompletion: Sendable {
         case .writeBehind(let count, let task):
             let error: StreamTaskError? = if case .failure(let error) = result { error } else { nil }
             task.releaseRoomWaiters { $0.complete(count, error: error) }
+        case .promise(let promise):
+            switch result {
+            case .success: promise?.succeed()
+            case .failure(let error): promise?.fail(error)
+            }
         }
     }
 }

@@ -212,12 +212,7 @@ extension StreamTask {
     ///   - promise: Succeeded once every byte has been handed to the kernel, failed with a
     ///     ``StreamTaskError`` otherwise.
     public func write(_ buffer: ByteBuffer, timeout: TimeInterval, promise: EventLoopPromise<Void>?) {
-        submit(.write(buffer), timeout: timeout) { result in
-            switch result {
-            case .success: promise?.succeed()
-            case .failure(let error): promise?.fail(error)
-            }
-        }
+        submit(.write(buffer), timeout: timeout, reportingTo: .promise(promise))
     }
 
     /// Writes `data` with the session's write timeout.

@@ -86,9 +86,9 @@ final class StreamTaskChannelHandler: ChannelInboundHandler, RemovableChannelHan
 
     // MARK: I/O for the task
 
-    func write(_ bytes: ByteBuffer, promise: EventLoopPromise<Void>) {
+    func write(_ bytes: ByteBuffer, promise: EventLoopPromise<Void>?) {
         guard let context else {
-            promise.fail(ChannelError.ioOnClosedChannel)
+            promise?.fail(ChannelError.ioOnClosedChannel)
             return
         }
         context.write(wrapOutboundOut(bytes), promise: promise)

@@ -10,35 +10,46 @@
 import NIOCore
 
 extension StreamTaskDriver {
-    /// Hands `bytes` to the channel; the write's outcome goes back to the machine, and the
-    /// bytes sent to the metrics.
-    func writeToChannel(_ bytes: ByteBuffer, id: OperationID) {
-        let promise = eventLoop.makePromise(of: Void.self)
-        let count = Int64(bytes.readableBytes)
-        promise.futureResult.whenComplete { result in
-            switch result {
-            case .success:
-                self.stepShared { shared in
-                    shared.metrics.countOfBytesSent += count
-                    return shared.machine.writeCompleted(id, error: nil)
-                }
-            case .failure(let error):
-                var failure = ChannelErrorMapper.map(error)
-                if failure.code == .connectionClosed, let cause = self.channelFailure {
-                    // Closed because of an error seen first (a reset noticed by a read): the
-                    // write failed for that reason, so it says so.
-                    failure = cause
-                } else if self.channelFailure == nil, failure.code != .connectionClosed {
-                    self.channelFailure = failure
-                }
-                self.step { $0.writeCompleted(id, error: failure) }
-            }
+    /// Hands `bytes` to the channel. Only the last of a run of writes handed over together
+    /// (`confirms`) carries a promise: the channel completes writes in order, so its outcome is
+    /// that of every write before it too, and a run of small writes costs one promise. (When
+    /// it fails, every write it stands for fails with it, though the kernel may have taken
+    /// some of them before the failure: the connection is broken by then.)
+    func writeToChannel(_ bytes: ByteBuffer, id: OperationID, confirms: Bool) {
+        guard let handler else {
+            return writesFinished(through: id, .failure(ChannelError.ioOnClosedChannel))
         }
-        if let handler {
-            unflushedBytes += bytes.readableBytes
-            handler.write(bytes, promise: promise)
-        } else {
-            promise.fail(ChannelError.ioOnClosedChannel)
+        unflushedBytes += bytes.readableBytes
+        guard confirms else { return handler.write(bytes, promise: nil) }
+        let promise = eventLoop.makePromise(of: Void.self)
+        promisedWrites.append(id)
+        // Captures the driver alone: the id waits in `promisedWrites`, which the promises
+        // complete in order.
+        promise.futureResult.whenComplete { [self] result in
+            writesFinished(through: promisedWrites.popFirst()!, result)
+        }
+        handler.write(bytes, promise: promise)
+    }
+
+    /// The writes up to and including `id` finished with `result`: their outcomes go back to
+    /// the machine, and their bytes to the metrics.
+    private func writesFinished(through id: OperationID, _ result: Result<Void, any Error>) {
+        var failure: StreamTaskError?
+        if case .failure(let error) = result {
+            var mapped = ChannelErrorMapper.map(error)
+            if mapped.code == .connectionClosed, let cause = channelFailure {
+                // Closed because of an error seen first (a reset noticed by a read): the
+                // write failed for that reason, so it says so.
+                mapped = cause
+            } else if channelFailure == nil, mapped.code != .connectionClosed {
+                channelFailure = mapped
+            }
+            failure = mapped
+        }
+        stepShared { shared in
+            let (actions, bytes) = shared.machine.writesCompleted(through: id, error: failure)
+            shared.metrics.countOfBytesSent += Int64(bytes)
+            return actions
         }
     }
 

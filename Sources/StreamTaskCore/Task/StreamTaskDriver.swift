@@ -65,6 +65,9 @@ package final class StreamTaskDriver: @unchecked Sendable {
     var flushQueued = false
     /// Bytes handed to the channel since its last flush.
     var unflushedBytes = 0
+    /// The writes handed to the channel with a promise, oldest first (see
+    /// `writeToChannel(_:id:confirms:)`).
+    var promisedWrites = LazyRing<OperationID>()
     /// Action lists that arrived while one was being carried out, in order. A ring buffer: a
     /// flush that completes thousands of writes at once defers a list for each, and taking
     /// them from the front of an array would move all the others every time.
@@ -315,7 +318,7 @@ package final class StreamTaskDriver: @unchecked Sendable {
                 if shared.machine.connection.isClosed { shared.writeBehind.stopEarlyReturns() }
             }
         }
-        for action in actions {
+        for (index, action) in actions.enumerated() {
             switch action {
             case .succeedRead(let id, let bytes, let atEOF, let completion):
                 finish(id, completion, .success((bytes, atEOF)))
@@ -324,7 +327,9 @@ package final class StreamTaskDriver: @unchecked Sendable {
             case .fail(let id, let error, let completion):
                 finish(id, completion, .failure(error.at(host: host, port: port)))
             case .write(let id, let bytes):
-                writeToChannel(bytes, id: id)
+                // Unless another write follows at once, this one says how the run went.
+                let followed = index + 1 < actions.count && actions[index + 1].isWrite
+                writeToChannel(bytes, id: id, confirms: !followed)
             case .flush:
                 flushAsAsked()
             case .shutdownOutput:

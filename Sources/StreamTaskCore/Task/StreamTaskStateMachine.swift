@@ -330,19 +330,29 @@ struct StreamTaskStateMachine {
         return isWritable ? process() : []
     }
 
-    mutating func writeCompleted(_ id: OperationID, error: StreamTaskError?) -> Actions {
-        guard let index = writesInFlight.firstIndex(where: { $0.id == id }) else {
-            // Gone already (abandoned, or failed by the close), or never handed over.
+    /// Every write handed to the channel up to and including `id` finished, with `error` if
+    /// they failed: the channel completes writes in order, so one outcome stands for all of
+    /// them (see `StreamTaskDriver.writeToChannel(_:id:confirms:)`). Returns the bytes that left.
+    mutating func writesCompleted(through id: OperationID, error: StreamTaskError?) -> (actions: Actions, bytes: Int) {
+        guard writesInFlight.contains(where: { $0.id == id }) else {
+            // Gone already (withdrawn, which closed the connection, or failed by the close,
+            // which took every write before it too), or never handed over.
             precondition(
                 pending.firstOffset(where: { $0.id == id }) == nil,
                 "\(id) completed as a write, but no write of that id was handed to the channel")
-            return []
+            return ([], 0)
         }
-        let write = writesInFlight.remove(at: index)
-        leftFlight(write)
-        var actions = Actions(error.map { .fail(id, $0, to: write.completion) } ?? .succeed(id, to: write.completion))
+        var actions = Actions()
+        var bytes = 0
+        while let write = writesInFlight.popFirst() {
+            if case .write(let buffer) = write.operation { bytes += buffer.readableBytes }
+            leftFlight(write)
+            actions.append(
+                error.map { .fail(write.id, $0, to: write.completion) } ?? .succeed(write.id, to: write.completion))
+            if write.id == id { break }
+        }
         actions += process()
-        return actions
+        return (actions, error == nil ? bytes : 0)
     }
 
     /// A TLS transition finished: with `nil` the connection is now protected (or plaintext

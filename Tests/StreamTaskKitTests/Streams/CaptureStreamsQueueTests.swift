@@ -42,7 +42,8 @@ import Testing
         let write = queue.enqueue(.write(ByteBuffer(string: "out")), id: id(2))
         #expect(write.contains { if case .write = $0 { return true } else { return false } })
         #expect(captured(queue.enqueue(.captureStreams, id: id(3))).isEmpty)
-        #expect(captured(queue.writeCompleted(id(2), error: nil)).isEmpty, "the read is still waiting")
+        #expect(
+            captured(queue.writesCompleted(through: id(2), error: nil).actions).isEmpty, "the read is still waiting")
         let done = queue.received(ByteBuffer(string: "abc"))
         #expect(captured(done) == [3])
         #expect(queue.streamsCaptured)

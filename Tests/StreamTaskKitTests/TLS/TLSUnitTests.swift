@@ -47,7 +47,7 @@ import Testing
         // Issued after the upgrade: must wait for it even though the lanes are free.
         let later = queue.enqueue(.write(ByteBuffer(string: "secret")), id: id(4))
         #expect(!later.contains { if case .write(let id, _) = $0 { return id == self.id(4) } else { return false } })
-        _ = queue.writeCompleted(id(2), error: nil)
+        _ = queue.writesCompleted(through: id(2), error: nil).actions
         #expect(started(queue.received(ByteBuffer(string: "220 "))).map(\.0) == [3])
         let done = queue.tlsTransitionCompleted(id(3), error: nil)
         #expect(done.contains { if case .write(let id, _) = $0 { return id == self.id(4) } else { return false } })
