@@ -287,7 +287,14 @@ package final class StreamTaskDriver: @unchecked Sendable {
             deferred.append((actions, thenComplete))
             return
         }
-        holdingActions { carryOutNow(actions, thenComplete: thenComplete) }
+        // As `holdingActions(_:)` runs a body, without a closure around the list: this is every
+        // operation's path.
+        performing = true
+        carryOutNow(actions, thenComplete: thenComplete)
+        while let next = deferred.popFirst() {
+            carryOutNow(next.actions, thenComplete: next.complete)
+        }
+        performing = false
     }
 
     /// Runs `body`, which acts on the channel, as `carryOut(_:thenComplete:)` runs an action
@@ -310,7 +317,10 @@ package final class StreamTaskDriver: @unchecked Sendable {
         defer {
             if thenComplete { complete() }
         }
-        if actions.contains(where: \.isFailure) {
+        let count = actions.count
+        var failures = false
+        for index in 0..<count where actions[index].isFailure { failures = true }
+        if failures {
             // Before any failure below reaches a caller: once the connection is closed, a write
             // issued by a caller who has heard of the failure must not return early, as if it
             // could still succeed.
@@ -318,8 +328,8 @@ package final class StreamTaskDriver: @unchecked Sendable {
                 if shared.machine.connection.isClosed { shared.writeBehind.stopEarlyReturns() }
             }
         }
-        for (index, action) in actions.enumerated() {
-            switch action {
+        for index in 0..<count {
+            switch actions[index] {
             case .succeedRead(let id, let bytes, let atEOF, let completion):
                 finish(id, completion, .success((bytes, atEOF)))
             case .succeed(let id, let completion):
@@ -328,7 +338,7 @@ package final class StreamTaskDriver: @unchecked Sendable {
                 finish(id, completion, .failure(error.at(host: host, port: port)))
             case .write(let id, let bytes):
                 // Unless another write follows at once, this one says how the run went.
-                let followed = index + 1 < actions.count && actions[index + 1].isWrite
+                let followed = index + 1 < count && actions[index + 1].isWrite
                 writeToChannel(bytes, id: id, confirms: !followed)
             case .flush:
                 flushAsAsked()
