@@ -106,6 +106,8 @@ GOALS = {
     "rtt.vs_asyncchannel_executor": _rate_cpu("per_second", "cpu_us"),
     "fanout.vs_asyncchannel_pool": _rate_cpu("per_second", "cpu_us"),
     "fanout.vs_asyncchannel_executor": _rate_cpu("per_second", "cpu_us"),
+    "writecost.vs_nio": [Goal("CPU per write", "cpu_ns", "<=", 1.2)],
+    "writecost.vs_nio_timeout": [Goal("CPU per write", "cpu_ns", None, None)],
     "tls.vs_openssl_pair": [Goal("the pair", "bytes_per_second", ">=", 0.7)],
     "stk-fanout": [Goal("CPU", "server_cpu_seconds_per_million", "<=", 1.0),
                    Goal("rate", "deliveries_per_second", ">=", 1.0)],
@@ -269,6 +271,8 @@ def fmt(value, unit=""):
         return f"{value:.2f}x"
     if unit == "B":
         return f"{value:,.0f} B"
+    if unit == "ns":
+        return f"{value:,.0f} ns"
     return f"{value:,.3g}"
 
 
@@ -436,6 +440,22 @@ def rows(r):
                 combine(verdicts),
                 counts(r, name, per),
             ])
+    for name, variant, label, goal in [
+        ("writecost.vs_nio", "library", "one 64-byte write, flushed, on the writer's loop, no timeout", "<= 1.2x CPU"),
+        ("writecost.vs_nio_timeout", "library_timeout", "the same write with a 5 s timeout", "none: for comparison"),
+    ]:
+        if not r.pairs_of(f"{name}.cpu_ns"):
+            continue
+        text, verdicts = decided(r, name)
+        out.append([
+            label,
+            f"CPU {fmt(side(r, name, 'cpu_ns', 0), 'ns')} per write",
+            f"raw NIO writeAndFlush: CPU {fmt(side(r, name, 'cpu_ns', 1), 'ns')} per write",
+            text,
+            goal,
+            combine(verdicts),
+            counts(r, name, "write"),
+        ])
     if present("tls.vs_openssl_pair", "tls.library.bytes_per_second"):
         ours = side(r, "tls.vs_openssl_pair", "bytes_per_second", 0, "tls.library.bytes_per_second")
         pair = side(r, "tls.vs_openssl_pair", "bytes_per_second", 1, "tls.openssl_pair.bytes_per_second")

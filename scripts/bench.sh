@@ -6,7 +6,7 @@
 #   scripts/bench.sh                 # the issue's sizes (about 40 minutes after the build; up to
 #                                    # about 70 when rows stay undecided and get more pairs)
 #   BENCH_QUICK=1 scripts/bench.sh   # small sizes, for trying the machinery
-#   BENCH_ONLY="bulk rtt" scripts/bench.sh   # a subset: bulk rtt fanout tls idle alloc chat network
+#   BENCH_ONLY="bulk rtt" scripts/bench.sh   # a subset: bulk rtt fanout writecost tls idle alloc chat network
 #   BENCH_MIN_PAIRS=10 BENCH_MAX_PAIRS=20 scripts/bench.sh   # pairs per ratio (the defaults; quick: 4, 6)
 #
 # Each ratio with a goal comes from pairs, library and baseline back to back in ABBA order, each
@@ -19,16 +19,16 @@ root="$PWD"
 source scripts/lib.sh
 
 quick="${BENCH_QUICK:-}"
-only="${BENCH_ONLY:-bulk rtt fanout tls idle alloc chat network}"
+only="${BENCH_ONLY:-bulk rtt fanout writecost tls idle alloc chat network}"
 if [[ -n "$quick" ]]; then
     bulk_bytes=$((128 << 20)); rtt_count=10000; rounds=2; idle_count=1000
-    chat_messages=500; chat_seconds=3; flood_messages=500; fanout_messages=2000
+    chat_messages=500; chat_seconds=3; flood_messages=500; fanout_messages=2000; writecost_count=20000
     min_pairs="${BENCH_MIN_PAIRS:-4}"; max_pairs="${BENCH_MAX_PAIRS:-6}"
 else
     # One round's ratio swings from 0.44x to 1.93x on this shared machine: at least ten pairs
     # before an interval can decide a ratio near its goal, and at most twenty, fixed in advance.
     bulk_bytes=$((1 << 30)); rtt_count=100000; rounds=3; idle_count=10000
-    chat_messages=2000; chat_seconds=10; flood_messages=2500; fanout_messages=20000
+    chat_messages=2000; chat_seconds=10; flood_messages=2500; fanout_messages=20000; writecost_count=200000
     min_pairs="${BENCH_MIN_PAIRS:-10}"; max_pairs="${BENCH_MAX_PAIRS:-20}"
 fi
 [[ "$min_pairs" =~ ^[1-9][0-9]*$ && "$max_pairs" =~ ^[1-9][0-9]*$ ]] ||
@@ -246,6 +246,16 @@ if wants fanout; then
         "$units" --connections 50 --messages "$fanout_messages"
     paired fanout.vs_asyncchannel_executor stk_pair fanout vs_asyncchannel_executor library asyncchannel \
         "$units" --connections 50 --messages "$fanout_messages"
+fi
+
+# --- one small write on the writer's own loop ------------------------------------------------------
+if wants writecost; then
+    say "writecost: $writecost_count 64-byte writes, each flushed, issued on the writer's loop: the library's write(_:timeout:promise:) against a raw SwiftNIO channel's writeAndFlush, in ABBA pairs"
+    # Counts per write: the run's and the warm-up's (min(count, 10,000)).
+    units=$((writecost_count + (writecost_count < 10000 ? writecost_count : 10000)))
+    paired writecost.vs_nio stk_pair writecost vs_nio library nio "$units" --count "$writecost_count"
+    paired writecost.vs_nio_timeout stk_pair writecost vs_nio_timeout library_timeout nio "$units" \
+        --count "$writecost_count"
 fi
 
 # --- TLS bulk transfer after STARTTLS ------------------------------------------------------------

@@ -16,6 +16,7 @@ import NIOPosix
 //   stk-bench bulk --bytes N --rounds R [--only VARIANT[,VARIANT…]] [--outbound-limit BYTES]
 //   stk-bench rtt --count N --rounds R [--only VARIANT[,VARIANT…]]
 //   stk-bench fanout --connections C --messages N --rounds R [--only VARIANT[,VARIANT…]] [--outbound-limit BYTES]
+//   stk-bench writecost --count N --rounds R [--only VARIANT[,VARIANT…]]
 //   stk-bench tls-bulk --bytes N --cert PEM --key PEM
 //   stk-bench idle-listener --count N
 //   stk-bench idle-clients --port P --count N
@@ -156,6 +157,25 @@ do {
             report("fanout.\(name).cpu_us", median(cpu[name]!))
         }
         if options.string("only") == nil { reportAgainstAsyncChannel("fanout", rates: rate, cpu: cpu) }
+    case "writecost":
+        let count = options.int("count", 200_000)
+        let rounds = options.int("rounds", 3)
+        var variants: [(String, (Int) async throws -> Double)] = WriteCost.Variant.allCases.map { variant in
+            (variant.rawValue, { try await WriteCost.library(count: $0, variant: variant) })
+        }
+        variants.append(("nio", { try await WriteCost.rawNIO(count: $0) }))
+        // `--only NAME[,NAME…]`: those variants, in that order; the report then has no ratios.
+        if let only = options.string("only") { variants = selected(variants, only) }
+        for (_, run) in variants { _ = try await run(min(count, 10_000)) }
+        var cpu: [String: [Double]] = [:]  // CPU nanoseconds per write
+        for round in 1...rounds {
+            for (name, run) in variants { cpu[name, default: []].append(try await run(count)) }
+            note(
+                "writecost round \(round): "
+                    + variants.map { name, _ in "\(name) \(Int(cpu[name]!.last!)) ns CPU per write" }
+                    .joined(separator: ", "))
+        }
+        for name in cpu.keys.sorted() { report("writecost.\(name).cpu_ns", median(cpu[name]!)) }
     case "tls-bulk":
         guard let certificate = options.string("cert"), let key = options.string("key") else {
             throw BenchError("tls-bulk needs --cert and --key")
@@ -169,7 +189,8 @@ do {
         guard let port = options.string("port").flatMap(Int.init) else { throw BenchError("idle-clients needs --port") }
         try await Idle.clients(port: port, count: options.int("count", 10_000))
     default:
-        throw BenchError("usage: stk-bench bulk|rtt|fanout|tls-bulk|idle-listener|idle-clients [--option value …]")
+        throw BenchError(
+            "usage: stk-bench bulk|rtt|fanout|writecost|tls-bulk|idle-listener|idle-clients [--option value …]")
     }
 } catch {
     note("error: \(error)")
