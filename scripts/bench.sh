@@ -209,6 +209,11 @@ if wants bulk; then
         "$units" --bytes "$bulk_bytes"
     paired bulk.vs_asyncchannel_executor stk_pair bulk vs_asyncchannel_executor library_bytebuffer asyncchannel \
         "$units" --bytes "$bulk_bytes"
+    # The same with a 5 s timeout on every library read and write (NIOAsyncChannel has none).
+    paired bulk.vs_asyncchannel_pool_timeout stk_pair bulk vs_asyncchannel_pool_timeout library_pool_bytebuffer \
+        asyncchannel_pool "$units" --bytes "$bulk_bytes" --timeout 5
+    paired bulk.vs_asyncchannel_executor_timeout stk_pair bulk vs_asyncchannel_executor_timeout library_bytebuffer \
+        asyncchannel "$units" --bytes "$bulk_bytes" --timeout 5
     say "bulk: iperf3 single stream, the same bytes in 64 KiB writes"
     rates=()
     for _ in $(seq "$rounds"); do
@@ -235,6 +240,10 @@ if wants rtt; then
         "$units" --count "$rtt_count"
     paired rtt.vs_asyncchannel_executor stk_pair rtt vs_asyncchannel_executor library asyncchannel \
         "$units" --count "$rtt_count"
+    paired rtt.vs_asyncchannel_pool_timeout stk_pair rtt vs_asyncchannel_pool_timeout library_pool asyncchannel_pool \
+        "$units" --count "$rtt_count" --timeout 5
+    paired rtt.vs_asyncchannel_executor_timeout stk_pair rtt vs_asyncchannel_executor_timeout library asyncchannel \
+        "$units" --count "$rtt_count" --timeout 5
 fi
 
 # --- fan-out: one writer, 50 connections, 64-byte messages ------------------------------------------
@@ -246,6 +255,10 @@ if wants fanout; then
         "$units" --connections 50 --messages "$fanout_messages"
     paired fanout.vs_asyncchannel_executor stk_pair fanout vs_asyncchannel_executor library asyncchannel \
         "$units" --connections 50 --messages "$fanout_messages"
+    paired fanout.vs_asyncchannel_pool_timeout stk_pair fanout vs_asyncchannel_pool_timeout library_pool \
+        asyncchannel_pool "$units" --connections 50 --messages "$fanout_messages" --timeout 5
+    paired fanout.vs_asyncchannel_executor_timeout stk_pair fanout vs_asyncchannel_executor_timeout library \
+        asyncchannel "$units" --connections 50 --messages "$fanout_messages" --timeout 5
 fi
 
 # --- one small write on the writer's own loop ------------------------------------------------------

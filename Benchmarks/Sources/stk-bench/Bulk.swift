@@ -37,9 +37,9 @@ enum Bulk {
                 var sent = 0
                 while sent < total {
                     if placement.writesByteBuffer {
-                        try await pair.client.write(buffer, timeout: 0)
+                        try await pair.client.write(buffer, timeout: operationTimeout)
                     } else {
-                        try await pair.client.write(chunk, timeout: 0)
+                        try await pair.client.write(chunk, timeout: operationTimeout)
                     }
                     sent += chunkSize
                 }

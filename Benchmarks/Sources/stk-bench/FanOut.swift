@@ -55,7 +55,7 @@ enum FanOut {
                 group.addTask(executorPreference: placement.executor(for: pairs[0].client)) {
                     let message = ByteBuffer(repeating: 0x6d, count: size)
                     for _ in 0..<messages {
-                        for pair in pairs { try await pair.client.write(message, timeout: 0) }
+                        for pair in pairs { try await pair.client.write(message, timeout: operationTimeout) }
                     }
                 }
                 try await group.waitForAll()

@@ -27,8 +27,8 @@ enum RoundTrip {
         let request = Data(repeating: 0x72, count: size)
         let echo = Task(executorPreference: placement.executor(for: pair.server)) {
             while true {
-                let (data, atEOF) = try await pair.server.readData(ofMinLength: size, maxLength: size, timeout: 0)
-                if let data, !data.isEmpty { try await pair.server.write(data, timeout: 0) }
+                let (data, atEOF) = try await pair.server.readData(ofMinLength: size, maxLength: size, timeout: operationTimeout)
+                if let data, !data.isEmpty { try await pair.server.write(data, timeout: operationTimeout) }
                 if atEOF { return }
             }
         }
@@ -38,8 +38,8 @@ enum RoundTrip {
             latencies.reserveCapacity(count)
             for _ in 0..<count {
                 let start = now()
-                try await pair.client.write(request, timeout: 0)
-                let (data, _) = try await pair.client.readData(ofMinLength: size, maxLength: size, timeout: 0)
+                try await pair.client.write(request, timeout: operationTimeout)
+                let (data, _) = try await pair.client.readData(ofMinLength: size, maxLength: size, timeout: operationTimeout)
                 guard data?.count == size else { throw BenchError("short reply: \(data?.count ?? 0) bytes") }
                 latencies.append(now() - start)
             }

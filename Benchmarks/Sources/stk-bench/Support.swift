@@ -82,6 +82,11 @@ func benchSession(
     return StreamSession(configuration: configuration)
 }
 
+/// The timeout of every library read and write (`--timeout SECONDS`; 0, the default, for none),
+/// to measure what timed operations cost: a deadline each, behind the task's one timer.
+let operationTimeout: TimeInterval = Options(CommandLine.arguments.dropFirst(2)).string("timeout")
+    .flatMap(Double.init) ?? 0
+
 /// Command-line options as `--name value` pairs.
 struct Options {
     private var values: [String: String] = [:]
@@ -145,11 +150,11 @@ extension StreamTask {
         while received < count {
             let atEOF: Bool
             if asBuffers {
-                let read = try await readBuffer(ofMinLength: 1, maxLength: 65536, timeout: 0)
+                let read = try await readBuffer(ofMinLength: 1, maxLength: 65536, timeout: operationTimeout)
                 received += read.buffer.readableBytes
                 atEOF = read.atEOF
             } else {
-                let (data, end) = try await readData(ofMinLength: 1, maxLength: 65536, timeout: 0)
+                let (data, end) = try await readData(ofMinLength: 1, maxLength: 65536, timeout: operationTimeout)
                 received += data?.count ?? 0
                 atEOF = end
             }
