@@ -27,7 +27,8 @@ enum RoundTrip {
         let request = Data(repeating: 0x72, count: size)
         let echo = Task(executorPreference: placement.executor(for: pair.server)) {
             while true {
-                let (data, atEOF) = try await pair.server.readData(ofMinLength: size, maxLength: size, timeout: operationTimeout)
+                let (data, atEOF) = try await pair.server.readData(
+                    ofMinLength: size, maxLength: size, timeout: operationTimeout)
                 if let data, !data.isEmpty { try await pair.server.write(data, timeout: operationTimeout) }
                 if atEOF { return }
             }
@@ -39,7 +40,8 @@ enum RoundTrip {
             for _ in 0..<count {
                 let start = now()
                 try await pair.client.write(request, timeout: operationTimeout)
-                let (data, _) = try await pair.client.readData(ofMinLength: size, maxLength: size, timeout: operationTimeout)
+                let (data, _) = try await pair.client.readData(
+                    ofMinLength: size, maxLength: size, timeout: operationTimeout)
                 guard data?.count == size else { throw BenchError("short reply: \(data?.count ?? 0) bytes") }
                 latencies.append(now() - start)
             }

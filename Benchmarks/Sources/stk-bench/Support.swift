@@ -84,7 +84,8 @@ func benchSession(
 
 /// The timeout of every library read and write (`--timeout SECONDS`; 0, the default, for none),
 /// to measure what timed operations cost: a deadline each, behind the task's one timer.
-let operationTimeout: TimeInterval = Options(CommandLine.arguments.dropFirst(2)).string("timeout")
+let operationTimeout: TimeInterval =
+    Options(CommandLine.arguments.dropFirst(2)).string("timeout")
     .flatMap(Double.init) ?? 0
 
 /// Command-line options as `--name value` pairs.
