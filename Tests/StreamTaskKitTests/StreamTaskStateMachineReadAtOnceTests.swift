@@ -86,7 +86,7 @@ import Testing
         #expect(
             machine.readAtOnce(.read(minLength: 1, maxLength: 1))?.asksForInput == false, "5 bytes are over the limit")
         #expect(machine.readAtOnce(.read(minLength: 2, maxLength: 2))?.asksForInput == true, "3 are under it")
-        let actions = machine.inputRoomMade()
+        let actions = machine.process()
         #expect(actions.contains { if case .requestInput = $0 { true } else { false } })
         #expect(
             machine.readAtOnce(.read(minLength: 1, maxLength: 1))?.asksForInput == false, "input is asked for already")

@@ -398,8 +398,6 @@ public final class StreamTask: StreamSessionTask, @unchecked Sendable, CustomStr
 
         mutating func note(_ admission: SubmissionInbox.Admission, for entry: SubmissionInbox.Entry) {
             switch admission {
-            case .runNow where runFirst == nil: runFirst = entry
-            case .runNow: runAfter.append(entry)
             case .joined: break
             case .schedule(let drain): job = drain
             case .unlinked: alone.append(entry)
@@ -412,7 +410,7 @@ public final class StreamTask: StreamSessionTask, @unchecked Sendable, CustomStr
             guard !actions.isEmpty else { return }
             let entry = SubmissionInbox.Entry.actions(actions, thenComplete: false)
             if onLoop { return runOnLoop(entry) }
-            note(shared.inbox.admit(entry, onLoop: false), for: entry)
+            note(shared.inbox.admit(entry), for: entry)
         }
 
         /// A change of the task's life that runs on the loop in its place among the decisions.
@@ -421,14 +419,14 @@ public final class StreamTask: StreamSessionTask, @unchecked Sendable, CustomStr
         ) {
             let entry = SubmissionInbox.Entry.control(change)
             if onLoop { return runOnLoop(entry) }
-            note(shared.inbox.admit(entry, onLoop: false), for: entry)
+            note(shared.inbox.admit(entry), for: entry)
         }
 
         /// A pass of the machine over what was queued without deciding: now on the loop,
         /// otherwise asked of it.
         mutating func notePass(onLoop: Bool, in shared: inout StreamTask.Shared) {
             if onLoop { return note(shared.machine.process(), onLoop: true, in: &shared) }
-            note(shared.inbox.admit(.pass, onLoop: false), for: .pass)
+            note(shared.inbox.admit(.pass), for: .pass)
         }
 
         /// Queues `request` in the machine of `shared` (under the task's lock): decided now on

@@ -291,10 +291,7 @@ package final class StreamTaskDriver: @unchecked Sendable {
         // operation's path.
         performing = true
         carryOutNow(actions, thenComplete: thenComplete)
-        while let next = deferred.popFirst() {
-            carryOutNow(next.actions, thenComplete: next.complete)
-        }
-        performing = false
+        carryOutDeferred()
     }
 
     /// Runs `body`, which acts on the channel, as `carryOut(_:thenComplete:)` runs an action
@@ -307,6 +304,11 @@ package final class StreamTaskDriver: @unchecked Sendable {
         }
         performing = true
         body()
+        carryOutDeferred()
+    }
+
+    /// Carries out the lists that arrived meanwhile, in order, then ends the carrying out.
+    private func carryOutDeferred() {
         while let next = deferred.popFirst() {
             carryOutNow(next.actions, thenComplete: next.complete)
         }
@@ -319,7 +321,10 @@ package final class StreamTaskDriver: @unchecked Sendable {
         }
         let count = actions.count
         var failures = false
-        for index in 0..<count where actions[index].isFailure { failures = true }
+        for index in 0..<count where actions[index].isFailure {
+            failures = true
+            break
+        }
         if failures {
             // Before any failure below reaches a caller: once the connection is closed, a write
             // issued by a caller who has heard of the failure must not return early, as if it

@@ -74,7 +74,7 @@ extension StreamTaskStateMachine {
 
     /// A read issued off the loop (or anywhere, before it is queued): takes its bytes from the
     /// buffer when ``mayReadAtOnce`` and they satisfy it now; `nil` otherwise, and the read is
-    /// to be queued. `asksForInput` says the loop must make a pass (``inputRoomMade()``), since
+    /// to be queued. `asksForInput` says the loop must make a pass (``process()``), since
     /// the bytes taken made room for input nobody asks for. A read whose arguments the machine
     /// would refuse takes nothing: the machine refuses it once queued.
     mutating func readAtOnce(_ operation: Operation) -> (bytes: ByteBuffer, asksForInput: Bool)? {
@@ -92,12 +92,6 @@ extension StreamTaskStateMachine {
             return nil
         }
         return (bytes, wantsInput)
-    }
-
-    /// Bytes taken off the loop made room for input (see ``readAtOnce(_:)``): a pass that asks
-    /// for it.
-    mutating func inputRoomMade() -> Actions {
-        process()
     }
 
     /// The operations whose deadline is `now` or earlier, earliest first (then in the order

@@ -32,8 +32,6 @@ struct SubmissionInbox {
 
     /// What became of an entry offered to the inbox.
     enum Admission {
-        /// Nothing waits and the caller is on the loop: carry it out now.
-        case runNow
         /// It joined; the job already scheduled carries it out.
         case joined
         /// It joined, and nothing is scheduled to carry it out: schedule `job` on the loop.
@@ -57,10 +55,10 @@ struct SubmissionInbox {
         drain = job
     }
 
-    /// Offers `entry`, made on the loop or off it.
-    mutating func admit(_ entry: Entry, onLoop: Bool) -> Admission {
-        guard let drain else { return onLoop ? .runNow : .unlinked }
-        if onLoop && !drainScheduled { return .runNow }
+    /// Offers `entry`, made off the loop (on the loop, steps carry out what they decide at
+    /// once).
+    mutating func admit(_ entry: Entry) -> Admission {
+        guard let drain else { return .unlinked }
         if case .pass = entry {
             if endsWithPass { return .joined }
             endsWithPass = true
