@@ -38,6 +38,7 @@ extension StreamDataTask: StreamTaskAttachment {
             let (ssl, observer) = try driver.prepareTLS(
                 role: .client(tlsConfiguration), peerName: driver.host, transition: carrier.makeOperationID(),
                 isActive: false, reportedAs: self)
+            try pipeline.addHandler(ReadPassCloseGuard())
             try pipeline.addHandler(observer)
             try pipeline.addHandler(ssl)
         }

@@ -74,6 +74,7 @@ extension StreamTaskDriver {
                 let ssl = try makeTLSHandler(role: .client(tls), peerName: route.proxy.host) { _, failure in
                     proxyTLSRefusal.value = failure
                 }
+                try handlers.addHandler(ReadPassCloseGuard())
                 try handlers.addHandler(ssl)
             }
             // Over the kinds' enum, not the public struct: a kind added later must be handled here.

@@ -28,6 +28,7 @@ extension StreamTaskDriver {
             }
             let pipeline = context.pipeline.syncOperations
             try pipeline.addHandler(ssl, position: .before(handler))
+            try pipeline.addHandler(ReadPassCloseGuard(), name: Self.tlsCloseGuardName, position: .before(ssl))
             try pipeline.addHandler(transport, position: .before(ssl))
             try pipeline.addHandler(observer, position: .before(ssl))
             if let early {
@@ -257,6 +258,9 @@ extension StreamTaskDriver {
         "the peer closed the connection without ending TLS first (no close_notify): what came before is intact, but more may have been cut off"
     )
 
+    /// The name of the ``ReadPassCloseGuard`` in front of this task's own TLS handler.
+    private static let tlsCloseGuardName = "stream-task-tls-close-guard"
+
     func endTLS(_ id: OperationID) {
         // This task's own TLS handler: a tunnel through an HTTPS proxy has another one.
         guard tls.isActive, let ssl = tls.handler else {
@@ -273,10 +277,12 @@ extension StreamTaskDriver {
                 // Back to plaintext: the socket's end of stream reaches the task directly again.
                 self.tls.isActive = false
                 self.tls.handler = nil
-                if let pipeline = self.handler?.context?.pipeline.syncOperations,
-                    let transport = try? pipeline.handler(type: TransportInputObserver.self)
-                {
-                    pipeline.removeHandler(transport, promise: nil)
+                if let pipeline = self.handler?.context?.pipeline.syncOperations {
+                    if let transport = try? pipeline.handler(type: TransportInputObserver.self) {
+                        pipeline.removeHandler(transport, promise: nil)
+                    }
+                    // By name: a tunnel through an HTTPS proxy has a guard of its own.
+                    pipeline.removeHandler(name: Self.tlsCloseGuardName, promise: nil)
                 }
                 self.step { $0.tlsTransitionCompleted(id, error: nil) }
             case .failure(let error):

@@ -23,6 +23,8 @@ final class StreamTaskChannelHandler: ChannelInboundHandler, RemovableChannelHan
     private(set) var context: ChannelHandlerContext?
     /// Whether the channel has been active while this handler was in its pipeline.
     private var sawActive = false
+    /// Whether the task is hearing that a read pass is complete; see `afterReadPass(_:)`.
+    private var reportingReadComplete = false
 
     init(driver: StreamTaskDriver) {
         self.driver = driver
@@ -58,7 +60,9 @@ final class StreamTaskChannelHandler: ChannelInboundHandler, RemovableChannelHan
     }
 
     func channelReadComplete(context: ChannelHandlerContext) {
+        reportingReadComplete = true
         driver.channelReceiveCompleted()
+        reportingReadComplete = false
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
@@ -101,14 +105,27 @@ final class StreamTaskChannelHandler: ChannelInboundHandler, RemovableChannelHan
     /// would otherwise hold the close for the whole shutdown timeout. Without TLS it does nothing.
     func closeTransport() {
         driver.tls.closingByThisSide = true
-        context?.closeBeneathTLS()
+        afterReadPass { $0.closeBeneathTLS() }
     }
 
     func shutdownOutput() { context?.close(mode: .output, promise: nil) }
-    func shutdownInput() { context?.close(mode: .input, promise: nil) }
+    /// With the output shut already, SwiftNIO makes this a close of the whole channel.
+    func shutdownInput() { afterReadPass { $0.close(mode: .input, promise: nil) } }
     func close() {
         driver.tls.closingByThisSide = true
-        context?.closeWholeConnection()
+        afterReadPass { $0.closeWholeConnection() }
+    }
+
+    /// Runs `close` at once, or, while the task hears that a read pass is complete, once that
+    /// pass is over: a pass that read the end of stream goes on to close the channel's input
+    /// without checking that the channel is still open, which a close made during it would
+    /// trip (see ``ReadPassCloseGuard``, which does this for handlers in front of TLS).
+    private func afterReadPass(_ close: @escaping (ChannelHandlerContext) -> Void) {
+        guard let context else { return }
+        guard reportingReadComplete else { return close(context) }
+        context.eventLoop.assumeIsolated().execute { [self] in
+            if let context = self.context { close(context) }
+        }
     }
 }
 
