@@ -129,7 +129,7 @@ final class HTTPExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        if TLSErrorMapper.isUncleanShutdown(error), !ended, !dataTask.carrier.driver.tls.closingByThisSide {
+        if TLSErrorMapper.isUncleanShutdown(error), !ended, !dataTask.carrier.driver.closingByThisSide {
             // An https server's connection ended without close_notify before the response did:
             // a body read to the end of the connection would otherwise look complete.
             dataTask.failed(StreamTaskDriver.truncation)
@@ -251,7 +251,7 @@ final class HTTPExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
     /// the server, so its close_notify is not awaited: a server keeping the connection alive
     /// may never send it, and the wait (NIOSSL's 5 s) would hold the host's slot.
     private func closeConnection(context: ChannelHandlerContext) {
-        dataTask.carrier.driver.tls.closingByThisSide = true
+        dataTask.carrier.driver.thisSideCloses()
         context.closeWholeConnection()
         context.closeBeneathTLS()
     }

@@ -28,8 +28,8 @@ extension CapturedConnection {
             return false
         }
         let wantsTLS = level != StreamSocketSecurityLevel.none.rawValue
-        // Whether TLS protects the connection already is asked before the lock: it may wait
-        // for the event loop.
+        // Whether TLS protects the connection already is asked before this lock: it takes
+        // the task's.
         let protected = wantsTLS && isConnected && runsTLS
         // `nil`: TLS is to start.
         let answer = tls.withLockedValue { tls -> Bool? in
@@ -156,10 +156,8 @@ extension CapturedConnection {
         }
     }
 
-    /// Whether TLS protects the connection now, as the task's event loop knows.
+    /// Whether TLS protects the connection now, as the task's machine knows.
     private var runsTLS: Bool {
-        let task = self.task
-        if task.eventLoop.inEventLoop { return task.driver.tls.isEstablished }
-        return (try? task.eventLoop.submit { task.driver.tls.isEstablished }.wait()) ?? false
+        task.driver.withMachine { $0.tlsEstablished }
     }
 }

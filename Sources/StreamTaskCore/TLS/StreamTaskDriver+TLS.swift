@@ -38,16 +38,17 @@ extension StreamTaskDriver {
                 pipeline.fireChannelReadComplete()
             }
         } catch {
-            tls.transition = nil
+            _ = withMachine { $0.tlsHandshakeEnded() }
             let failure = TLSErrorMapper.map(error, verification: nil, configuration: configuration)
             step { $0.tlsTransitionCompleted(id, error: failure) }
         }
     }
 
     /// The task's own TLS for `role`: a handler whose verdict on the peer, and a handshake
-    /// observer whose cipher suite, go to ``tls``, which now follows `transition` (the operation
-    /// waiting for the handshake). Marks the start of the handshake in the metrics. `isActive`:
-    /// the task's stream is inside this TLS (not while a data task's exchange runs on it).
+    /// observer whose cipher suite, go to the machine's record of the handshake for
+    /// `transition` (the operation waiting for it). Marks the start of the handshake in the
+    /// metrics. `isActive`: the task's stream is inside this TLS (not while a data task's
+    /// exchange runs on it).
     package func prepareTLS(
         role: TLSRole,
         peerName: String?,
@@ -64,13 +65,13 @@ extension StreamTaskDriver {
         let ssl = try makeTLSHandler(
             role: role, peerName: peerName, asksDelegate: !role.isServer, reportedAs: reported
         ) { chain, failure in
-            self.tls.presentedChain = chain
-            self.tls.verificationFailure = failure
+            self.withMachine { $0.tlsPeerPresented(chain, failure: failure) }
         }
         let observer = TLSHandshakeObserver(isServer: role.isServer) { suite in
-            self.tls.cipherSuite = suite
+            self.withMachine { $0.tlsCipherSuiteSeen(suite) }
         }
-        tls = TLSProgress(transition: transition, role: role, isActive: isActive, handler: ssl)
+        tlsHandler = ssl
+        withMachine { $0.tlsHandshakeBegan(transition, role: role, carriesStream: isActive) }
         owner?.withShared { $0.metrics.secureConnectionStartDate = Date() }
         return (ssl, observer)
     }
@@ -141,11 +142,11 @@ extension StreamTaskDriver {
                     } catch {
                         let failure = StreamTaskError(
                             .tlsConfigurationInvalid, "the client identity cannot be used: \(error)", underlying: error)
-                        self.tls.verificationFailure = failure
+                        self.withMachine { $0.tlsHandshakeRefused(failure) }
                         promise.fail(failure)
                     }
                 case .failure(let failure):
-                    self.tls.verificationFailure = failure
+                    self.withMachine { $0.tlsHandshakeRefused(failure) }
                     promise.fail(failure)
                 }
             }
@@ -195,15 +196,14 @@ extension StreamTaskDriver {
     }
 
     func tlsHandshakeCompleted(applicationProtocol: String?) {
-        guard let id = tls.transition else { return }
-        tls.transition = nil
-        let ssl = tls.handler
-        var chain = tls.presentedChain
+        guard let (id, record) = withMachine({ $0.tlsHandshakeSucceeded() }) else { return }
+        let ssl = tlsHandler
+        var chain = record.presentedChain
         if chain.isEmpty, let leaf = ssl?.peerCertificate, let der = try? leaf.toDERBytes() {
             chain = [TLSCertificate(verifiedDER: der)]
         }
         let version = ssl?.tlsVersion.map { StreamTLSConfiguration.Version($0).description }
-        let suite = tls.cipherSuite.map(ServerHelloParser.name(of:))
+        let suite = record.cipherSuite.map(ServerHelloParser.name(of:))
         owner?.withShared { shared in
             shared.metrics.secureConnectionEndDate = Date()
             shared.metrics.negotiatedTLSVersion = version
@@ -220,10 +220,9 @@ extension StreamTaskDriver {
 
     /// A channel error while a handshake is under way ends it; returns whether it was one.
     func tlsHandshakeFailed(_ error: any Error) -> Bool {
-        guard let id = tls.transition, let role = tls.role else { return false }
-        tls.transition = nil
+        guard let (id, record) = withMachine({ $0.tlsHandshakeEnded() }) else { return false }
         let failure = TLSErrorMapper.map(
-            error, verification: tls.verificationFailure, configuration: role.configuration)
+            error, verification: record.verificationFailure, configuration: record.role.configuration)
         configuration.logger.debug(
             "TLS handshake failed", metadata: ["task": "\(taskIdentifier)", "error": "\(failure)"])
         if channelFailure == nil { channelFailure = failure }
@@ -235,17 +234,22 @@ extension StreamTaskDriver {
     /// the client has finished), described as a TLS failure; `nil` for other errors.
     func tlsFailure(_ error: any Error) -> StreamTaskError? {
         if TLSErrorMapper.isCloseTimeout(error) { return closeNotifyTimedOut }
-        guard let role = tls.role, TLSErrorMapper.isTLSError(error) else { return nil }
-        if tls.handshakeDone, TLSErrorMapper.isUncleanShutdown(error) {
+        let (record, handshakeDone) = withMachine { ($0.tlsRecord, $0.tlsHandshakeDone) }
+        guard let record, TLSErrorMapper.isTLSError(error) else { return nil }
+        if handshakeDone, TLSErrorMapper.isUncleanShutdown(error) {
             return Self.truncation
         }
-        return TLSErrorMapper.map(error, verification: tls.verificationFailure, configuration: role.configuration)
+        return TLSErrorMapper.map(
+            error, verification: record.verificationFailure, configuration: record.role.configuration)
     }
 
     /// The transport under TLS ended. Without the peer's `close_notify` first, and once the
     /// handshake is done, that is a truncation, not an end of stream (RFC 8446, section 6.1).
     func transportInputEnded() {
-        if tls.isEstablished, !tls.peerEndedTLS {
+        let (failed, truncates) = withMachine { ($0.tlsHandshakeFailed, $0.tlsTransportEndTruncates) }
+        // A failed handshake closes the connection with its own error.
+        if failed { return }
+        if truncates {
             configuration.logger.debug("transport ended without close_notify", metadata: ["task": "\(taskIdentifier)"])
             step { $0.inputEnded(truncation: Self.truncation.at(host: host, port: port)) }
         } else {
@@ -263,20 +267,20 @@ extension StreamTaskDriver {
 
     func endTLS(_ id: OperationID) {
         // This task's own TLS handler: a tunnel through an HTTPS proxy has another one.
-        guard tls.isActive, let ssl = tls.handler else {
+        guard let ssl = tlsHandler, withMachine({ $0.tlsUnwrapBegan(id) }) else {
             let error = StreamTaskError(.tlsNotActive, "the connection is not using TLS")
             step { $0.tlsTransitionCompleted(id, error: error, closesConnection: false) }
             return
         }
         let promise = eventLoop.makePromise(of: Void.self)
-        tls.unwrapping = id
         promise.futureResult.whenComplete { result in
-            if self.tls.unwrapping == id { self.tls.unwrapping = nil }
+            let succeeded: Bool
+            if case .success = result { succeeded = true } else { succeeded = false }
+            self.withMachine { $0.tlsUnwrapEnded(id, succeeded: succeeded) }
             switch result {
             case .success:
                 // Back to plaintext: the socket's end of stream reaches the task directly again.
-                self.tls.isActive = false
-                self.tls.handler = nil
+                self.tlsHandler = nil
                 if let pipeline = self.handler?.context?.pipeline.syncOperations {
                     if let transport = try? pipeline.handler(type: TransportInputObserver.self) {
                         pipeline.removeHandler(transport, promise: nil)
@@ -300,7 +304,7 @@ extension StreamTaskDriver {
     /// SwiftNIO SSL gave up waiting for the peer's close_notify (the configuration's
     /// `closeNotifyTimeout`); it has left the pipeline, so the close that follows is immediate.
     private var closeNotifyTimedOut: StreamTaskError {
-        let seconds = tls.role?.configuration.closeNotifyTimeout ?? 0
+        let seconds = withMachine { $0.tlsRole }?.configuration.closeNotifyTimeout ?? 0
         return TLSErrorMapper.closeNotifyUnanswered(within: seconds, limit: "the close_notify timeout")
             .at(host: host, port: port)
     }
@@ -309,7 +313,7 @@ extension StreamTaskDriver {
     /// close_notify: it fails saying so, and the socket closes beneath TLS at once, since
     /// SwiftNIO SSL would hold a close until its own close_notify timeout.
     func stopTLSTimedOut(_ id: OperationID, after seconds: TimeInterval) {
-        tls.unwrapping = nil
+        withMachine { $0.tlsUnwrapEnded(id, succeeded: false) }
         let failure = TLSErrorMapper.closeNotifyUnanswered(within: seconds, limit: "the stop's timeout")
         step { $0.tlsTransitionCompleted(id, error: failure.at(host: host, port: port)) }
         handler?.closeTransport()

@@ -104,7 +104,7 @@ final class StreamTaskChannelHandler: ChannelInboundHandler, RemovableChannelHan
     /// need not wait for the peer's (RFC 8446, section 6.1): a peer that keeps its side open
     /// would otherwise hold the close for the whole shutdown timeout. Without TLS it does nothing.
     func closeTransport() {
-        driver.tls.closingByThisSide = true
+        driver.thisSideCloses()
         afterReadPass { $0.closeBeneathTLS() }
     }
 
@@ -112,7 +112,7 @@ final class StreamTaskChannelHandler: ChannelInboundHandler, RemovableChannelHan
     /// With the output shut already, SwiftNIO makes this a close of the whole channel.
     func shutdownInput() { afterReadPass { $0.close(mode: .input, promise: nil) } }
     func close() {
-        driver.tls.closingByThisSide = true
+        driver.thisSideCloses()
         afterReadPass { $0.closeWholeConnection() }
     }
 

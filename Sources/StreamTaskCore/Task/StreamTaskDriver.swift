@@ -10,6 +10,7 @@
 import Foundation
 import NIOConcurrencyHelpers
 import NIOCore
+import NIOSSL
 
 /// The one place where a task's life is decided: it owns the task's state machine, its
 /// channel, its timers and the completions of its operations, and runs only on the task's
@@ -55,7 +56,9 @@ package final class StreamTaskDriver: @unchecked Sendable {
     let shared: NIOLockedValueBox<StreamTask.Shared>
     /// The first error the channel reported; the connection closes with it.
     var channelFailure: StreamTaskError?
-    package var tls = TLSProgress()
+    /// This task's own TLS handler, while it has one (not the one of a tunnel through an
+    /// HTTPS proxy); the machine holds what its handshake learnt (``StreamTaskStateMachine/Security``).
+    var tlsHandler: NIOSSLHandler?
     /// The features riding on the connection (a data task's HTTP exchange until it becomes a
     /// stream, the route watch while connected): see ``StreamTaskAttachment``.
     var attachments: [any StreamTaskAttachment] = []
@@ -240,14 +243,14 @@ package final class StreamTaskDriver: @unchecked Sendable {
 
     /// Withdraws every operation whose time is up, then arms the timer for the next deadline.
     private func deadlineTimerFired() {
-        let due = shared.withLockedValue { shared in
+        let (due, unwrapping) = shared.withLockedValue { shared in
             shared.deadlineTimer = nil
             let (due, next) = shared.machine.expired(at: .now())
             if let next { armDeadlineTimer(at: next, in: &shared) }
-            return due
+            return (due, shared.machine.tlsUnwrapping)
         }
         for (id, operation, deadline) in due {
-            if tls.unwrapping == id {
+            if unwrapping == id {
                 stopTLSTimedOut(id, after: deadline.timeout)
             } else {
                 let error = Self.timeoutError(for: operation, after: deadline.timeout)
@@ -395,7 +398,7 @@ package final class StreamTaskDriver: @unchecked Sendable {
             break
         }
         // The metrics keep what TLS negotiated; the handler itself goes with the connection.
-        tls.handler = nil
+        tlsHandler = nil
         shared.withLockedValue { shared in
             shared.deadlineTimer?.timer.cancel()
             shared.deadlineTimer = nil
@@ -478,9 +481,8 @@ package final class StreamTaskDriver: @unchecked Sendable {
         // Under TLS, input closed from the TLS handler is the peer's close_notify: the stream
         // itself ends only when the transport says so (TransportInputObserver), and the
         // conversation may go on in plaintext after stopTLS.
-        if tls.isActive {
+        if withMachine({ $0.tlsPeerEnded() }) {
             configuration.logger.debug("peer ended TLS (close_notify)", metadata: ["task": "\(taskIdentifier)"])
-            tls.peerEndedTLS = true
             return
         }
         step { $0.inputEnded() }
@@ -491,10 +493,19 @@ package final class StreamTaskDriver: @unchecked Sendable {
         step { $0.writabilityChanged(isWritable) }
     }
 
+    /// This side closes the connection (or the socket beneath TLS): a missing close_notify
+    /// from the peer is then no truncation.
+    package func thisSideCloses() {
+        withMachine { $0.thisSideCloses() }
+    }
+
+    /// Whether this side is closing the connection (see ``thisSideCloses()``).
+    package var closingByThisSide: Bool { withMachine { $0.closingByThisSide } }
+
     func channelFailed(_ error: any Error) {
         eventLoop.preconditionInEventLoop()
         if tlsHandshakeFailed(error) { return }
-        if tls.closingByThisSide, TLSErrorMapper.isUncleanShutdown(error) {
+        if closingByThisSide, TLSErrorMapper.isUncleanShutdown(error) {
             // This side closed the socket beneath TLS on purpose, without the peer's close_notify.
             return
         }

@@ -144,6 +144,11 @@ struct StreamTaskStateMachine {
     var writability = Writability.writable
     private(set) var owner = Owner.task
     var activity = Activity.running
+    /// The task's own TLS (see ``Security``); changed only by the inputs beside it.
+    var security = Security.plaintext
+    /// This side is closing the connection: a missing close_notify from the peer is then no
+    /// truncation, since this side may close the socket beneath TLS without waiting for it.
+    var closingByThisSide = false
     /// Operations queued, and TLS transitions under way, in the order they were issued.
     var pending = PendingOperations()
     /// Writes handed to the channel, oldest first: the channel completes them in that order.
