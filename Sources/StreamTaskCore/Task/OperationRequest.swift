@@ -18,8 +18,9 @@ struct OperationRequest: Sendable {
     let id: OperationID
     /// Seconds the caller gave it; 0 for none.
     let timeout: TimeInterval
-    /// When it was issued: its timeout counts from here.
-    let startedAt: NIODeadline
+    /// When it was issued: its timeout counts from here. `nil`: as it is queued, within the
+    /// call (read only for a timed operation, so an untimed one never reads the clock).
+    let startedAt: NIODeadline?
     /// Set when the caller stopped waiting, for callers with a flag of their own (a write
     /// that waited for room, the captured streams' reads).
     let abandoned: NIOLockedValueBox<Bool>?

@@ -246,7 +246,7 @@ extension StreamTask {
         _ operation: StreamTaskStateMachine.Operation,
         timeout: TimeInterval,
         fromStreams: Bool = false,
-        startedAt: NIODeadline = .now()
+        startedAt: NIODeadline? = nil
     ) async throws -> Outcome {
         // The id exists before the operation is submitted, so a cancellation at any point can
         // name it; whichever comes first under the task's lock, the submission or the

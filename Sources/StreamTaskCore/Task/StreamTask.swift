@@ -314,7 +314,7 @@ public final class StreamTask: StreamSessionTask, @unchecked Sendable, CustomStr
         abandoned: NIOLockedValueBox<Bool>? = nil,
         fromStreams: Bool = false,
         returnedEarly: Bool = false,
-        startedAt: NIODeadline = .now(),
+        startedAt: NIODeadline? = nil,
         completion: @escaping StreamTaskDriver.Completion
     ) {
         submit(
@@ -331,7 +331,7 @@ public final class StreamTask: StreamSessionTask, @unchecked Sendable, CustomStr
         cancelledWithCaller: Bool = false,
         fromStreams: Bool = false,
         returnedEarly: Bool = false,
-        startedAt: NIODeadline = .now(),
+        startedAt: NIODeadline? = nil,
         reportingTo completion: OperationCompletion
     ) {
         var completion = completion
@@ -345,11 +345,13 @@ public final class StreamTask: StreamSessionTask, @unchecked Sendable, CustomStr
                 reportOutcome(result)
             }
         }
-        let request = OperationRequest(
-            operation: operation, id: id ?? makeOperationID(), timeout: timeout, startedAt: startedAt,
-            abandoned: abandoned, cancelledWithCaller: cancelledWithCaller, fromStreams: fromStreams,
-            returnedEarly: returnedEarly, completion: completion)
-        deliver(request)
+        // Numbered under the lock it is queued under: one lock, not two, per operation.
+        deliver { shared in
+            OperationRequest(
+                operation: operation, id: id ?? shared.nextOperationID(), timeout: timeout, startedAt: startedAt,
+                abandoned: abandoned, cancelledWithCaller: cancelledWithCaller, fromStreams: fromStreams,
+                returnedEarly: returnedEarly, completion: completion)
+        }
     }
 
     /// Queues `request` in the machine, from any thread, under the task's lock; what the
@@ -358,15 +360,23 @@ public final class StreamTask: StreamSessionTask, @unchecked Sendable, CustomStr
     /// runs on the loop when it finishes; a request refused as it is submitted (its caller
     /// stopped waiting already, or the task is cancelling) fails where it is.
     func deliver(_ request: OperationRequest) {
+        deliver { _ in request }
+    }
+
+    /// Queues the request `make` builds under the task's lock, as `deliver(_:)` does.
+    private func deliver(_ make: (inout Shared) -> OperationRequest) {
         let onLoop = eventLoop.inEventLoop
         var followUp = InboxFollowUp()
-        let refusal = withShared { shared -> StreamTaskError? in
+        let refused = withShared { shared -> (OperationRequest, StreamTaskError)? in
+            let request = make(&shared)
             // Under the lock a cancellation's withdrawal is made under (see `abandon(_:)`).
-            if let refusal = request.refusal(in: shared.state) { return refusal }
+            if let refusal = request.refusal(in: shared.state) { return (request, refusal) }
             followUp.admit(request, onLoop: onLoop, in: &shared, by: driver)
             return nil
         }
-        if let refusal { return request.completion(.failure(refusal.at(host: host, port: port))) }
+        if let (request, refusal) = refused {
+            return request.completion(.failure(refusal.at(host: host, port: port)))
+        }
         follow(followUp)
     }
 

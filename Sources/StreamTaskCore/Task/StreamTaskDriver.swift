@@ -217,7 +217,8 @@ package final class StreamTaskDriver: @unchecked Sendable {
             // From the call, not from here: a `Data` write's copy, and a wait for room, come
             // out of the time the caller gave.
             deadline = .init(
-                at: request.startedAt + .seconds(timeout), timeout: timeout, returnedEarly: request.returnedEarly)
+                at: (request.startedAt ?? .now()) + .seconds(timeout), timeout: timeout,
+                returnedEarly: request.returnedEarly)
         }
         let outcome: (actions: StreamTaskStateMachine.Actions, passNeeded: Bool)
         if deciding {

@@ -53,7 +53,7 @@ extension StreamTaskStateMachine {
             preconditionFailure("suspended a task that was already suspended")
         }
         activity = undecidedFrom == nil ? .suspended : .suspending(from: queuedCount + 1)
-        return []
+        return Actions()
     }
 
     /// The suspended task goes on: what waited moves, in the order it was issued. The owner
@@ -66,7 +66,7 @@ extension StreamTaskStateMachine {
         }
         guard deciding else {
             if undecidedFrom == nil { undecidedFrom = queuedCount }
-            return []
+            return Actions()
         }
         return process()
     }

@@ -33,7 +33,7 @@ extension StreamTaskStateMachine {
         var reads = ReadLane.free
         var writes = WriteLane.free
         var writesIssued = 0
-        var actions: Actions = []
+        var actions = Actions()
 
         var writesBlocked: Bool {
             if case .blocked = writes { return true }
@@ -311,17 +311,17 @@ extension StreamTaskStateMachine {
     /// After a pass: once both directions are done, close; otherwise keep input coming while
     /// the buffer is under its limit.
     private mutating func closeOrRequestInput(bytesWanted: Int) -> Actions {
-        guard connection == .open else { return [] }
+        guard connection == .open else { return Actions() }
         let inputDone = inbound.hasEnded || input == .shutDown
         if inputDone && output == .shutDown {
             // A suspended task keeps its connection: operations may still wait for the buffer.
-            guard !holdsOperations else { return [] }
+            guard !holdsOperations else { return Actions() }
             closeAsked()
             return Actions(.close)
         }
         // A read that asks for more than the limit may buffer what it asked for.
         guard !inputDone, case .flowing = inbound, bufferedByteCount < Swift.max(highWaterMark, bytesWanted) else {
-            return []
+            return Actions()
         }
         inbound = .requested
         return Actions(.requestInput)

@@ -250,9 +250,9 @@ struct StreamTaskStateMachine {
         queuedCount += 1
         pending.append(
             Pending(id: id, operation: operation, sequence: queuedCount, completion: completion, deadline: deadline))
-        if readWaitsQuietly(operation) { return ([], false) }
+        if readWaitsQuietly(operation) { return (Actions(), false) }
         if undecidedFrom == nil { undecidedFrom = queuedCount }
-        return ([], true)
+        return (Actions(), true)
     }
 
     /// Whether a read just queued can only wait for bytes already asked for: no pass would
@@ -291,7 +291,7 @@ struct StreamTaskStateMachine {
             return process()
         case .closed:
             // Cancelled while the channel was being set up.
-            return []
+            return Actions()
         case .open, .closing:
             preconditionFailure("connected twice")
         }
@@ -303,11 +303,11 @@ struct StreamTaskStateMachine {
             preconditionFailure("bytes received before the connection was up")
         case .closed:
             // Cancelled: what was in flight no longer matters.
-            return []
+            return Actions()
         case .open, .closing:
             break
         }
-        guard input != .shutDown, !inbound.hasEnded else { return [] }
+        guard input != .shutDown, !inbound.hasEnded else { return Actions() }
         buffer.enqueue(bytes)
         return process()
     }
@@ -324,7 +324,7 @@ struct StreamTaskStateMachine {
         if case .notConnected = connection {
             preconditionFailure("input ended before the connection was up")
         }
-        guard input != .shutDown, !inbound.hasEnded else { return [] }
+        guard input != .shutDown, !inbound.hasEnded else { return Actions() }
         var actions = endInput(truncation: truncation)
         actions += process()
         return actions
@@ -332,7 +332,7 @@ struct StreamTaskStateMachine {
 
     mutating func writabilityChanged(_ isWritable: Bool) -> Actions {
         writability = isWritable ? .writable : .full
-        return isWritable ? process() : []
+        return isWritable ? process() : Actions()
     }
 
     /// Every write handed to the channel up to and including `id` finished, with `error` if
@@ -345,7 +345,7 @@ struct StreamTaskStateMachine {
             precondition(
                 pending.firstOffset(where: { $0.id == id }) == nil,
                 "\(id) completed as a write, but no write of that id was handed to the channel")
-            return ([], 0)
+            return (Actions(), 0)
         }
         var actions = Actions()
         var bytes = 0
@@ -368,7 +368,7 @@ struct StreamTaskStateMachine {
         error: StreamTaskError?,
         closesConnection: Bool = true
     ) -> Actions {
-        guard let index = pending.firstOffset(where: { $0.id == id }) else { return [] }
+        guard let index = pending.firstOffset(where: { $0.id == id }) else { return Actions() }
         let completion = pending[index].completion
         switch pending[index].operation {
         case .startTLS, .stopTLS:
@@ -409,7 +409,7 @@ struct StreamTaskStateMachine {
         } else if let index = pending.firstOffset(where: { $0.id == id }) {
             item = pending.remove(at: index)
         } else {
-            return []
+            return Actions()
         }
         var actions = Actions(.fail(id, error, to: item.completion))
         if item.isUnderway || returnedEarly {
@@ -426,9 +426,9 @@ struct StreamTaskStateMachine {
 
     /// The connection is gone: in order (`nil`) or with an error.
     mutating func closed(error: StreamTaskError?) -> Actions {
-        if case .closed = connection { return [] }
+        if case .closed = connection { return Actions() }
         connection = .closed(error)
-        var actions: Actions = []
+        var actions = Actions()
         if error == nil && !inbound.hasEnded && input != .shutDown {
             // An orderly close ends the input too (SwiftNIO closes at once, without an
             // input-closed event, when the FIN comes after our own output was shut).
@@ -469,7 +469,7 @@ struct StreamTaskStateMachine {
 
     /// `closeRead` reached the head of its lane: drop what is buffered and stop reading.
     mutating func shutDownInput() -> Actions {
-        guard input != .shutDown else { return [] }
+        guard input != .shutDown else { return Actions() }
         input = .shutDown
         buffer.removeAll()
         // A clean end of stream has already been reported as the read side's close.
