@@ -24,7 +24,7 @@ import Testing
 
     func writes(_ actions: StreamTaskStateMachine.Actions) -> [UInt64] {
         actions.compactMap {
-            if case .write(let id, _) = $0 { return id.rawValue }
+            if case .write(let id, _, _) = $0 { return id.rawValue }
             return nil
         }
     }

@@ -51,13 +51,13 @@ import Testing
                     complete(id)
                 case .succeed(let id, _), .fail(let id, _, _):
                     complete(id)
-                case .write(let id, _):
+                case .write(let id, _, _):
                     writesWithChannel.append(id.rawValue)
                 case .startTLS(let id, _, _), .stopTLS(let id):
                     transitionsUnderway.append(id.rawValue)
                 case .captureStreams(let id, _):
                     complete(id)
-                case .flush, .shutdownOutput, .shutdownInput, .requestInput, .close, .emit:
+                case .flush, .shutdownOutput, .shutdownInput, .requestInput, .close, .emit, .confirmWrites:
                     break
                 }
             }
@@ -91,6 +91,16 @@ import Testing
             applyHolding(machine.enqueue(operation, id: OperationID(rawValue: nextID)))
         }
 
+        /// A write nobody hears of (`write(_:timeout:promise:)` with no promise): it must
+        /// never be reported, and must not hold up what waits for the writes before it.
+        mutating func enqueueSilentWrite() {
+            nextID += 1
+            log.append("enqueue a silent write as \(nextID)")
+            applyHolding(
+                machine.enqueue(
+                    .write(ByteBuffer(bytes: [4, 5])), id: OperationID(rawValue: nextID), completion: .promise(nil)))
+        }
+
         /// One input that could really come next.
         mutating func step() {
             let roll = Int.random(in: 0..<106, using: &random)
@@ -99,8 +109,10 @@ import Testing
                 enqueue(.read(minLength: Int.random(in: 0...6, using: &random), maxLength: 8))
             case 8..<14:
                 enqueue(.readThrough(delimiter: [nextByte &+ UInt8.random(in: 0...4, using: &random)], maxLength: 10))
-            case 14..<24:
+            case 14..<20:
                 enqueue(.write(ByteBuffer(bytes: [1, 2, 3])))
+            case 20..<24:
+                enqueueSilentWrite()
             case 24..<26:
                 enqueue(.closeRead)
             case 26..<28:

@@ -26,6 +26,12 @@ enum OperationCompletion: Sendable {
     /// SwiftNIO's form of write (`write(_:timeout:promise:)`): the caller's promise, if any.
     case promise(EventLoopPromise<Void>?)
 
+    /// Whether nobody hears the outcome: a `write(_:timeout:promise:)` given no promise.
+    var isSilent: Bool {
+        if case .promise(nil) = self { return true }
+        return false
+    }
+
     /// Reports `result`.
     func callAsFunction(_ result: Result<StreamTaskDriver.Outcome, StreamTaskError>) {
         switch self {

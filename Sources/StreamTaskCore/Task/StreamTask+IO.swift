@@ -199,7 +199,9 @@ extension StreamTask {
     /// server that writes many small messages to many clients spends much of its time on those
     /// hand-offs otherwise. Keep what runs on the event loop short: it holds up every connection
     /// on that thread. With `promise` `nil` nobody hears how the write ended, though a failure
-    /// still closes the connection when the other rules say so.
+    /// still closes the connection when the other rules say so; and with no timeout either,
+    /// the task does not ask the channel for this write's outcome, as SwiftNIO's write with no
+    /// promise does not: a later write's stands for it.
     ///
     /// Called on the event loop outside Swift concurrency (from a callback of `promise`, or a
     /// closure given to `EventLoop.execute`), the write is flushed before that code's loop job

@@ -27,12 +27,6 @@ extension StreamTaskDriver {
         return false
     }
 
-    /// The task's handler, while it is in the pipeline.
-    var handler: StreamTaskChannelHandler? {
-        if case .attached(let handler) = phase { return handler }
-        return nil
-    }
-
     /// Whether the task's connection is up and still the task's (not closed, not handed over).
     package var hasChannel: Bool { handler != nil }
 

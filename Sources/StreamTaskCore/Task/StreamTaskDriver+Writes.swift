@@ -10,11 +10,12 @@
 import NIOCore
 
 extension StreamTaskDriver {
-    /// Hands `bytes` to the channel. Only the last of a run of writes handed over together
-    /// (`confirms`) carries a promise: the channel completes writes in order, so its outcome is
-    /// that of every write before it too, and a run of small writes costs one promise. (When
-    /// it fails, every write it stands for fails with it, though the kernel may have taken
-    /// some of them before the failure: the connection is broken by then.)
+    /// Hands `bytes` to the channel. Only a write the machine asks to confirm (`confirms`)
+    /// carries a promise: the channel completes writes in order, so its outcome is that of
+    /// every write before it too, and a run of small writes costs one promise (see
+    /// `StreamTaskStateMachine.unconfirmedWrites`). (When it fails, every write it stands for
+    /// fails with it, though the kernel may have taken some of them before the failure: the
+    /// connection is broken by then.)
     func writeToChannel(_ bytes: ByteBuffer, id: OperationID, confirms: Bool) {
         guard let handler else {
             return writesFinished(through: id, .failure(ChannelError.ioOnClosedChannel))

@@ -50,7 +50,14 @@ package final class StreamTaskDriver: @unchecked Sendable {
 
     /// The façade, until the task completes (the two hold each other until then).
     private(set) var owner: StreamTask?
-    var phase = Phase.idle
+    var phase = Phase.idle {
+        didSet {
+            if case .attached(let attached) = phase { handler = attached } else { handler = nil }
+        }
+    }
+    /// The task's handler, while it is in the pipeline: `phase` says so too, but every write
+    /// and flush asks, and reading one reference costs less than copying the enum.
+    private(set) var handler: StreamTaskChannelHandler?
     /// The task's state under its lock, shared with the façade: the machine lives there, so
     /// that both sides step the same value (see `step(_:thenComplete:)`).
     let shared: NIOLockedValueBox<StreamTask.Shared>
@@ -345,10 +352,10 @@ package final class StreamTaskDriver: @unchecked Sendable {
                 finish(id, completion, .success((ByteBuffer(), false)))
             case .fail(let id, let error, let completion):
                 finish(id, completion, .failure(error.at(host: host, port: port)))
-            case .write(let id, let bytes):
-                // Unless another write follows at once, this one says how the run went.
-                let followed = index + 1 < count && actions[index + 1].isWrite
-                writeToChannel(bytes, id: id, confirms: !followed)
+            case .write(let id, let bytes, let confirm):
+                writeToChannel(bytes, id: id, confirms: confirm)
+            case .confirmWrites(let id):
+                writeToChannel(ByteBuffer(), id: id, confirms: true)
             case .flush:
                 flushAsAsked()
             case .shutdownOutput:

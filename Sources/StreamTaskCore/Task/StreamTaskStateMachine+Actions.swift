@@ -54,6 +54,19 @@ extension StreamTaskStateMachine {
             }
         }
 
+        /// Makes the write at `position` ask for its outcome.
+        mutating func confirmWrite(at position: Int) {
+            guard case .write(let id, let bytes, _) = self[position] else {
+                preconditionFailure("action \(position) is not a write")
+            }
+            let confirmed = Action.write(id, bytes, confirm: true)
+            switch position {
+            case 0: first = confirmed
+            case 1: second = confirmed
+            default: rest[position - 2] = confirmed
+            }
+        }
+
         mutating func append(_ action: Action) {
             if first == nil {
                 first = action

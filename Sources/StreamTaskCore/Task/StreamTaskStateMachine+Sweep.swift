@@ -33,6 +33,13 @@ extension StreamTaskStateMachine {
         var reads = ReadLane.free
         var writes = WriteLane.free
         var writesIssued = 0
+        /// Where the last write this pass handed to the channel is among ``actions``.
+        var lastWrite: Int?
+        /// Whether a write this pass handed over awaits its outcome.
+        var writesAwaitOutcome = false
+        /// Whether the pass asked for the writes in flight to be confirmed (then no write
+        /// follows in it: what waits for them holds the write lane).
+        var confirmationAsked = false
         var actions = Actions()
 
         var writesBlocked: Bool {
@@ -128,6 +135,9 @@ extension StreamTaskStateMachine {
             }
         }
         if sweep.writesIssued > 0 {
+            confirmLastWriteIfDue(&sweep)
+        }
+        if sweep.writesIssued > 0 || sweep.confirmationAsked {
             sweep.actions.append(.flush)
         }
         sweep.actions += closeOrRequestInput(bytesWanted: sweep.bytesWanted)
@@ -198,8 +208,12 @@ extension StreamTaskStateMachine {
                 sweep.blockWrites()
                 return .stays
             }
-            sweep.actions.append(.write(item.id, bytes))
+            sweep.lastWrite = sweep.actions.count
+            sweep.actions.append(.write(item.id, bytes, confirm: false))
             sweep.writesIssued += 1
+            if item.awaitsOutcome { sweep.writesAwaitOutcome = true }
+            unconfirmedWrites += 1
+            unconfirmedBytes += bytes.readableBytes
             sweep.noteWriteInFlight()
             return .issued
         }
@@ -213,6 +227,7 @@ extension StreamTaskStateMachine {
 
     private mutating func stepCloseWrite(_ item: Pending, _ sweep: inout Sweep) -> Step {
         guard case .free = sweep.writes else {
+            if case .inFlight = sweep.writes { askForConfirmation(&sweep) }
             sweep.blockWrites()
             return .stays
         }
@@ -242,7 +257,10 @@ extension StreamTaskStateMachine {
             sweep.blockReads()
             sweep.blockWrites()
         }
-        guard !item.isUnderway, index == 0, writesInFlight.isEmpty else { return .stays }
+        guard !item.isUnderway, index == 0, writesInFlight.isEmpty else {
+            if index == 0 { askForConfirmation(&sweep) }
+            return .stays
+        }
         switch reach {
         case .waiting:
             return .stays
@@ -285,6 +303,7 @@ extension StreamTaskStateMachine {
 
     private mutating func stepCapture(_ item: Pending, at index: Int, _ sweep: inout Sweep) -> Step {
         guard index == 0, writesInFlight.isEmpty else {
+            if index == 0 { askForConfirmation(&sweep) }
             sweep.blockReads()
             sweep.blockWrites()
             return .stays
@@ -306,6 +325,27 @@ extension StreamTaskStateMachine {
             sweep.actions.append(.captureStreams(item.id, to: item.completion))
             return .done
         }
+    }
+
+    /// After a pass that handed writes to the channel: the last of them asks for its outcome,
+    /// which stands for every write before it, when one of them awaits its outcome or enough
+    /// went unconfirmed (see ``unconfirmedWrites``).
+    private mutating func confirmLastWriteIfDue(_ sweep: inout Sweep) {
+        guard let index = sweep.lastWrite, !sweep.confirmationAsked,
+            sweep.writesAwaitOutcome || unconfirmedWrites >= Self.confirmationInterval
+                || unconfirmedBytes >= Self.confirmationBytes
+        else { return }
+        sweep.actions.confirmWrite(at: index)
+        forgetUnconfirmedWrites()
+    }
+
+    /// Something waits for the writes in flight to finish: if the last of them went without
+    /// asking for its outcome, the channel is handed an empty write that does (once).
+    private mutating func askForConfirmation(_ sweep: inout Sweep) {
+        guard unconfirmedWrites > 0, let last = writesInFlight.last else { return }
+        sweep.actions.append(.confirmWrites(through: last.id))
+        sweep.confirmationAsked = true
+        forgetUnconfirmedWrites()
     }
 
     /// After a pass: once both directions are done, close; otherwise keep input coming while

@@ -52,8 +52,13 @@ extension StreamTaskStateMachine {
         /// Indirect: an error is several times the size of the other actions, and failures are
         /// the rare outcome; inline, every action, and every slot that holds one, would be too.
         indirect case fail(OperationID, StreamTaskError, to: OperationCompletion?)
-        /// Hand these bytes to the channel; report the write's outcome with `writeCompleted`.
-        case write(OperationID, ByteBuffer)
+        /// Hand these bytes to the channel. With `confirm`, report the outcome of every write
+        /// up to this one with `writesCompleted(through:error:)`; without, a later write (or
+        /// ``confirmWrites(through:)``) stands for it.
+        case write(OperationID, ByteBuffer, confirm: Bool)
+        /// Hand the channel an empty write, and report its outcome as that of every write up to
+        /// the one named: something waits for writes that were handed over unconfirmed.
+        case confirmWrites(through: OperationID)
         case flush
         case shutdownOutput
         case shutdownInput

@@ -126,6 +126,11 @@ struct StreamTaskStateMachine {
         var deadline: Deadline?
 
         var isUnderway: Bool { stage == .underway }
+        /// Whether someone hears its outcome, or its deadline needs it: a write that nobody
+        /// hears and that has no deadline (`write(_:timeout:promise:)` with neither) is
+        /// handed to the channel without a confirmation of its own, as SwiftNIO's write with
+        /// no promise is (see ``unconfirmedWrites``).
+        var awaitsOutcome: Bool { deadline != nil || completion?.isSilent != true }
         var claimsInput: Bool { operation.claimsInput }
     }
 
@@ -137,6 +142,15 @@ struct StreamTaskStateMachine {
     let outboundHighWaterMark: Int
     /// The bytes of ``writesInFlight``.
     var bytesInFlight = 0
+    /// How many of the last ``writesInFlight`` were handed to the channel without asking for
+    /// their outcome, and their bytes: writes nobody waits for are confirmed together, by the
+    /// next write that is, once ``confirmationInterval`` of them (or
+    /// ``confirmationBytes``) have gone, or when something waits for the writes in flight to
+    /// finish (`closeWrite`, a barrier). So such writes cost a promise each only per many.
+    var unconfirmedWrites = 0
+    var unconfirmedBytes = 0
+    static let confirmationInterval = 32
+    static let confirmationBytes = 64 * 1024
     private(set) var connection = Connection.notConnected
     var inbound = Inbound.flowing
     var input = Direction.open
@@ -174,6 +188,12 @@ struct StreamTaskStateMachine {
     /// Whether a write may be handed to the channel now.
     var channelTakesWrites: Bool {
         writability == .writable && (bytesInFlight == 0 || bytesInFlight < outboundHighWaterMark)
+    }
+
+    /// No write in flight is waiting for a confirmation any more.
+    mutating func forgetUnconfirmedWrites() {
+        unconfirmedWrites = 0
+        unconfirmedBytes = 0
     }
 
     /// `item` left ``writesInFlight``.
@@ -352,10 +372,14 @@ struct StreamTaskStateMachine {
         while let write = writesInFlight.popFirst() {
             if case .write(let buffer) = write.operation { bytes += buffer.readableBytes }
             leftFlight(write)
-            actions.append(
-                error.map { .fail(write.id, $0, to: write.completion) } ?? .succeed(write.id, to: write.completion))
+            // Nobody hears a silent write's outcome (a failure closes the connection anyway).
+            if write.completion?.isSilent != true {
+                actions.append(
+                    error.map { .fail(write.id, $0, to: write.completion) } ?? .succeed(write.id, to: write.completion))
+            }
             if write.id == id { break }
         }
+        if writesInFlight.isEmpty { forgetUnconfirmedWrites() }
         actions += process()
         return (actions, error == nil ? bytes : 0)
     }
@@ -440,6 +464,7 @@ struct StreamTaskStateMachine {
         }
         writesInFlight.removeAll()
         bytesInFlight = 0
+        forgetUnconfirmedWrites()
         actions += process()
         return actions
     }
@@ -449,6 +474,7 @@ struct StreamTaskStateMachine {
         var actions = Actions(operations.lazy.map { .fail($0.id, .cancelled, to: $0.completion) })
         writesInFlight.removeAll()
         bytesInFlight = 0
+        forgetUnconfirmedWrites()
         pending = PendingOperations()
         buffer.removeAll()
         let wasConnected = isConnected

@@ -62,7 +62,8 @@ import Testing
         let fromStreams = queue.enqueue(.write(ByteBuffer(string: "y")), id: id(4), fromStreams: true)
         #expect(failures(fromStreams).isEmpty)
         #expect(
-            fromStreams.contains { if case .write(let id, _) = $0 { return id.rawValue == 4 } else { return false } })
+            fromStreams.contains { if case .write(let id, _, _) = $0 { return id.rawValue == 4 } else { return false } }
+        )
     }
 
     @Test func unreadBytesStayForTheStreams() {

@@ -46,11 +46,11 @@ import Testing
         #expect(started(queue.enqueue(.startTLS(client), id: id(3))).isEmpty)
         // Issued after the upgrade: must wait for it even though the lanes are free.
         let later = queue.enqueue(.write(ByteBuffer(string: "secret")), id: id(4))
-        #expect(!later.contains { if case .write(let id, _) = $0 { return id == self.id(4) } else { return false } })
+        #expect(!later.contains { if case .write(let id, _, _) = $0 { return id == self.id(4) } else { return false } })
         _ = queue.writesCompleted(through: id(2), error: nil).actions
         #expect(started(queue.received(ByteBuffer(string: "220 "))).map(\.0) == [3])
         let done = queue.tlsTransitionCompleted(id(3), error: nil)
-        #expect(done.contains { if case .write(let id, _) = $0 { return id == self.id(4) } else { return false } })
+        #expect(done.contains { if case .write(let id, _, _) = $0 { return id == self.id(4) } else { return false } })
     }
 
     @Test func aClientRefusesBytesBufferedWhenTheUpgradeStarts() {
@@ -96,7 +96,8 @@ import Testing
         let actions = queue.tlsTransitionCompleted(
             id(1), error: StreamTaskError(.tlsNotActive, "test"), closesConnection: false)
         #expect(failed(actions).map(\.0) == [1])
-        #expect(actions.contains { if case .write(let id, _) = $0 { return id == self.id(2) } else { return false } })
+        #expect(
+            actions.contains { if case .write(let id, _, _) = $0 { return id == self.id(2) } else { return false } })
     }
 
     /// A TLS 1.2-style ServerHello record choosing `suite`, split wherever the test likes.

@@ -1,0 +1,73 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the swift-stream-task-kit open source project
+//
+// Licensed under Apache License v2.0; see LICENSE for license information
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
+import Foundation
+import NIOCore
+import Testing
+
+@testable import StreamTaskCore
+
+/// Writes nobody hears of (`write(_:timeout:promise:)` with no promise and no timeout) go to
+/// the channel without asking for their outcome one by one, over a real socket: every byte
+/// still arrives in order, what waits for them still waits, and the byte count still counts
+/// them.
+@Suite(.timeLimit(.minutes(1))) struct SilentWriteTests {
+    private static func lines(_ range: ClosedRange<Int>) -> [String] { range.map { "line \($0)\n" } }
+
+    @Test func closeWriteWaitsForSilentWritesIssuedOnTheLoop() async throws {
+        let (server, client, peer) = try await LoopbackServer.connectedPair()
+        let lines = Self.lines(1...100)
+        try await client.eventLoop.submit {
+            for line in lines { client.write(ByteBuffer(string: line), timeout: 0, promise: nil) }
+            client.closeWrite()
+        }.get()
+        #expect(try await peer.readToEnd() == lines.joined())
+        let total = Int64(lines.joined().utf8.count)
+        #expect(await eventually { client.countOfBytesSent == total })
+        client.cancel()
+        await server.stop()
+    }
+
+    @Test func aWriteSomeoneWaitsForStandsForTheSilentOnesBeforeIt() async throws {
+        let (server, client, peer) = try await LoopbackServer.connectedPair()
+        let lines = Self.lines(1...50)
+        // From off the loop: queued there, and handed to the channel by the loop's passes.
+        for line in lines { client.write(ByteBuffer(string: line), timeout: 0, promise: nil) }
+        let last = "the end\n"
+        let total = Int64((lines.joined() + last).utf8.count)
+        let sentWhenDone = try await withCheckedThrowingContinuation {
+            (continuation: CheckedContinuation<Int64, any Error>) in
+            client.write(Data(last.utf8), timeout: 10) { error in
+                if let error { return continuation.resume(throwing: error) }
+                continuation.resume(returning: client.countOfBytesSent)
+            }
+        }
+        #expect(sentWhenDone == total)
+        #expect(try await peer.readText(count: Int(total)) == lines.joined() + last)
+        #expect(try await client.onLoop { $0.machine.writesInFlight.isEmpty })
+        client.cancel()
+        await server.stop()
+    }
+
+    @Test func anUpgradeWaitsForSilentWritesBeforeIt() async throws {
+        let (server, client, peer) = try await LoopbackServer.connectedPair()
+        try await client.eventLoop.submit {
+            client.write(ByteBuffer(string: "STARTTLS\r\n"), timeout: 0, promise: nil)
+        }.get()
+        // The upgrade starts only once the plaintext before it is written: the peer reads it
+        // in plaintext, then the client's hello.
+        let upgrade = Task { try await client.startTLS(timeout: 10) }
+        #expect(try await peer.readLine() == "STARTTLS\r\n")
+        let (hello, _) = try await peer.readData(ofMinLength: 1, maxLength: 1, timeout: 10)
+        #expect(hello == Data([0x16]))  // a TLS handshake record
+        client.cancel()
+        _ = await upgrade.result
+        await server.stop()
+    }
+}
