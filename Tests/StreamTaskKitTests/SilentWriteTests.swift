@@ -55,6 +55,44 @@ import Testing
         await server.stop()
     }
 
+    @Test func writesThatReturnedAreConfirmedWhenAWriterWaitsForRoom() async throws {
+        // Room for two writes: the third waits until the first two are confirmed, which they
+        // would not be on their own (none of them is awaited).
+        let configuration = StreamSession.Configuration.default.copy()
+        configuration.outboundBufferLimit = 128
+        let (server, client, peer) = try await LoopbackServer.connectedPair(configuration: configuration)
+        let line = String(repeating: "x", count: 63) + "\n"
+        for _ in 0..<200 { try await client.write(ByteBuffer(string: line), timeout: 0) }
+        #expect(try await peer.readText(count: 200 * 64) == String(repeating: line, count: 200))
+        client.cancel()
+        await server.stop()
+    }
+
+    @Test func writersWaitingForRoomTogetherAllGetIt() async throws {
+        // Several writers park at once; as room comes, some are let go while others still
+        // wait, and the writes of those let go must be confirmed for the others' room.
+        let configuration = StreamSession.Configuration.default.copy()
+        configuration.outboundBufferLimit = 128
+        let (server, client, peer) = try await LoopbackServer.connectedPair(configuration: configuration)
+        let writers = 4
+        let perWriter = 50
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for writer in 0..<writers {
+                group.addTask {
+                    let line = String(repeating: Character(String(writer)), count: 63) + "\n"
+                    for _ in 0..<perWriter { try await client.write(ByteBuffer(string: line), timeout: 0) }
+                }
+            }
+            try await group.waitForAll()
+        }
+        let received = try await peer.readText(count: writers * perWriter * 64)
+        for writer in 0..<writers {
+            #expect(received.filter { $0 == Character(String(writer)) }.count == perWriter * 63)
+        }
+        client.cancel()
+        await server.stop()
+    }
+
     @Test func anUpgradeWaitsForSilentWritesBeforeIt() async throws {
         let (server, client, peer) = try await LoopbackServer.connectedPair()
         try await client.eventLoop.submit {

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 import NIOCore
+import NIOPosix
 import Testing
 
 @testable import StreamTaskCore
@@ -117,6 +118,51 @@ import Testing
         #expect(!upgrade.contains { if case .startTLS = $0 { true } else { false } })
         let (done, _) = machine.writesCompleted(through: Self.id(1), error: nil)
         #expect(done.contains { if case .startTLS = $0 { true } else { false } })
+    }
+
+    @Test func writesOnlyTheLedgerHearsOfWaitUntilAWriterWaitsForRoom() {
+        var machine = Self.openMachine()
+        let ledger = StreamTask(
+            session: StreamSession(), identifier: 1, host: "127.0.0.1", port: 1, origin: .accepted,
+            eventLoop: MultiThreadedEventLoopGroup.singleton.next())
+        for n in 1...3 {
+            let actions = machine.enqueue(
+                .write(ByteBuffer(string: "a")), id: Self.id(UInt64(n)),
+                completion: .writeBehind(count: 1, of: ledger))
+            #expect(Self.confirmations(actions) == [false])
+        }
+        // A writer parks for room: the writes that returned are confirmed by the next pass.
+        let passNeeded = machine.writersWaitForRoom(true)
+        #expect(passNeeded)
+        let pass = machine.process()
+        #expect(Self.confirmationAsked(pass) == Self.id(3))
+        // Their outcomes go to the ledger, which counts them out.
+        let (done, _) = machine.writesCompleted(through: Self.id(3), error: nil)
+        #expect(done.count { if case .succeed = $0 { true } else { false } } == 3)
+    }
+
+    @Test func whileWritersWaitForRoomEveryWriteHandedOverIsConfirmed() {
+        var machine = Self.openMachine()
+        // Nothing in flight: no pass is needed now, but each write handed over asks.
+        let passNeeded = machine.writersWaitForRoom(true)
+        #expect(!passNeeded)
+        for n in 1...3 {
+            let write = Self.silentWrite(&machine, UInt64(n))
+            #expect(Self.confirmations(write) == [true])
+        }
+        // Once none waits, they go unconfirmed again.
+        _ = machine.writersWaitForRoom(false)
+        let write = Self.silentWrite(&machine, 4)
+        #expect(Self.confirmations(write) == [false])
+    }
+
+    @Test func aSuspendedTaskAsksForNothing() {
+        var machine = Self.openMachine()
+        _ = Self.silentWrite(&machine, 1)
+        _ = machine.suspend()
+        _ = machine.writersWaitForRoom(true)
+        let pass = machine.process()
+        #expect(Self.confirmationAsked(pass) == nil)
     }
 
     @Test func aCloseForgetsTheUnconfirmedWrites() {

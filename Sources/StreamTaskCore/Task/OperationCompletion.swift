@@ -32,6 +32,16 @@ enum OperationCompletion: Sendable {
         return false
     }
 
+    /// Whether the outcome may come with that of a later write: nobody hears it, or only the
+    /// write ledger does, which asks for it when a writer waits for room (see
+    /// `StreamTaskStateMachine.wantConfirmation()`).
+    var mayWaitForALaterWrite: Bool {
+        switch self {
+        case .promise(nil), .writeBehind: return true
+        case .promise, .handler, .continuation: return false
+        }
+    }
+
     /// Reports `result`.
     func callAsFunction(_ result: Result<StreamTaskDriver.Outcome, StreamTaskError>) {
         switch self {

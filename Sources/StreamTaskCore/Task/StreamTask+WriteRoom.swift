@@ -61,12 +61,16 @@ extension StreamTask {
                     waitsForOutcome: waitsForOutcome, continuation: continuation)
                 // Asked again where the write parks: room may have come since the first answer.
                 // A cancellation before this point finds nothing parked, so it is checked here.
+                let onLoop = eventLoop.inEventLoop
+                var followUp = InboxFollowUp()
                 let admission = withShared { shared -> WriteBehindLedger<RoomWaiter>.Admission? in
                     let admission = shared.writeBehind.admit(count, limit: limit, running: shared.state == .running)
                     guard case .waitForRoom = admission, !Task.isCancelled else { return admission }
                     shared.writeBehind.park(waiter, id: id, count: count)
+                    shared.noteRoomWaiters(onLoop: onLoop, &followUp)
                     return nil
                 }
+                follow(followUp)
                 switch admission {
                 case nil:
                     if timeout > 0 { armRoomTimer(for: id, timeout: timeout, startedAt: startedAt) }
@@ -138,6 +142,7 @@ extension StreamTask {
             case .none, .failed:
                 break
             }
+            shared.noteRoomWaiters(onLoop: false, &followUp)
             return release
         }
         follow(followUp)

@@ -502,6 +502,15 @@ public final class StreamTask: StreamSessionTask, @unchecked Sendable, CustomStr
 
 extension StreamTask.Shared {
     /// The id of the next operation of the task.
+    /// Tells the machine whether writers wait for room in the write ledger (after the ledger
+    /// changed, under the task's lock), and asks the loop for the pass that then confirms
+    /// what went unconfirmed, if one is needed.
+    mutating func noteRoomWaiters(onLoop: Bool, _ followUp: inout StreamTask.InboxFollowUp) {
+        if machine.writersWaitForRoom(writeBehind.waitingCount > 0) {
+            followUp.notePass(onLoop: onLoop, in: &self)
+        }
+    }
+
     mutating func nextOperationID() -> OperationID {
         nextOperation += 1
         return OperationID(rawValue: nextOperation)

@@ -136,6 +136,8 @@ extension StreamTaskStateMachine {
         }
         if sweep.writesIssued > 0 {
             confirmLastWriteIfDue(&sweep)
+        } else if roomAwaited, !holdsOperations {
+            askForConfirmation(&sweep)
         }
         if sweep.writesIssued > 0 || sweep.confirmationAsked {
             sweep.actions.append(.flush)
@@ -332,7 +334,7 @@ extension StreamTaskStateMachine {
     /// went unconfirmed (see ``unconfirmedWrites``).
     private mutating func confirmLastWriteIfDue(_ sweep: inout Sweep) {
         guard let index = sweep.lastWrite, !sweep.confirmationAsked,
-            sweep.writesAwaitOutcome || unconfirmedWrites >= Self.confirmationInterval
+            sweep.writesAwaitOutcome || roomAwaited || unconfirmedWrites >= Self.confirmationInterval
                 || unconfirmedBytes >= Self.confirmationBytes
         else { return }
         sweep.actions.confirmWrite(at: index)

@@ -126,11 +126,11 @@ struct StreamTaskStateMachine {
         var deadline: Deadline?
 
         var isUnderway: Bool { stage == .underway }
-        /// Whether someone hears its outcome, or its deadline needs it: a write that nobody
-        /// hears and that has no deadline (`write(_:timeout:promise:)` with neither) is
-        /// handed to the channel without a confirmation of its own, as SwiftNIO's write with
-        /// no promise is (see ``unconfirmedWrites``).
-        var awaitsOutcome: Bool { deadline != nil || completion?.isSilent != true }
+        /// Whether someone waits for its outcome, or its deadline needs it. A write that
+        /// nobody hears of (`write(_:timeout:promise:)` given no promise), or only the write
+        /// ledger, and that has no deadline, is handed to the channel without a confirmation
+        /// of its own, as SwiftNIO's write with no promise is (see ``unconfirmedWrites``).
+        var awaitsOutcome: Bool { deadline != nil || completion?.mayWaitForALaterWrite != true }
         var claimsInput: Bool { operation.claimsInput }
     }
 
@@ -149,6 +149,10 @@ struct StreamTaskStateMachine {
     /// finish (`closeWrite`, a barrier). So such writes cost a promise each only per many.
     var unconfirmedWrites = 0
     var unconfirmedBytes = 0
+    /// Writers wait for room in the write ledger, whose bytes leave it only as their writes
+    /// are confirmed: meanwhile every pass confirms what it hands over (see
+    /// ``writersWaitForRoom(_:)``).
+    private(set) var roomAwaited = false
     static let confirmationInterval = 32
     static let confirmationBytes = 64 * 1024
     private(set) var connection = Connection.notConnected
@@ -194,6 +198,15 @@ struct StreamTaskStateMachine {
     mutating func forgetUnconfirmedWrites() {
         unconfirmedWrites = 0
         unconfirmedBytes = 0
+    }
+
+    /// Whether writers wait for room in the write ledger, as it changed (under the task's
+    /// lock). While they do, the writes in flight that went unconfirmed are confirmed by the
+    /// next pass, and every pass confirms what it hands over. Returns whether that needs a
+    /// pass now.
+    mutating func writersWaitForRoom(_ waiting: Bool) -> Bool {
+        roomAwaited = waiting
+        return waiting && unconfirmedWrites > 0
     }
 
     /// `item` left ``writesInFlight``.

@@ -60,7 +60,9 @@ struct WriteBehindLedger<Waiter: Sendable>: Sendable {
     /// The channel's writability, as the driver last saw it change: a full channel (its own
     /// buffer past SwiftNIO's high-water mark) makes writes wait for room.
     var channelWritable = true
-    /// Bytes of writes that returned and have not completed yet.
+    /// Bytes of writes that returned and have not completed yet. Their completions come back
+    /// together, a confirmation for many (see `StreamTaskStateMachine.unconfirmedWrites`), and
+    /// at once while a writer waits for room here.
     private(set) var outstanding = 0
     /// The first failure of a write that had returned, not yet reported.
     private var failure: StreamTaskError?
