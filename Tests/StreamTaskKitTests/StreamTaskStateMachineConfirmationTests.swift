@@ -23,12 +23,6 @@ import Testing
 
     private static func id(_ n: UInt64) -> OperationID { OperationID(rawValue: n) }
 
-    private static func openMachine() -> Machine {
-        var machine = Machine(highWaterMark: 1024)
-        _ = machine.connected()
-        return machine
-    }
-
     /// The confirm flags of the writes among `actions`, in order.
     private static func confirmations(_ actions: Machine.Actions) -> [Bool] {
         actions.compactMap { if case .write(_, _, let confirm) = $0 { confirm } else { nil } }
@@ -43,7 +37,7 @@ import Testing
     }
 
     @Test func silentWritesAskForTheirOutcomeOnlyEveryInterval() {
-        var machine = Self.openMachine()
+        var machine = Machine.connectedForTests()
         var flags: [Bool] = []
         for n in 1...UInt64(2 * Machine.confirmationInterval) {
             flags += Self.confirmations(Self.silentWrite(&machine, n))
@@ -59,7 +53,7 @@ import Testing
     }
 
     @Test func silentWritesAskOnceTheirBytesReachTheLimit() {
-        var machine = Self.openMachine()
+        var machine = Machine.connectedForTests()
         let size = Machine.confirmationBytes / 2 + 1
         #expect(Self.confirmations(Self.silentWrite(&machine, 1, bytes: size)) == [false])
         #expect(Self.confirmations(Self.silentWrite(&machine, 2, bytes: size)) == [true])
@@ -67,7 +61,7 @@ import Testing
     }
 
     @Test func aWriteSomeoneHearsOfOrWithADeadlineAsksForItsOutcome() {
-        var machine = Self.openMachine()
+        var machine = Machine.connectedForTests()
         let heard = machine.enqueue(
             .write(ByteBuffer(string: "a")), id: Self.id(1), completion: .handler { _ in })
         #expect(Self.confirmations(heard) == [true])
@@ -78,7 +72,7 @@ import Testing
     }
 
     @Test func onePassConfirmsOnlyItsLastWriteForAllOfThem() {
-        var machine = Self.openMachine()
+        var machine = Machine.connectedForTests()
         _ = machine.admit(.write(ByteBuffer(string: "a")), id: Self.id(1), completion: .promise(nil))
         _ = machine.admit(.write(ByteBuffer(string: "b")), id: Self.id(2), completion: .handler { _ in })
         _ = machine.admit(.write(ByteBuffer(string: "c")), id: Self.id(3), completion: .promise(nil))
@@ -90,7 +84,7 @@ import Testing
     }
 
     @Test func closeWriteAsksForTheUnconfirmedWritesBeforeItOnce() {
-        var machine = Self.openMachine()
+        var machine = Machine.connectedForTests()
         for n in 1...3 { _ = Self.silentWrite(&machine, UInt64(n)) }
         let close = machine.enqueue(.closeWrite, id: Self.id(4))
         #expect(Self.confirmationAsked(close) == Self.id(3))
@@ -104,14 +98,14 @@ import Testing
     }
 
     @Test func closeWriteAfterConfirmedWritesAsksForNothing() {
-        var machine = Self.openMachine()
+        var machine = Machine.connectedForTests()
         _ = machine.enqueue(.write(ByteBuffer(string: "a")), id: Self.id(1), completion: .handler { _ in })
         let close = machine.enqueue(.closeWrite, id: Self.id(2))
         #expect(Self.confirmationAsked(close) == nil)
     }
 
     @Test func aBarrierAsksForTheUnconfirmedWritesBeforeIt() {
-        var machine = Self.openMachine()
+        var machine = Machine.connectedForTests()
         _ = Self.silentWrite(&machine, 1)
         let upgrade = machine.enqueue(.startTLS(.client(StreamTLSConfiguration())), id: Self.id(2))
         #expect(Self.confirmationAsked(upgrade) == Self.id(1))
@@ -121,7 +115,7 @@ import Testing
     }
 
     @Test func writesOnlyTheLedgerHearsOfWaitUntilAWriterWaitsForRoom() {
-        var machine = Self.openMachine()
+        var machine = Machine.connectedForTests()
         let ledger = StreamTask(
             session: StreamSession(), identifier: 1, host: "127.0.0.1", port: 1, origin: .accepted,
             eventLoop: MultiThreadedEventLoopGroup.singleton.next())
@@ -142,7 +136,7 @@ import Testing
     }
 
     @Test func whileWritersWaitForRoomEveryWriteHandedOverIsConfirmed() {
-        var machine = Self.openMachine()
+        var machine = Machine.connectedForTests()
         // Nothing in flight: no pass is needed now, but each write handed over asks.
         let passNeeded = machine.writersWaitForRoom(true)
         #expect(!passNeeded)
@@ -157,7 +151,7 @@ import Testing
     }
 
     @Test func aSuspendedTaskAsksForNothing() {
-        var machine = Self.openMachine()
+        var machine = Machine.connectedForTests()
         _ = Self.silentWrite(&machine, 1)
         _ = machine.suspend()
         _ = machine.writersWaitForRoom(true)
@@ -166,7 +160,7 @@ import Testing
     }
 
     @Test func aCloseForgetsTheUnconfirmedWrites() {
-        var machine = Self.openMachine()
+        var machine = Machine.connectedForTests()
         _ = Self.silentWrite(&machine, 1)
         #expect(machine.unconfirmedWrites == 1)
         _ = machine.closed(error: StreamTaskError(.connectionReset, "reset"))

@@ -20,12 +20,6 @@ import Testing
 
     private static func id(_ n: UInt64) -> OperationID { OperationID(rawValue: n) }
 
-    private static func openMachine() -> Machine {
-        var machine = Machine(highWaterMark: 1024)
-        _ = machine.connected()
-        return machine
-    }
-
     private func count(_ actions: StreamTaskStateMachine.Actions, _ predicate: (Action) -> Bool) -> Int {
         actions.filter(predicate).count
     }
@@ -53,14 +47,14 @@ import Testing
 
     @Test func aReadCannotCompleteAsAWrite() async {
         await #expect(processExitsWith: .failure) {
-            var machine = Self.openMachine()
+            var machine = Machine.connectedForTests()
             _ = machine.enqueue(.read(minLength: 1, maxLength: 1), id: Self.id(1))
             _ = machine.writesCompleted(through: Self.id(1), error: nil).actions
         }
     }
 
     @Test func anIssuedWriteCompletesAndAWithdrawnOneIsIgnored() {
-        var machine = Self.openMachine()
+        var machine = Machine.connectedForTests()
         _ = machine.enqueue(.write(ByteBuffer(string: "a")), id: Self.id(1))
         let completed = machine.writesCompleted(through: Self.id(1), error: nil).actions
         #expect(
@@ -75,7 +69,7 @@ import Testing
 
     @Test func aReadCannotCompleteAsATLSTransition() async {
         await #expect(processExitsWith: .failure) {
-            var machine = Self.openMachine()
+            var machine = Machine.connectedForTests()
             _ = machine.enqueue(.read(minLength: 1, maxLength: 1), id: Self.id(1))
             _ = machine.tlsTransitionCompleted(Self.id(1), error: nil)
         }
@@ -83,7 +77,7 @@ import Testing
 
     @Test func aTLSTransitionQueuedBehindAReadCannotCompleteBeforeItStarted() async {
         await #expect(processExitsWith: .failure) {
-            var machine = Self.openMachine()
+            var machine = Machine.connectedForTests()
             _ = machine.enqueue(.read(minLength: 1, maxLength: 1), id: Self.id(1))
             _ = machine.enqueue(.stopTLS, id: Self.id(2))
             _ = machine.tlsTransitionCompleted(Self.id(2), error: nil)
@@ -91,7 +85,7 @@ import Testing
     }
 
     @Test func aStartedTLSTransitionCompletesAndAnUnknownOneIsIgnored() {
-        var machine = Self.openMachine()
+        var machine = Machine.connectedForTests()
         let started = machine.enqueue(.stopTLS, id: Self.id(1))
         #expect(count(started) { if case .stopTLS = $0 { return true } else { return false } } == 1)
         #expect(machine.tlsTransitionCompleted(Self.id(9), error: nil).isEmpty)
@@ -118,7 +112,7 @@ import Testing
 
     @Test func aConnectionCannotComeUpTwice() async {
         await #expect(processExitsWith: .failure) {
-            var machine = Self.openMachine()
+            var machine = Machine.connectedForTests()
             _ = machine.connected()
         }
     }
@@ -133,7 +127,7 @@ import Testing
     }
 
     @Test func bothDirectionsDoneAsksForTheCloseOnce() {
-        var machine = Self.openMachine()
+        var machine = Machine.connectedForTests()
         _ = machine.inputEnded()
         let closing = machine.enqueue(.closeWrite, id: Self.id(1))
         #expect(count(closing, isClose) == 1)
@@ -150,7 +144,7 @@ import Testing
     // MARK: The read side's close is reported once
 
     @Test func closeReadAfterACleanEndReportsNothingMore() {
-        var machine = Self.openMachine()
+        var machine = Machine.connectedForTests()
         #expect(count(machine.inputEnded(), isReadClosed) == 1)
         let closing = machine.enqueue(.closeRead, id: Self.id(1))
         #expect(count(closing, isReadClosed) == 0)
@@ -158,14 +152,14 @@ import Testing
     }
 
     @Test func closeReadAfterATruncatedEndReportsTheClose() {
-        var machine = Self.openMachine()
+        var machine = Machine.connectedForTests()
         let truncation = StreamTaskError(.tlsTruncated, "cut")
         #expect(count(machine.inputEnded(truncation: truncation), isReadClosed) == 0)
         #expect(count(machine.enqueue(.closeRead, id: Self.id(1)), isReadClosed) == 1)
     }
 
     @Test func anEndAfterCloseReadIsNotReportedAgain() {
-        var machine = Self.openMachine()
+        var machine = Machine.connectedForTests()
         let closing = machine.enqueue(.closeRead, id: Self.id(1))
         #expect(count(closing, isReadClosed) == 1)
         #expect(count(closing) { if case .shutdownInput = $0 { return true } else { return false } } == 1)
@@ -174,7 +168,7 @@ import Testing
     }
 
     @Test func anOrderlyCloseEndsTheInputAndReportsIt() {
-        var machine = Self.openMachine()
+        var machine = Machine.connectedForTests()
         _ = machine.received(ByteBuffer(string: "tail"))
         #expect(count(machine.closed(error: nil), isReadClosed) == 1)
         let read = machine.enqueue(.read(minLength: 1, maxLength: 10), id: Self.id(1))
@@ -190,7 +184,7 @@ import Testing
 
     @Test func aSuspendedMachineCannotBeSuspendedAgain() async {
         await #expect(processExitsWith: .failure) {
-            var machine = Self.openMachine()
+            var machine = Machine.connectedForTests()
             _ = machine.suspend()
             _ = machine.suspend()
         }
@@ -198,13 +192,13 @@ import Testing
 
     @Test func aRunningMachineCannotBeResumed() async {
         await #expect(processExitsWith: .failure) {
-            var machine = Self.openMachine()
+            var machine = Machine.connectedForTests()
             _ = machine.resume()
         }
     }
 
     @Test func suspendAndResumeAlternateAndAClosedMachineMayStillBeSuspended() {
-        var machine = Self.openMachine()
+        var machine = Machine.connectedForTests()
         #expect(machine.suspend().isEmpty)
         #expect(machine.holdsOperations)
         _ = machine.resume()
@@ -236,7 +230,7 @@ import Testing
     }
 
     @Test func aFullChannelHoldsWritesButNotReads() {
-        var machine = Self.openMachine()
+        var machine = Machine.connectedForTests()
         _ = machine.writabilityChanged(false)
         #expect(machine.writability == .full)
         let held = machine.enqueue(.write(ByteBuffer(string: "x")), id: Self.id(1))
