@@ -93,6 +93,25 @@ import Testing
         await server.stop()
     }
 
+    @Test func closeWriteWaitsForSilentWritesInsideTLS() async throws {
+        // The empty write that confirms them goes through SwiftNIO SSL, which passes a
+        // zero-length write on in order.
+        let certificates = try await TestCertificates.get()
+        let (server, client, peer) = try await LoopbackServer.connectedPair(
+            configuration: .init(tls: try certificates.clientConfiguration()))
+        try await client.startTLS(with: peer, serverConfiguration: try certificates.serverConfiguration())
+        let lines = Self.lines(1...40)
+        try await client.eventLoop.submit {
+            for line in lines { client.write(ByteBuffer(string: line), timeout: 0, promise: nil) }
+            client.closeWrite()
+        }.get()
+        #expect(try await peer.readText(count: lines.joined().utf8.count) == lines.joined())
+        let total = Int64(lines.joined().utf8.count)
+        #expect(await eventually { client.countOfBytesSent >= total })
+        client.cancel()
+        await server.stop()
+    }
+
     @Test func anUpgradeWaitsForSilentWritesBeforeIt() async throws {
         let (server, client, peer) = try await LoopbackServer.connectedPair()
         try await client.eventLoop.submit {
