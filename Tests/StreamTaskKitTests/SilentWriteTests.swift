@@ -20,6 +20,16 @@ import Testing
 @Suite(.timeLimit(.minutes(1))) struct SilentWriteTests {
     private static func lines(_ range: ClosedRange<Int>) -> [String] { range.map { "line \($0)\n" } }
 
+    /// A connected pair whose client lets 128 bytes of async writes return before they are
+    /// written: two of the 64-byte writes below.
+    private static func pairWithRoomForTwoWrites() async throws
+        -> (server: LoopbackServer, client: StreamTask, peer: StreamTask)
+    {
+        let configuration = StreamSession.Configuration.default.copy()
+        configuration.outboundBufferLimit = 128
+        return try await LoopbackServer.connectedPair(configuration: configuration)
+    }
+
     @Test func closeWriteWaitsForSilentWritesIssuedOnTheLoop() async throws {
         let (server, client, peer) = try await LoopbackServer.connectedPair()
         let lines = Self.lines(1...100)
@@ -58,9 +68,7 @@ import Testing
     @Test func writesThatReturnedAreConfirmedWhenAWriterWaitsForRoom() async throws {
         // Room for two writes: the third waits until the first two are confirmed, which they
         // would not be on their own (none of them is awaited).
-        let configuration = StreamSession.Configuration.default.copy()
-        configuration.outboundBufferLimit = 128
-        let (server, client, peer) = try await LoopbackServer.connectedPair(configuration: configuration)
+        let (server, client, peer) = try await Self.pairWithRoomForTwoWrites()
         let line = String(repeating: "x", count: 63) + "\n"
         for _ in 0..<200 { try await client.write(ByteBuffer(string: line), timeout: 0) }
         #expect(try await peer.readText(count: 200 * 64) == String(repeating: line, count: 200))
@@ -71,9 +79,7 @@ import Testing
     @Test func writersWaitingForRoomTogetherAllGetIt() async throws {
         // Several writers park at once; as room comes, some are let go while others still
         // wait, and the writes of those let go must be confirmed for the others' room.
-        let configuration = StreamSession.Configuration.default.copy()
-        configuration.outboundBufferLimit = 128
-        let (server, client, peer) = try await LoopbackServer.connectedPair(configuration: configuration)
+        let (server, client, peer) = try await Self.pairWithRoomForTwoWrites()
         let writers = 4
         let perWriter = 50
         try await withThrowingTaskGroup(of: Void.self) { group in
@@ -96,10 +102,7 @@ import Testing
     @Test func closeWriteWaitsForSilentWritesInsideTLS() async throws {
         // The empty write that confirms them goes through SwiftNIO SSL, which passes a
         // zero-length write on in order.
-        let certificates = try await TestCertificates.get()
-        let (server, client, peer) = try await LoopbackServer.connectedPair(
-            configuration: .init(tls: try certificates.clientConfiguration()))
-        try await client.startTLS(with: peer, serverConfiguration: try certificates.serverConfiguration())
+        let (server, client, peer) = try await LoopbackServer.upgradedPair(clientCloseNotifyTimeout: 10)
         let lines = Self.lines(1...40)
         try await client.eventLoop.submit {
             for line in lines { client.write(ByteBuffer(string: line), timeout: 0, promise: nil) }

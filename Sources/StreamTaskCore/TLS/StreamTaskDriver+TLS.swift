@@ -274,11 +274,9 @@ extension StreamTaskDriver {
         }
         let promise = eventLoop.makePromise(of: Void.self)
         promise.futureResult.whenComplete { result in
-            let succeeded: Bool
-            if case .success = result { succeeded = true } else { succeeded = false }
-            self.withMachine { $0.tlsUnwrapEnded(id, succeeded: succeeded) }
             switch result {
             case .success:
+                self.withMachine { $0.tlsUnwrapEnded(id, succeeded: true) }
                 // Back to plaintext: the socket's end of stream reaches the task directly again.
                 self.tlsHandler = nil
                 if let pipeline = self.handler?.context?.pipeline.syncOperations {
@@ -290,6 +288,7 @@ extension StreamTaskDriver {
                 }
                 self.step { $0.tlsTransitionCompleted(id, error: nil) }
             case .failure(let error):
+                self.withMachine { $0.tlsUnwrapEnded(id, succeeded: false) }
                 let failure =
                     TLSErrorMapper.isCloseTimeout(error)
                     ? self.closeNotifyTimedOut
@@ -304,7 +303,7 @@ extension StreamTaskDriver {
     /// SwiftNIO SSL gave up waiting for the peer's close_notify (the configuration's
     /// `closeNotifyTimeout`); it has left the pipeline, so the close that follows is immediate.
     private var closeNotifyTimedOut: StreamTaskError {
-        let seconds = withMachine { $0.tlsRole }?.configuration.closeNotifyTimeout ?? 0
+        let seconds = withMachine { $0.tlsRecord }?.role.configuration.closeNotifyTimeout ?? 0
         return TLSErrorMapper.closeNotifyUnanswered(within: seconds, limit: "the close_notify timeout")
             .at(host: host, port: port)
     }

@@ -501,7 +501,6 @@ public final class StreamTask: StreamSessionTask, @unchecked Sendable, CustomStr
 }
 
 extension StreamTask.Shared {
-    /// The id of the next operation of the task.
     /// Tells the machine whether writers wait for room in the write ledger (after the ledger
     /// changed, under the task's lock), and asks the loop for the pass that then confirms
     /// what went unconfirmed, if one is needed.
@@ -511,6 +510,7 @@ extension StreamTask.Shared {
         }
     }
 
+    /// The id of the next operation of the task.
     mutating func nextOperationID() -> OperationID {
         nextOperation += 1
         return OperationID(rawValue: nextOperation)

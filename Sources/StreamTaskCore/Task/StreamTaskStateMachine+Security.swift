@@ -140,9 +140,6 @@ extension StreamTaskStateMachine {
 
     // MARK: What the driver asks
 
-    /// The role of the last handshake, if there was one and TLS has not been stopped since.
-    var tlsRole: TLSRole? { tlsRecord?.role }
-
     /// What the last handshake learnt, unless TLS has been stopped since.
     var tlsRecord: TLSHandshakeRecord? {
         switch security {
@@ -163,16 +160,6 @@ extension StreamTaskStateMachine {
 
     /// Whether the task's stream is inside TLS whose handshake is done.
     var tlsEstablished: Bool { tlsHandshakeDone && tlsRecord?.carriesStream == true }
-
-    /// Whether the task's stream is inside TLS (its handshake may still be under way).
-    var tlsCarriesStream: Bool {
-        switch security {
-        case .handshaking(_, let record), .established(let record, _), .unwrapping(_, let record, _):
-            return record.carriesStream
-        case .plaintext, .failed:
-            return false
-        }
-    }
 
     /// The end of the transport beneath TLS: a truncation once the handshake is done, unless
     /// the peer ended TLS first (RFC 8446, section 6.1).

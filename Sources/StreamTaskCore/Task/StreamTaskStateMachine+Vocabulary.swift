@@ -81,12 +81,6 @@ extension StreamTaskStateMachine {
 }
 
 extension StreamTaskStateMachine.Action {
-    /// Whether it hands bytes to the channel.
-    var isWrite: Bool {
-        if case .write = self { return true }
-        return false
-    }
-
     /// Whether it reports an operation's failure.
     var isFailure: Bool {
         if case .fail = self { return true }
