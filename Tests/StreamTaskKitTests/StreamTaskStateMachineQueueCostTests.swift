@@ -34,7 +34,7 @@ import Testing
     }
 
     func openQueue() -> StreamTaskStateMachine {
-        var queue = StreamTaskStateMachine(highWaterMark: 1024)
+        var queue = StreamTaskStateMachine.startedForTests(highWaterMark: 1024)
         _ = queue.connected()
         return queue
     }

@@ -21,14 +21,14 @@ import Testing
     }
 
     private func connected(with bytes: String = "", highWaterMark: Int = 256 * 1024) -> StreamTaskStateMachine {
-        var machine = StreamTaskStateMachine(highWaterMark: highWaterMark)
+        var machine = StreamTaskStateMachine.startedForTests(highWaterMark: highWaterMark)
         _ = machine.connected()
         if !bytes.isEmpty { _ = machine.received(ByteBuffer(string: bytes)) }
         return machine
     }
 
     @Test func readsTakeAtOnceOnlyWhileNoOperationClaimsTheInput() {
-        var machine = StreamTaskStateMachine()
+        var machine = StreamTaskStateMachine.startedForTests()
         #expect(!machine.mayReadAtOnce, "not connected yet")
         _ = machine.connected()
         #expect(machine.mayReadAtOnce)
@@ -105,7 +105,7 @@ import Testing
     }
 
     @Test func aFiringFindsWhatIsDueInOrderAndTheNextDeadline() {
-        var machine = StreamTaskStateMachine()
+        var machine = StreamTaskStateMachine.startedForTests()
         // Not connected: everything stays queued.
         _ = machine.enqueue(.read(minLength: 1, maxLength: 1), id: OperationID(rawValue: 1), deadline: timed(300))
         _ = machine.enqueue(.read(minLength: 1, maxLength: 1), id: OperationID(rawValue: 2), deadline: timed(100))
@@ -122,7 +122,7 @@ import Testing
     }
 
     @Test func finishedOperationsAreNeverDue() {
-        var machine = StreamTaskStateMachine()
+        var machine = StreamTaskStateMachine.startedForTests()
         _ = machine.connected()
         _ = machine.enqueue(.read(minLength: 1, maxLength: 1), id: OperationID(rawValue: 1), deadline: timed(100))
         _ = machine.received(ByteBuffer(string: "z"))
@@ -132,7 +132,7 @@ import Testing
     }
 
     @Test func aWriteInFlightIsTimedToo() {
-        var machine = StreamTaskStateMachine()
+        var machine = StreamTaskStateMachine.startedForTests()
         _ = machine.connected()
         _ = machine.enqueue(.write(ByteBuffer(string: "x")), id: OperationID(rawValue: 1), deadline: timed(100))
         #expect(machine.writesInFlight.count == 1)

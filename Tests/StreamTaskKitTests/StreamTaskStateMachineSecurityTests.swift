@@ -22,14 +22,14 @@ import Testing
     private static let refusal = StreamTaskError(.tlsHandshakeFailed, "refused")
 
     private static func established(carriesStream: Bool = true) -> Machine {
-        var machine = Machine()
+        var machine = Machine.startedForTests()
         machine.tlsHandshakeBegan(id(1), role: client, carriesStream: carriesStream)
         _ = machine.tlsHandshakeSucceeded()
         return machine
     }
 
     @Test func aHandshakeKeepsWhatItLearnsUntilItSucceeds() throws {
-        var machine = Machine()
+        var machine = Machine.startedForTests()
         #expect(machine.tlsRecord == nil)
         machine.tlsHandshakeBegan(Self.id(7), role: Self.client, carriesStream: true)
         #expect(machine.tlsRecord?.carriesStream == true)
@@ -51,7 +51,7 @@ import Testing
     }
 
     @Test func aFailedHandshakeKeepsItsReasonAndIgnoresLateCallbacks() throws {
-        var machine = Machine()
+        var machine = Machine.startedForTests()
         machine.tlsHandshakeBegan(Self.id(2), role: Self.client, carriesStream: true)
         machine.tlsHandshakeRefused(Self.refusal)
         let ended = machine.tlsHandshakeEnded()
@@ -123,7 +123,7 @@ import Testing
     }
 
     @Test func aPlaintextStreamCannotStopTLS() {
-        var machine = Machine()
+        var machine = Machine.startedForTests()
         let stopped = machine.tlsUnwrapBegan(Self.id(1))
         #expect(!stopped)
         let endedInsideTLS = machine.tlsPeerEnded()
@@ -133,7 +133,7 @@ import Testing
 
     @Test func aHandshakeCannotBeginWhileAnotherIsUnderWay() async {
         await #expect(processExitsWith: .failure) {
-            var machine = Machine()
+            var machine = Machine.startedForTests()
             machine.tlsHandshakeBegan(Self.id(1), role: Self.client, carriesStream: true)
             machine.tlsHandshakeBegan(Self.id(2), role: Self.client, carriesStream: true)
         }

@@ -151,7 +151,7 @@ extension StreamTaskStateMachineTests {
     }
 
     @Test func aTaskSuspendedBeforeItConnectsHoldsItsOperationsOnceConnected() {
-        var queue = StreamTaskStateMachine()
+        var queue = StreamTaskStateMachine.startedForTests()
         _ = queue.suspend()
         _ = queue.enqueue(.write(bytes("early")), id: id(1))
         #expect(writes(queue.connected()).isEmpty)

@@ -49,7 +49,7 @@ import Testing
     }
 
     func openQueue(highWaterMark: Int = 1024) -> StreamTaskStateMachine {
-        var queue = StreamTaskStateMachine(highWaterMark: highWaterMark)
+        var queue = StreamTaskStateMachine.startedForTests(highWaterMark: highWaterMark)
         _ = queue.connected()
         return queue
     }
@@ -152,7 +152,7 @@ import Testing
     }
 
     @Test func writesWaitForTheConnection() {
-        var queue = StreamTaskStateMachine()
+        var queue = StreamTaskStateMachine.startedForTests()
         #expect(writes(queue.enqueue(.write(bytes("early")), id: id(1))).isEmpty)
         #expect(writes(queue.connected()) == [1])
     }
@@ -241,14 +241,14 @@ import Testing
 
     @Test(arguments: [(-1, 10), (0, 0), (5, 4)])
     func invalidLengthsFailAtOnce(minLength: Int, maxLength: Int) {
-        var queue = StreamTaskStateMachine()
+        var queue = StreamTaskStateMachine.startedForTests()
         let actions = queue.enqueue(.read(minLength: minLength, maxLength: maxLength), id: id(1))
         #expect(failures(actions).map(\.1) == [.invalidArgument])
         #expect(!queue.hasPendingOperations)
     }
 
     @Test func inputIsRequestedOnlyBelowTheHighWaterMark() {
-        var queue = StreamTaskStateMachine(highWaterMark: 8)
+        var queue = StreamTaskStateMachine.startedForTests(highWaterMark: 8)
         #expect(contains(queue.connected()) { if case .requestInput = $0 { return true } else { return false } })
         _ = queue.received(bytes("0123456789"))
         #expect(
@@ -258,7 +258,7 @@ import Testing
     }
 
     @Test func aReadLargerThanTheHighWaterMarkKeepsInputFlowing() {
-        var queue = StreamTaskStateMachine(highWaterMark: 8)
+        var queue = StreamTaskStateMachine.startedForTests(highWaterMark: 8)
         _ = queue.connected()
         _ = queue.enqueue(.read(minLength: 20, maxLength: 20), id: id(1))
         _ = queue.received(bytes("0123456789"))
@@ -267,7 +267,7 @@ import Testing
     }
 
     @Test func anOverlongLineIsDetectedPastTheHighWaterMark() {
-        var queue = StreamTaskStateMachine(highWaterMark: 4)
+        var queue = StreamTaskStateMachine.startedForTests(highWaterMark: 4)
         _ = queue.connected()
         _ = queue.enqueue(.readThrough(delimiter: [10], maxLength: 12), id: id(1))
         _ = queue.received(bytes("abcdefgh"))
@@ -327,7 +327,7 @@ import Testing
     /// Many writes queued off the loop and decided in one pass: the machine hands the channel no
     /// more than its high-water mark (then the channel's own writability takes over).
     @Test func onePassHandsTheChannelNoMoreThanItsHighWaterMark() {
-        var queue = StreamTaskStateMachine(outboundHighWaterMark: 10)
+        var queue = StreamTaskStateMachine.startedForTests(outboundHighWaterMark: 10)
         _ = queue.connected()
         for n in 1...4 {
             _ = queue.admit(.write(bytes("abcd")), id: id(UInt64(n)))

@@ -38,7 +38,7 @@ import Testing
 
     @Test func aWriteNeverHandedToTheChannelCannotComplete() async {
         await #expect(processExitsWith: .failure) {
-            var machine = Machine(highWaterMark: 1024)
+            var machine = Machine.startedForTests(highWaterMark: 1024)
             // Not connected: the write waits, unissued.
             _ = machine.enqueue(.write(ByteBuffer(string: "x")), id: Self.id(1))
             _ = machine.writesCompleted(through: Self.id(1), error: nil).actions
@@ -98,14 +98,14 @@ import Testing
 
     @Test func bytesCannotArriveBeforeTheConnection() async {
         await #expect(processExitsWith: .failure) {
-            var machine = Machine(highWaterMark: 1024)
+            var machine = Machine.startedForTests(highWaterMark: 1024)
             _ = machine.received(ByteBuffer(string: "early"))
         }
     }
 
     @Test func theInputCannotEndBeforeTheConnection() async {
         await #expect(processExitsWith: .failure) {
-            var machine = Machine(highWaterMark: 1024)
+            var machine = Machine.startedForTests(highWaterMark: 1024)
             _ = machine.inputEnded()
         }
     }
@@ -118,7 +118,7 @@ import Testing
     }
 
     @Test func aCancelledMachineIgnoresTheChannelThatWasComingUp() {
-        var machine = Machine(highWaterMark: 1024)
+        var machine = Machine.startedForTests(highWaterMark: 1024)
         _ = machine.cancel()
         #expect(machine.connected().isEmpty)
         #expect(machine.received(ByteBuffer(string: "late")).isEmpty)
@@ -213,7 +213,7 @@ import Testing
     // MARK: Lanes
 
     @Test func closeQueuedRefusesLaterOperationsOfItsLaneOnly() {
-        var machine = Machine(highWaterMark: 1024)
+        var machine = Machine.startedForTests(highWaterMark: 1024)
         _ = machine.enqueue(.closeWrite, id: Self.id(1))
         _ = machine.enqueue(.closeRead, id: Self.id(2))
         #expect(machine.output == .closeQueued)

@@ -23,7 +23,7 @@ import Testing
     /// What the walk knows, as the machine's owner would: which operations are open, which
     /// writes and TLS transitions the machine started, what was read.
     struct Walk {
-        var machine = Machine(highWaterMark: 16)
+        var machine = Machine.startedForTests(highWaterMark: 16)
         var random: SplitMix64
         var nextID: UInt64 = 0
         var open: Set<UInt64> = []
@@ -171,10 +171,10 @@ import Testing
                 closed = true
                 log.append("cancel")
                 apply(machine.cancel())
-            case 100..<103 where machine.activity == .running:
+            case 100..<103 where machine.isRunning:
                 log.append("suspend")
                 apply(machine.suspend())
-            case 103..<106 where machine.activity == .suspended:
+            case 103..<106 where machine.hasStarted && machine.taskState == .suspended:
                 log.append("resume")
                 apply(machine.resume())
             default:

@@ -108,11 +108,10 @@ extension StreamTaskDriver {
     /// the operation succeeds; the streams take over the connection.
     func handOverStreams(_ id: OperationID, reportingTo completion: OperationCompletion?) {
         if let task = owner {
-            task.withShared { shared in
-                shared.state = .completed
-                // The streams' owner has the connection now; its end is theirs, not the task's.
-                shared.delegateMuted = true
-            }
+            // The machine completed the task as it handed the connection over
+            // (`StreamTaskStateMachine.Life.handedToStreams`). The streams' owner has the
+            // connection now; its end is theirs, not the task's.
+            task.withShared { $0.delegateMuted = true }
             task.session.taskCompleted(task)
             task.session.completionReported(for: task)
         }

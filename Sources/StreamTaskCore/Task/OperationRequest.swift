@@ -32,7 +32,7 @@ struct OperationRequest: Sendable {
     /// Issued by the streams the connection was handed over to, not by the task.
     var fromStreams = false
     /// The empty write that `cancel()` issues to let writes that returned early go out first:
-    /// the one operation a cancelling task still takes (see `refusal(in:)`).
+    /// the one operation a cancelling task still takes (see `refusal(canceling:)`).
     var outlivesCancel = false
     /// A write whose caller returned before its bytes left (one the write ledger let go): it
     /// can no longer be withdrawn, so if its time runs out before the channel takes it, the
@@ -43,9 +43,9 @@ struct OperationRequest: Sendable {
     /// Why the task refuses it as it is submitted, under the task's lock, if it does: its
     /// caller stopped waiting already, or it was issued after `cancel()` (as on Darwin, the
     /// task is cancelling from the moment `cancel()` returns, and takes nothing new).
-    func refusal(in state: StreamSessionTask.State) -> StreamTaskError? {
+    func refusal(canceling: Bool) -> StreamTaskError? {
         if isWithdrawn { return StreamTaskDriver.abandonedError }
-        if state == .canceling && !fromStreams && !outlivesCancel { return .cancelled }
+        if canceling && !fromStreams && !outlivesCancel { return .cancelled }
         return nil
     }
 

@@ -17,8 +17,7 @@ extension StreamTask {
     /// the machine's to decide.
     func readAtOnce(_ operation: StreamTaskStateMachine.Operation) -> ByteBuffer? {
         let taken = withShared { shared -> (bytes: ByteBuffer, asksForInput: Bool)? in
-            guard shared.state == .running else { return nil }
-            return shared.machine.readAtOnce(operation)
+            shared.machine.readAtOnce(operation)
         }
         guard let taken else { return nil }
         if taken.asksForInput { inputRoomMade() }

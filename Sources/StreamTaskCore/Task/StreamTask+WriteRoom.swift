@@ -64,7 +64,7 @@ extension StreamTask {
                 let onLoop = eventLoop.inEventLoop
                 var followUp = InboxFollowUp()
                 let admission = withShared { shared -> WriteBehindLedger<RoomWaiter>.Admission? in
-                    let admission = shared.writeBehind.admit(count, limit: limit, running: shared.state == .running)
+                    let admission = shared.writeBehind.admit(count, limit: limit, running: shared.machine.isRunning)
                     guard case .waitForRoom = admission, !Task.isCancelled else { return admission }
                     shared.writeBehind.park(waiter, id: id, count: count)
                     shared.noteRoomWaiters(onLoop: onLoop, &followUp)
@@ -124,7 +124,7 @@ extension StreamTask {
         var followUp = InboxFollowUp()
         let release = withShared { shared -> WriteBehindLedger<RoomWaiter>.Release in
             change(&shared.writeBehind)
-            let release = shared.writeBehind.release(limit: limit, running: shared.state == .running)
+            let release = shared.writeBehind.release(limit: limit, running: shared.machine.isRunning)
             switch release {
             case .granted(let waiters):
                 for waiter in waiters {

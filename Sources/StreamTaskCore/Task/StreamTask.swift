@@ -54,14 +54,16 @@ public final class StreamTask: StreamSessionTask, @unchecked Sendable, CustomStr
     /// The task's state, behind its one lock: what any thread may read, and the machine that
     /// the façade's calls and the event loop's events both step.
     package struct Shared {
-        var state: State
-        /// The connection, its lanes of operations and its inbound buffer (see
-        /// `StreamTaskStateMachine`): stepped by the driver, under this lock.
+        /// The task's life, its connection, its lanes of operations and its inbound buffer
+        /// (see `StreamTaskStateMachine`): stepped by the façade and the driver, under this lock.
         var machine: StreamTaskStateMachine
+        /// Where the task is in its life, as ``StreamTask/state`` reports it.
+        var state: State { machine.taskState }
+        /// Why the task completed, once it has (see ``StreamTask/streamTaskError``).
+        var error: StreamTaskError? { machine.taskError }
         /// Whether the task was started (by its first ``resume()``, or connected by a
         /// listener): from then on ``suspend()`` and ``resume()`` pause it and let it go on.
-        package var started = false
-        var error: StreamTaskError?
+        package var started: Bool { machine.hasStarted }
         var metrics: StreamTaskMetrics
         var writeBehind = WriteBehindLedger<RoomWaiter>()
         /// What the machine decided that waits for the loop (see `SubmissionInbox`).
@@ -102,7 +104,6 @@ public final class StreamTask: StreamSessionTask, @unchecked Sendable, CustomStr
         self.eventLoop = eventLoop
         let shared = NIOLockedValueBox(
             Shared(
-                state: .suspended,
                 machine: StreamTaskStateMachine(
                     highWaterMark: configuration.inboundBufferLimit,
                     outboundHighWaterMark: StreamTaskDriver.channelWriteWaterMark.high),
@@ -118,11 +119,7 @@ public final class StreamTask: StreamSessionTask, @unchecked Sendable, CustomStr
         }
         // A task the session refused: it is born completed.
         driver.bornFailed(failure)
-        shared.withLockedValue {
-            $0.state = .completed
-            $0.error = failure
-            $0.metrics.taskEndDate = $0.metrics.taskStartDate
-        }
+        shared.withLockedValue { $0.metrics.taskEndDate = $0.metrics.taskStartDate }
         broadcaster.emit(.completed(failure), last: true)
     }
 
@@ -200,10 +197,8 @@ public final class StreamTask: StreamSessionTask, @unchecked Sendable, CustomStr
         let onLoop = eventLoop.inEventLoop
         var followUp = InboxFollowUp()
         let starts = withShared { shared -> Bool? in
+            if shared.machine.start() { return true }
             guard shared.state == .suspended else { return nil }
-            shared.state = .running
-            defer { shared.started = true }
-            guard shared.started else { return true }
             // The machine goes on as the call returns; what it then decides waits for the
             // loop unless this is the loop, with nothing waiting there.
             if onLoop {
@@ -248,8 +243,7 @@ public final class StreamTask: StreamSessionTask, @unchecked Sendable, CustomStr
     /// works on a suspended task as on any other.
     public override func suspend() {
         let suspends = withShared { shared -> Bool in
-            guard shared.started, shared.state == .running else { return false }
-            shared.state = .suspended
+            guard shared.machine.isRunning else { return false }
             // As the call returns: nothing issued after it moves, and what was issued before
             // it and waits for the loop's pass still gets that pass (see `Activity`).
             _ = shared.machine.suspend()
@@ -277,11 +271,11 @@ public final class StreamTask: StreamSessionTask, @unchecked Sendable, CustomStr
         let (lingers, waiting) = withShared { shared -> (Bool, [RoomWaiter]) in
             shared.writeBehind.stopEarlyReturns()
             let waiting = shared.writeBehind.withdrawAll()
-            let lingers = shared.state == .running && shared.writeBehind.outstanding > 0
+            let lingers = shared.machine.isRunning && shared.writeBehind.outstanding > 0
             // As Apple's cancel() does, marks the task as cancelling before it returns: whoever
             // reads `state` after the call sees `.canceling` (then `.completed`), never `.running`.
             // Streams that took the task over left it completed already.
-            if shared.state == .running || shared.state == .suspended { shared.state = .canceling }
+            shared.machine.cancelIssued()
             return (lingers, waiting)
         }
         fail(waiting, with: .cancelled)
@@ -370,7 +364,7 @@ public final class StreamTask: StreamSessionTask, @unchecked Sendable, CustomStr
         let refused = withShared { shared -> (OperationRequest, StreamTaskError)? in
             let request = make(&shared)
             // Under the lock a cancellation's withdrawal is made under (see `abandon(_:)`).
-            if let refusal = request.refusal(in: shared.state) { return (request, refusal) }
+            if let refusal = request.refusal(canceling: shared.machine.isCanceling) { return (request, refusal) }
             followUp.admit(request, onLoop: onLoop, in: &shared, by: driver)
             return nil
         }

@@ -133,13 +133,9 @@ extension StreamTaskDriver {
         eventLoop.preconditionInEventLoop()
         let handler = StreamTaskChannelHandler(driver: self)
         phase = .attached(handler)
-        owner?.withShared { shared in
-            // A listener's task starts connected; a resumed one keeps its state (it may have
-            // been suspended while it connected).
-            guard !shared.started else { return }
-            shared.started = true
-            shared.state = .running
-        }
+        // A listener's task starts connected; a resumed one keeps its state (it may have
+        // been suspended while it connected).
+        _ = withMachine { $0.start() }
         try channel.pipeline.syncOperations.addHandler(handler)
     }
 

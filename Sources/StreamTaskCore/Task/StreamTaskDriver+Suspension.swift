@@ -15,7 +15,7 @@ extension StreamTaskDriver {
     func suspensionChanged() {
         onLoop {
             guard self.owner != nil else { return }
-            let ended = self.shared.withLockedValue { $0.state == .canceling || $0.state == .completed }
+            let ended = self.withMachine { $0.hasEnded }
             guard !ended else { return }
             for attachment in self.attachments { attachment.suspensionChanged() }
         }

@@ -162,7 +162,10 @@ package final class StreamTaskDriver: @unchecked Sendable {
 
     /// A task the session refused: completed before it was ever linked.
     func bornFailed(_ failure: StreamTaskError) {
-        _ = withMachine { $0.closed(error: failure) }
+        withMachine {
+            _ = $0.closed(error: failure)
+            $0.refuse(failure)
+        }
         phase = .completed
     }
 
@@ -413,13 +416,12 @@ package final class StreamTaskDriver: @unchecked Sendable {
         }
         guard let task = owner else { return }
         owner = nil
-        let error = withMachine { $0.closeError }
-        let (metrics, leftovers) = task.withShared {
-            shared -> (StreamTaskMetrics, [SubmissionInbox.Entry]) in
-            shared.state = .completed
-            shared.error = error
+        let (error, metrics, leftovers) = task.withShared {
+            shared -> (StreamTaskError?, StreamTaskMetrics, [SubmissionInbox.Entry]) in
+            let error = shared.machine.closeError
+            shared.machine.complete()
             shared.metrics.taskEndDate = Date()
-            return (shared.metrics, shared.inbox.close())
+            return (error, shared.metrics, shared.inbox.close())
         }
         // Submitted before the task completed and not yet taken by the inbox's job: the machine
         // refuses them now, as it refuses whatever comes later, by itself (see `enqueueAlone`).

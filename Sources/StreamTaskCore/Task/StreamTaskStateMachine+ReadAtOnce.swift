@@ -59,7 +59,7 @@ extension StreamTaskStateMachine {
     /// connection is open, the input has not ended nor been closed, the task owns the
     /// connection and is running, and no operation that claims input is queued.
     var mayReadAtOnce: Bool {
-        guard connection == .open, input == .open, !inbound.hasEnded, owner == .task, activity == .running else {
+        guard connection == .open, input == .open, !inbound.hasEnded, isRunning else {
             return false
         }
         return pending.claimingInputCount == 0

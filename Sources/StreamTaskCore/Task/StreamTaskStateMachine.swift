@@ -41,7 +41,7 @@ import NIOCore
 /// - Input is requested from the channel only while the buffer holds fewer than
 ///   `highWaterMark` bytes (or, when the first waiting read needs more, fewer than it needs),
 ///   so a slow reader slows the peer and memory stays bounded by what the caller asked for.
-/// - While the task is suspended (``Activity``), no operation moves and the connection stays
+/// - While the task is suspended (``Life`` and ``Activity``), no operation moves and the connection stays
 ///   open; input still comes up to `highWaterMark`. `resume()` moves everything, in order.
 struct StreamTaskStateMachine {
     /// The connection, as the operations see it.
@@ -84,13 +84,6 @@ struct StreamTaskStateMachine {
         case writable
         /// The channel's outbound buffer is over its high-water mark: writes wait here.
         case full
-    }
-
-    /// Whose operations the machine accepts.
-    enum Owner {
-        case task
-        /// `captureStreams` took effect: only the streams' own operations are accepted.
-        case streams
     }
 
     struct Pending {
@@ -155,13 +148,14 @@ struct StreamTaskStateMachine {
     private(set) var roomAwaited = false
     static let confirmationInterval = 32
     static let confirmationBytes = 64 * 1024
+    /// The task's life (see ``Life``): changed only by the inputs beside it, in
+    /// `StreamTaskStateMachine+Life.swift`.
+    var life = Life.created
     private(set) var connection = Connection.notConnected
     var inbound = Inbound.flowing
     var input = Direction.open
     var output = Direction.open
     var writability = Writability.writable
-    private(set) var owner = Owner.task
-    var activity = Activity.running
     /// The task's own TLS (see ``Security``); changed only by the inputs beside it.
     var security = Security.plaintext
     /// This side is closing the connection: a missing close_notify from the peer is then no
@@ -223,9 +217,6 @@ struct StreamTaskStateMachine {
     /// Every operation the machine holds: the writes in flight, then the queue.
     var operations: [Pending] { Array(writesInFlight) + pending.elements }
 
-    /// `captureStreams` took effect: the connection belongs to the streams.
-    var streamsCaptured: Bool { owner == .streams }
-
     /// The error the connection closed with, if it closed with one.
     var closeError: StreamTaskError? {
         if case .closed(let error) = connection { return error }
@@ -269,7 +260,7 @@ struct StreamTaskStateMachine {
         completion: OperationCompletion? = nil,
         deadline: Pending.Deadline? = nil
     ) -> (refusal: Actions, passNeeded: Bool) {
-        if owner == .streams && !fromStreams {
+        if streamsCaptured && !fromStreams {
             return (Actions(.fail(id, .streamsCaptured, to: completion)), false)
         }
         if let error = validate(operation) {
@@ -318,6 +309,7 @@ struct StreamTaskStateMachine {
     }
 
     mutating func connected() -> Actions {
+        guard hasStarted else { preconditionFailure("connected before the task started") }
         switch connection {
         case .notConnected:
             connection = .open
@@ -519,11 +511,6 @@ struct StreamTaskStateMachine {
         return actions
     }
 
-    /// Records that `captureStreams` took effect.
-    mutating func handOverToStreams() {
-        owner = .streams
-    }
-
     /// Records that the machine asked for the connection's close.
     mutating func closeAsked() {
         precondition(connection == .open, "close asked twice, or for a connection that is not open")
@@ -540,7 +527,7 @@ struct StreamTaskStateMachine {
         case .closeRead, .closeWrite, .startTLS, .stopTLS:
             return nil
         case .captureStreams:
-            return owner == .streams ? .streamsCaptured : nil
+            return streamsCaptured ? .streamsCaptured : nil
         }
     }
 }

@@ -31,7 +31,7 @@ import Testing
     }
 
     private func openQueue() -> StreamTaskStateMachine {
-        var queue = StreamTaskStateMachine(highWaterMark: 1024)
+        var queue = StreamTaskStateMachine.startedForTests(highWaterMark: 1024)
         _ = queue.connected()
         return queue
     }
@@ -50,7 +50,7 @@ import Testing
     }
 
     @Test func failsTheOldOwnersLaterOperationsAndAcceptsTheStreams() {
-        var queue = StreamTaskStateMachine(highWaterMark: 1024)
+        var queue = StreamTaskStateMachine.startedForTests(highWaterMark: 1024)
         #expect(captured(queue.enqueue(.captureStreams, id: id(1))).isEmpty, "not connected yet")
         _ = queue.enqueue(.read(minLength: 1, maxLength: 1), id: id(2))
         let connected = queue.connected()

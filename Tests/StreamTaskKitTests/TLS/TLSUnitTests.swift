@@ -31,7 +31,7 @@ import Testing
     }
 
     private func openQueue() -> StreamTaskStateMachine {
-        var queue = StreamTaskStateMachine()
+        var queue = StreamTaskStateMachine.startedForTests()
         _ = queue.connected()
         return queue
     }
