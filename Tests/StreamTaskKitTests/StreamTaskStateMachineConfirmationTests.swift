@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 import Testing
@@ -30,6 +31,23 @@ import Testing
 
     private static func confirmationAsked(_ actions: Machine.Actions) -> OperationID? {
         actions.lazy.compactMap { if case .confirmWrites(let id) = $0 { id } else { nil } }.first
+    }
+
+    /// Parks a writer for room in the machine's write ledger, as an async write past the
+    /// ledger's limit does, runs `body`, then takes the writer away and lets its caller go.
+    private static func withAWriterWaitingForRoom(
+        in machine: inout Machine, _ body: (inout Machine) -> Void
+    ) async {
+        try? await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<Void, any Error>) in
+            let waiter = RoomWaiter(
+                id: id(99), buffer: ByteBuffer(string: "w"), timeout: 0, startedAt: .now(),
+                abandoned: NIOLockedValueBox(false), waitsForOutcome: NIOLockedValueBox(false),
+                continuation: continuation)
+            machine.writeBehind.park(waiter, id: id(99), count: 1)
+            body(&machine)
+            _ = machine.writeBehind.withdraw(id(99))
+            continuation.resume()
+        }
     }
 
     private static func silentWrite(_ machine: inout Machine, _ n: UInt64, bytes: Int = 8) -> Machine.Actions {
@@ -114,7 +132,7 @@ import Testing
         #expect(done.contains { if case .startTLS = $0 { true } else { false } })
     }
 
-    @Test func writesOnlyTheLedgerHearsOfWaitUntilAWriterWaitsForRoom() {
+    @Test func writesOnlyTheLedgerHearsOfWaitUntilAWriterWaitsForRoom() async {
         var machine = Machine.connectedForTests()
         let ledger = StreamTask(
             session: StreamSession(), identifier: 1, host: "127.0.0.1", port: 1, origin: .accepted,
@@ -125,38 +143,41 @@ import Testing
                 completion: .writeBehind(count: 1, of: ledger))
             #expect(Self.confirmations(actions) == [false])
         }
+        #expect(!machine.roomWaitersNeedAPass)
         // A writer parks for room: the writes that returned are confirmed by the next pass.
-        let passNeeded = machine.writersWaitForRoom(true)
-        #expect(passNeeded)
-        let pass = machine.process()
-        #expect(Self.confirmationAsked(pass) == Self.id(3))
-        // Their outcomes go to the ledger, which counts them out.
-        let (done, _) = machine.writesCompleted(through: Self.id(3), error: nil)
-        #expect(done.count { if case .succeed = $0 { true } else { false } } == 3)
+        await Self.withAWriterWaitingForRoom(in: &machine) { machine in
+            #expect(machine.roomWaitersNeedAPass)
+            let pass = machine.process()
+            #expect(Self.confirmationAsked(pass) == Self.id(3))
+            // Their outcomes go to the ledger, which counts them out.
+            let (done, _) = machine.writesCompleted(through: Self.id(3), error: nil)
+            #expect(done.count { if case .succeed = $0 { true } else { false } } == 3)
+        }
     }
 
-    @Test func whileWritersWaitForRoomEveryWriteHandedOverIsConfirmed() {
+    @Test func whileWritersWaitForRoomEveryWriteHandedOverIsConfirmed() async {
         var machine = Machine.connectedForTests()
-        // Nothing in flight: no pass is needed now, but each write handed over asks.
-        let passNeeded = machine.writersWaitForRoom(true)
-        #expect(!passNeeded)
-        for n in 1...3 {
-            let write = Self.silentWrite(&machine, UInt64(n))
-            #expect(Self.confirmations(write) == [true])
+        await Self.withAWriterWaitingForRoom(in: &machine) { machine in
+            // Nothing in flight: no pass is needed now, but each write handed over asks.
+            #expect(!machine.roomWaitersNeedAPass)
+            for n in 1...3 {
+                let write = Self.silentWrite(&machine, UInt64(n))
+                #expect(Self.confirmations(write) == [true])
+            }
         }
         // Once none waits, they go unconfirmed again.
-        _ = machine.writersWaitForRoom(false)
         let write = Self.silentWrite(&machine, 4)
         #expect(Self.confirmations(write) == [false])
     }
 
-    @Test func aSuspendedTaskAsksForNothing() {
+    @Test func aSuspendedTaskAsksForNothing() async {
         var machine = Machine.connectedForTests()
         _ = Self.silentWrite(&machine, 1)
         _ = machine.suspend()
-        _ = machine.writersWaitForRoom(true)
-        let pass = machine.process()
-        #expect(Self.confirmationAsked(pass) == nil)
+        await Self.withAWriterWaitingForRoom(in: &machine) { machine in
+            let pass = machine.process()
+            #expect(Self.confirmationAsked(pass) == nil)
+        }
     }
 
     @Test func aCloseForgetsTheUnconfirmedWrites() {

@@ -24,7 +24,9 @@ import Testing
         let big = Data(repeating: 0x41, count: 32 << 20)
         // Its outcome shows in what the peer reads (one test closes the peer under it).
         client.write(big, timeout: 0) { _ in }
-        #expect(await eventually { !client.withShared { $0.writeBehind.channelWritable } }, "the channel filled")
+        #expect(
+            await eventually { !client.withShared { $0.machine.writeBehindConditions.channelWritable } },
+            "the channel filled")
         return (server, client, peer, big.count)
     }
 
@@ -42,7 +44,9 @@ import Testing
     /// Starts an async write of `text` with no timeout, and returns once it waits for room.
     private func startWaitingWrite(_ text: String, on client: StreamTask) async -> Task<Void, any Error> {
         let write = Task { try await client.write(Data(text.utf8), timeout: 0) }
-        #expect(await eventually { client.withShared { $0.writeBehind.waitingCount } == 1 }, "\(text) waits for room")
+        #expect(
+            await eventually { client.withShared { $0.machine.writeBehind.waitingCount } == 1 },
+            "\(text) waits for room")
         return write
     }
 
@@ -55,7 +59,7 @@ import Testing
         let cancelled = await startWaitingWrite("CANCELLED", on: client)
         cancelled.cancel()
         await expectStreamError(.cancelled) { try await cancelled.value }
-        #expect(client.withShared { $0.writeBehind.waitingCount } == 0)
+        #expect(client.withShared { $0.machine.writeBehind.waitingCount } == 0)
 
         let last = await startWaitingWrite("LAST", on: client)
         let received = try await read(filled + 4, from: peer)
@@ -123,7 +127,7 @@ import Testing
         } catch let error as StreamTaskError {
             #expect([.connectionReset, .connectionClosed].contains(error.code), "\(error)")
         }
-        #expect(client.withShared { $0.writeBehind.waitingCount } == 0)
+        #expect(client.withShared { $0.machine.writeBehind.waitingCount } == 0)
         client.cancel()
         await server.stop()
     }

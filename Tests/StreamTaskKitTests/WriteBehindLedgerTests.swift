@@ -17,8 +17,14 @@ import Testing
     typealias Ledger = WriteBehindLedger<Int>
 
     /// What `ledger.admit` says, outside `#expect` (which cannot mutate), as a word.
+    /// The task as the ledger sees it: connected and running, with a writable channel,
+    /// unless told otherwise.
+    private func task(running: Bool = true, writable: Bool = true) -> Ledger.Conditions {
+        Ledger.Conditions(connectedAndRunning: running, channelWritable: writable)
+    }
+
     private func admitting(_ ledger: inout Ledger, _ count: Int, limit: Int, running: Bool = true) -> String {
-        switch ledger.admit(count, limit: limit, running: running) {
+        switch ledger.admit(count, limit: limit, task(running: running)) {
         case .reserved: "reserved"
         case .waitForRoom: "room"
         case .waitForOutcome: "outcome"
@@ -27,8 +33,10 @@ import Testing
     }
 
     /// What `ledger.release` decides, as waiters and a word.
-    private func releasing(_ ledger: inout Ledger, limit: Int, running: Bool = true) -> String {
-        switch ledger.release(limit: limit, running: running) {
+    private func releasing(
+        _ ledger: inout Ledger, limit: Int, running: Bool = true, writable: Bool = true
+    ) -> String {
+        switch ledger.release(limit: limit, task(running: running, writable: writable)) {
         case .none: "none"
         case .granted(let waiters): "granted \(waiters)"
         case .resubmitted(let waiters): "resubmitted \(waiters)"
@@ -36,27 +44,21 @@ import Testing
         }
     }
 
-    private func connected() -> Ledger {
-        var ledger = Ledger()
-        ledger.connected = true
-        return ledger
-    }
-
     @Test func writesReturnEarlyUpToTheLimitAndWaitForRoomPastIt() {
-        var ledger = connected()
+        var ledger = Ledger()
         #expect(admitting(&ledger, 40, limit: 100) == "reserved")
         #expect(admitting(&ledger, 60, limit: 100) == "reserved")
         #expect(admitting(&ledger, 1, limit: 100) == "room", "past the limit a write waits for room")
         ledger.complete(40, error: nil)
         #expect(ledger.outstanding == 60)
         #expect(admitting(&ledger, 40, limit: 100) == "reserved")
-        var fresh = connected()
+        var fresh = Ledger()
         #expect(admitting(&fresh, 1, limit: 0) == "outcome", "a limit of 0 never lets a write return early")
         #expect(admitting(&fresh, 101, limit: 100) == "outcome", "a write larger than the limit waits for its bytes")
     }
 
     @Test func aWaitingWriteGetsRoomAtHalfTheLimitAndWritesWaitInOrder() {
-        var ledger = connected()
+        var ledger = Ledger()
         #expect(admitting(&ledger, 90, limit: 100) == "reserved")
         #expect(admitting(&ledger, 20, limit: 100) == "room")
         ledger.park(1, id: OperationID(rawValue: 1), count: 20)
@@ -71,7 +73,7 @@ import Testing
     }
 
     @Test func aWaitingWriteWhoseBytesWouldPassTheLimitWaitsForThem() {
-        var ledger = connected()
+        var ledger = Ledger()
         #expect(admitting(&ledger, 50, limit: 100) == "reserved")
         #expect(admitting(&ledger, 60, limit: 100) == "room")
         ledger.park(1, id: OperationID(rawValue: 1), count: 60)
@@ -81,18 +83,20 @@ import Testing
     }
 
     @Test func aFullChannelHoldsWaitingWritesUntilItTakesMore() {
-        var ledger = connected()
-        ledger.channelWritable = false
-        #expect(admitting(&ledger, 1, limit: 100) == "room", "the channel is full")
+        var ledger = Ledger()
+        let full = ledger.admit(1, limit: 100, task(writable: false))
+        guard case .waitForRoom = full else {
+            Issue.record("a full channel makes a write wait for room, not \(full)")
+            return
+        }
         ledger.park(1, id: OperationID(rawValue: 1), count: 1)
-        #expect(releasing(&ledger, limit: 100) == "none")
-        ledger.channelWritable = true
+        #expect(releasing(&ledger, limit: 100, writable: false) == "none")
         #expect(releasing(&ledger, limit: 100) == "granted [1]")
         #expect(ledger.outstanding == 1)
     }
 
     @Test func aWithdrawnWriteLeavesTheQueueAndIsNeverLetGo() {
-        var ledger = connected()
+        var ledger = Ledger()
         #expect(admitting(&ledger, 100, limit: 100) == "reserved")
         ledger.park(1, id: OperationID(rawValue: 1), count: 10)
         ledger.park(2, id: OperationID(rawValue: 2), count: 10)
@@ -105,7 +109,7 @@ import Testing
     }
 
     @Test func stoppingOrSuspendingResubmitsTheWaitingWritesInOrder() {
-        var ledger = connected()
+        var ledger = Ledger()
         #expect(admitting(&ledger, 100, limit: 100) == "reserved")
         ledger.park(1, id: OperationID(rawValue: 1), count: 10)
         ledger.park(2, id: OperationID(rawValue: 2), count: 10)
@@ -121,7 +125,7 @@ import Testing
     }
 
     @Test func aFailureFailsTheWaitingWritesOrTheNextOneOnce() {
-        var ledger = connected()
+        var ledger = Ledger()
         #expect(admitting(&ledger, 60, limit: 100) == "reserved")
         #expect(admitting(&ledger, 40, limit: 100) == "reserved")
         ledger.park(1, id: OperationID(rawValue: 1), count: 10)
@@ -135,14 +139,13 @@ import Testing
 
     @Test func beforeTheConnectionOrOnceStoppedWritesWaitForTheirOutcome() {
         var ledger = Ledger()
-        #expect(admitting(&ledger, 1, limit: 100) == "outcome", "not connected yet")
+        #expect(admitting(&ledger, 1, limit: 100, running: false) == "outcome", "not connected yet")
         ledger.stopEarlyReturns()  // closeWrite() before the connection is up
-        ledger.connected = true
-        #expect(admitting(&ledger, 1, limit: 100) == "outcome")
-        var closedAfterConnecting = connected()
+        #expect(admitting(&ledger, 1, limit: 100) == "outcome", "connected now, but stopped")
+        var closedAfterConnecting = Ledger()
         closedAfterConnecting.stopEarlyReturns()
         #expect(admitting(&closedAfterConnecting, 1, limit: 100) == "outcome")
-        var suspended = connected()
+        var suspended = Ledger()
         #expect(admitting(&suspended, 1, limit: 100, running: false) == "outcome")
     }
 }

@@ -34,7 +34,7 @@ enum OperationCompletion: Sendable {
 
     /// Whether the outcome may come with that of a later write: nobody hears it, or only the
     /// write ledger does, which asks for it when a writer waits for room (see
-    /// `StreamTaskStateMachine.writersWaitForRoom(_:)`).
+    /// `StreamTaskStateMachine.roomAwaited`).
     var mayWaitForALaterWrite: Bool {
         switch self {
         case .promise(nil), .writeBehind: return true

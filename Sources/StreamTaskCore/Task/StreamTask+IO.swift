@@ -171,7 +171,7 @@ extension StreamTask {
         // on the way to the loop (a write with room is one of a running task, which nothing
         // refuses, and whose caller is not waiting for it).
         let admission = withShared { shared -> WriteBehindLedger<RoomWaiter>.Admission in
-            let admission = shared.writeBehind.admit(count, limit: limit, running: shared.machine.isRunning)
+            let admission = shared.machine.admitWriteBehind(count, limit: limit)
             guard case .reserved = admission else { return admission }
             let request = writeBehindRequest(
                 buffer, id: shared.nextOperationID(), timeout: timeout, startedAt: startedAt)

@@ -64,9 +64,9 @@ extension StreamTask {
                 let onLoop = eventLoop.inEventLoop
                 var followUp = InboxFollowUp()
                 let admission = withShared { shared -> WriteBehindLedger<RoomWaiter>.Admission? in
-                    let admission = shared.writeBehind.admit(count, limit: limit, running: shared.machine.isRunning)
+                    let admission = shared.machine.admitWriteBehind(count, limit: limit)
                     guard case .waitForRoom = admission, !Task.isCancelled else { return admission }
-                    shared.writeBehind.park(waiter, id: id, count: count)
+                    shared.machine.writeBehind.park(waiter, id: id, count: count)
                     shared.noteRoomWaiters(onLoop: onLoop, &followUp)
                     return nil
                 }
@@ -106,7 +106,7 @@ extension StreamTask {
                     "the write timed out after \(timeout) s waiting for room among the bytes not yet sent; nothing of it was sent"
                 ))
         }
-        let parked = withShared { $0.writeBehind.updateWaiter(id) { $0.timer = timer } }
+        let parked = withShared { $0.machine.writeBehind.updateWaiter(id) { $0.timer = timer } }
         if !parked { timer.cancel() }
     }
 
@@ -123,8 +123,8 @@ extension StreamTask {
         let limit = configuration.outboundBufferLimit
         var followUp = InboxFollowUp()
         let release = withShared { shared -> WriteBehindLedger<RoomWaiter>.Release in
-            change(&shared.writeBehind)
-            let release = shared.writeBehind.release(limit: limit, running: shared.machine.isRunning)
+            change(&shared.machine.writeBehind)
+            let release = shared.machine.releaseWriteBehind(limit: limit)
             switch release {
             case .granted(let waiters):
                 for waiter in waiters {
@@ -165,7 +165,7 @@ extension StreamTask {
     /// (its caller was cancelled, or its time ran out); the writes behind it may then have room.
     /// Returns whether it was waiting.
     private func withdrawWaitingWrite(_ id: OperationID, failingWith error: StreamTaskError) -> Bool {
-        guard let waiter = withShared({ $0.writeBehind.withdraw(id) }) else { return false }
+        guard let waiter = withShared({ $0.machine.writeBehind.withdraw(id) }) else { return false }
         fail([waiter], with: error)
         releaseRoomWaiters()
         return true

@@ -65,7 +65,6 @@ public final class StreamTask: StreamSessionTask, @unchecked Sendable, CustomStr
         /// listener): from then on ``suspend()`` and ``resume()`` pause it and let it go on.
         package var started: Bool { machine.hasStarted }
         var metrics: StreamTaskMetrics
-        var writeBehind = WriteBehindLedger<RoomWaiter>()
         /// What the machine decided that waits for the loop (see `SubmissionInbox`).
         var inbox = SubmissionInbox()
         /// The task's one timer, for the earliest deadline of its operations, and when it fires.
@@ -269,9 +268,9 @@ public final class StreamTask: StreamSessionTask, @unchecked Sendable, CustomStr
         // Writes waiting for room never returned: they fail as queued operations do. Those
         // that returned go out first (below).
         let (lingers, waiting) = withShared { shared -> (Bool, [RoomWaiter]) in
-            shared.writeBehind.stopEarlyReturns()
-            let waiting = shared.writeBehind.withdrawAll()
-            let lingers = shared.machine.isRunning && shared.writeBehind.outstanding > 0
+            shared.machine.writeBehind.stopEarlyReturns()
+            let waiting = shared.machine.writeBehind.withdrawAll()
+            let lingers = shared.machine.isRunning && shared.machine.writeBehind.outstanding > 0
             // As Apple's cancel() does, marks the task as cancelling before it returns: whoever
             // reads `state` after the call sees `.canceling` (then `.completed`), never `.running`.
             // Streams that took the task over left it completed already.
@@ -495,11 +494,11 @@ public final class StreamTask: StreamSessionTask, @unchecked Sendable, CustomStr
 }
 
 extension StreamTask.Shared {
-    /// Tells the machine whether writers wait for room in the write ledger (after the ledger
-    /// changed, under the task's lock), and asks the loop for the pass that then confirms
-    /// what went unconfirmed, if one is needed.
+    /// After the write ledger changed (under the task's lock): asks the loop for the pass that
+    /// confirms what went unconfirmed, if writers now wait for room behind it
+    /// (`StreamTaskStateMachine.roomWaitersNeedAPass`).
     mutating func noteRoomWaiters(onLoop: Bool, _ followUp: inout StreamTask.InboxFollowUp) {
-        if machine.writersWaitForRoom(writeBehind.waitingCount > 0) {
+        if machine.roomWaitersNeedAPass {
             followUp.notePass(onLoop: onLoop, in: &self)
         }
     }

@@ -344,7 +344,7 @@ package final class StreamTaskDriver: @unchecked Sendable {
             // issued by a caller who has heard of the failure must not return early, as if it
             // could still succeed.
             shared.withLockedValue { shared in
-                if shared.machine.connection.isClosed { shared.writeBehind.stopEarlyReturns() }
+                if shared.machine.connection.isClosed { shared.machine.writeBehind.stopEarlyReturns() }
             }
         }
         for index in 0..<count {
@@ -458,7 +458,6 @@ package final class StreamTaskDriver: @unchecked Sendable {
         owner?.withShared { shared in
             shared.metrics.localAddress = channel.localAddress?.ipAddress
             shared.metrics.localPort = channel.localAddress?.port
-            shared.writeBehind.connected = true
             shared.metrics.remoteAddress = channel.remoteAddress?.ipAddress
             shared.metrics.remotePort = channel.remoteAddress?.port
         }
@@ -499,8 +498,8 @@ package final class StreamTaskDriver: @unchecked Sendable {
     }
 
     func channelWritabilityChanged(_ isWritable: Bool) {
-        owner?.releaseRoomWaiters { $0.channelWritable = isWritable }
         step { $0.writabilityChanged(isWritable) }
+        owner?.releaseRoomWaiters()
     }
 
     /// This side closes the connection (or the socket beneath TLS): a missing close_notify

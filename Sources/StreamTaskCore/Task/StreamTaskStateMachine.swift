@@ -142,10 +142,9 @@ struct StreamTaskStateMachine {
     /// finish (`closeWrite`, a barrier). So such writes cost a promise each only per many.
     var unconfirmedWrites = 0
     var unconfirmedBytes = 0
-    /// Writers wait for room in the write ledger, whose bytes leave it only as their writes
-    /// are confirmed: meanwhile every pass confirms what it hands over (see
-    /// ``writersWaitForRoom(_:)``).
-    private(set) var roomAwaited = false
+    /// The async writes that returned before their bytes left, and those waiting for room
+    /// among them (see ``WriteBehindLedger`` and ``admitWriteBehind(_:limit:)``).
+    var writeBehind = WriteBehindLedger<RoomWaiter>()
     static let confirmationInterval = 32
     static let confirmationBytes = 64 * 1024
     /// The task's life (see ``Life``): changed only by the inputs beside it, in
@@ -192,15 +191,6 @@ struct StreamTaskStateMachine {
     mutating func forgetUnconfirmedWrites() {
         unconfirmedWrites = 0
         unconfirmedBytes = 0
-    }
-
-    /// Whether writers wait for room in the write ledger, as it changed (under the task's
-    /// lock). While they do, the writes in flight that went unconfirmed are confirmed by the
-    /// next pass, and every pass confirms what it hands over. Returns whether that needs a
-    /// pass now.
-    mutating func writersWaitForRoom(_ waiting: Bool) -> Bool {
-        roomAwaited = waiting
-        return waiting && unconfirmedWrites > 0
     }
 
     /// `item` left ``writesInFlight``.

@@ -20,13 +20,27 @@
 /// connection is up or after early returns stopped, waits for its own outcome instead. A
 /// failure of a write that returned is kept for the next write.
 ///
-/// `Waiter` is what the task keeps of a write waiting for room (its bytes and its caller).
+/// `Waiter` is what the task keeps of a write waiting for room (its bytes and its caller). The
+/// ledger belongs to the task's state machine, which tells it what the task is like as it
+/// decides (``Conditions``): it keeps no copy of the connection, the task's life or the
+/// channel's writability.
 struct WriteBehindLedger<Waiter: Sendable>: Sendable {
+    /// What the ledger needs to know of the task as it decides, read from the task's machine.
+    struct Conditions {
+        /// The connection is up and the task runs (not suspended, cancelling or done). Before
+        /// the connection, a write waits for its outcome, so that a refused or failed
+        /// connection fails the write that was waiting for it.
+        var connectedAndRunning: Bool
+        /// The channel takes more: a full channel (its own buffer past SwiftNIO's high-water
+        /// mark) makes writes wait for room.
+        var channelWritable: Bool
+    }
+
     /// What a write of some size may do now.
     enum Admission {
         /// Counted as outstanding: queue it and return.
         case reserved
-        /// Park it (``park(_:id:count:)``) until ``release(limit:running:)`` lets it go.
+        /// Park it (``park(_:id:count:)``) until ``release(limit:_:)`` lets it go.
         case waitForRoom
         /// Queue it and wait until its bytes reach the kernel, as the completion-handler form
         /// does.
@@ -35,7 +49,7 @@ struct WriteBehindLedger<Waiter: Sendable>: Sendable {
         case failed(StreamTaskError)
     }
 
-    /// What ``release(limit:running:)`` decided for the writes waiting for room, in the order
+    /// What ``release(limit:_:)`` decided for the writes waiting for room, in the order
     /// they waited.
     enum Release {
         case none
@@ -50,16 +64,10 @@ struct WriteBehindLedger<Waiter: Sendable>: Sendable {
         case failed([Waiter], StreamTaskError)
     }
 
-    /// Set once the connection is up: before it, a write waits, so that a refused or failed
-    /// connection fails the write that was waiting for it.
-    var connected = false
     /// Set by `closeWrite()`, `captureStreams()`, `cancel()` and the connection's close, and
     /// never cleared (a connection that comes up afterwards does not undo it): from then on
     /// every write waits for its outcome, so that one the task can no longer send fails at once.
     private(set) var stopped = false
-    /// The channel's writability, as the driver last saw it change: a full channel (its own
-    /// buffer past SwiftNIO's high-water mark) makes writes wait for room.
-    var channelWritable = true
     /// Bytes of writes that returned and have not completed yet. Their completions come back
     /// together, a confirmation for many (see `StreamTaskStateMachine.unconfirmedWrites`), and
     /// at once while a writer waits for room here.
@@ -77,11 +85,11 @@ struct WriteBehindLedger<Waiter: Sendable>: Sendable {
     var waitingCount: Int { waiting.count }
 
     /// What a write of `count` bytes may do now; counts it as outstanding when it is
-    /// ``Admission/reserved``. `running` says the task is neither suspended nor done.
-    mutating func admit(_ count: Int, limit: Int, running: Bool) -> Admission {
+    /// ``Admission/reserved``.
+    mutating func admit(_ count: Int, limit: Int, _ task: Conditions) -> Admission {
         if let failure = takeFailure() { return .failed(failure) }
-        guard connected, !stopped, running, transitionsAhead == 0, count <= limit else { return .waitForOutcome }
-        guard waiting.isEmpty, channelWritable, outstanding + count <= limit else { return .waitForRoom }
+        guard task.connectedAndRunning, !stopped, transitionsAhead == 0, count <= limit else { return .waitForOutcome }
+        guard waiting.isEmpty, task.channelWritable, outstanding + count <= limit else { return .waitForRoom }
         outstanding += count
         return .reserved
     }
@@ -111,11 +119,11 @@ struct WriteBehindLedger<Waiter: Sendable>: Sendable {
     /// the waiting writes get room in order for as many bytes as fit under the limit. The half
     /// is what keeps a fast writer from waking once a write: it goes on with the socket still
     /// holding half the limit.
-    mutating func release(limit: Int, running: Bool) -> Release {
+    mutating func release(limit: Int, _ task: Conditions) -> Release {
         guard !waiting.isEmpty else { return .none }
         if let failure = takeFailure() { return .failed(withdrawAll(), failure) }
-        guard connected, !stopped, running, transitionsAhead == 0 else { return .resubmitted(withdrawAll()) }
-        guard channelWritable, outstanding <= limit / 2 else { return .none }
+        guard task.connectedAndRunning, !stopped, transitionsAhead == 0 else { return .resubmitted(withdrawAll()) }
+        guard task.channelWritable, outstanding <= limit / 2 else { return .none }
         var granted: [Waiter] = []
         while let first = waiting.first, outstanding + first.count <= limit {
             outstanding += first.count
@@ -141,7 +149,7 @@ struct WriteBehindLedger<Waiter: Sendable>: Sendable {
         transitionsAhead -= 1
     }
 
-    /// Takes every write waiting for room away, in order (a cancel fails them; ``release(limit:running:)``
+    /// Takes every write waiting for room away, in order (a cancel fails them; ``release(limit:_:)``
     /// hands them on when they all go the same way).
     mutating func withdrawAll() -> [Waiter] {
         defer { waiting.removeAll() }
