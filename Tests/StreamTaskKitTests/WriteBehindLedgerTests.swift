@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+import NIOCore
 import Testing
 
 @testable import StreamTaskCore
@@ -100,12 +101,28 @@ import Testing
         #expect(admitting(&ledger, 100, limit: 100) == "reserved")
         ledger.park(1, id: OperationID(rawValue: 1), count: 10)
         ledger.park(2, id: OperationID(rawValue: 2), count: 10)
-        #expect(ledger.updateWaiter(OperationID(rawValue: 1)) { $0 = 11 })
-        #expect(ledger.withdraw(OperationID(rawValue: 1)) == 11, "the waiter as changed")
+        #expect(ledger.withdraw(OperationID(rawValue: 1)) == 1)
         #expect(ledger.withdraw(OperationID(rawValue: 1)) == nil, "withdrawn once")
-        #expect(!ledger.updateWaiter(OperationID(rawValue: 1)) { $0 = 12 })
         ledger.complete(100, error: nil)
         #expect(releasing(&ledger, limit: 100) == "granted [2]")
+    }
+
+    @Test func theTasksTimerFindsTheWaitsThatAreOverAndTheNextDeadline() {
+        var ledger = Ledger()
+        let start = NIODeadline.now()
+        #expect(admitting(&ledger, 100, limit: 100) == "reserved")
+        ledger.park(1, id: OperationID(rawValue: 1), count: 10, deadline: start + .seconds(Int64(2)))
+        ledger.park(2, id: OperationID(rawValue: 2), count: 10)
+        ledger.park(3, id: OperationID(rawValue: 3), count: 10, deadline: start + .seconds(Int64(1)))
+        ledger.park(4, id: OperationID(rawValue: 4), count: 10, deadline: start + .seconds(Int64(3)))
+        let early = ledger.expired(at: start)
+        #expect(early.due.isEmpty)
+        #expect(early.next == start + .seconds(Int64(1)))
+        let later = ledger.expired(at: start + .seconds(Int64(2)))
+        #expect(
+            later.due.map(\.waiter) == [1, 3], "due waits, in the order they parked; a wait with no deadline never is")
+        #expect(later.next == start + .seconds(Int64(3)))
+        #expect(ledger.waitingCount == 4, "they stay parked until withdrawn")
     }
 
     @Test func stoppingOrSuspendingResubmitsTheWaitingWritesInOrder() {

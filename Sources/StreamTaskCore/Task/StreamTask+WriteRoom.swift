@@ -25,8 +25,14 @@ struct RoomWaiter: Sendable {
     /// and a cancellation after that leaves it alone.
     let waitsForOutcome: NIOLockedValueBox<Bool>
     let continuation: UnsafeContinuation<Void, any Error>
-    /// Fails the wait at its deadline, if it has one.
-    var timer: Scheduled<Void>?
+
+    /// Why its wait for room failed when its time ran out: nothing of it was sent.
+    var timeoutError: StreamTaskError {
+        StreamTaskError(
+            .timedOut,
+            "the write timed out after \(timeout) s waiting for room among the bytes not yet sent; nothing of it was sent"
+        )
+    }
 }
 
 extension StreamTask {
@@ -66,14 +72,18 @@ extension StreamTask {
                 let admission = withShared { shared -> WriteBehindLedger<RoomWaiter>.Admission? in
                     let admission = shared.machine.admitWriteBehind(count, limit: limit)
                     guard case .waitForRoom = admission, !Task.isCancelled else { return admission }
-                    shared.machine.writeBehind.park(waiter, id: id, count: count)
+                    // Its wait ends at its deadline, by the task's one timer, as a queued
+                    // operation's does.
+                    let deadline = timeout > 0 ? startedAt + .seconds(timeout) : nil
+                    shared.machine.writeBehind.park(waiter, id: id, count: count, deadline: deadline)
+                    if let deadline { driver.armDeadlineTimer(at: deadline, in: &shared) }
                     shared.noteRoomWaiters(onLoop: onLoop, &followUp)
                     return nil
                 }
                 follow(followUp)
                 switch admission {
                 case nil:
-                    if timeout > 0 { armRoomTimer(for: id, timeout: timeout, startedAt: startedAt) }
+                    break
                 case .reserved:
                     submitWriteBehind(buffer, id: id, timeout: timeout, startedAt: startedAt)
                     continuation.resume()
@@ -94,20 +104,6 @@ extension StreamTask {
                 abandon(id)
             }
         }
-    }
-
-    /// Fails the wait for room of write `id` at its deadline, unless it ended before.
-    private func armRoomTimer(for id: OperationID, timeout: TimeInterval, startedAt: NIODeadline) {
-        let timer = eventLoop.scheduleTask(deadline: startedAt + .seconds(timeout)) {
-            _ = self.withdrawWaitingWrite(
-                id,
-                failingWith: StreamTaskError(
-                    .timedOut,
-                    "the write timed out after \(timeout) s waiting for room among the bytes not yet sent; nothing of it was sent"
-                ))
-        }
-        let parked = withShared { $0.machine.writeBehind.updateWaiter(id) { $0.timer = timer } }
-        if !parked { timer.cancel() }
     }
 
     /// Changes the ledger with `change`, then carries out what it decides for the writes
@@ -148,12 +144,10 @@ extension StreamTask {
         follow(followUp)
         switch release {
         case .granted(let waiters):
-            for waiter in waiters {
-                waiter.timer?.cancel()
-                waiter.continuation.resume()
-            }
-        case .resubmitted(let waiters):
-            for waiter in waiters { waiter.timer?.cancel() }
+            for waiter in waiters { waiter.continuation.resume() }
+        case .resubmitted:
+            // Their callers now wait for their outcome (see `resubmission(of:)`).
+            break
         case .failed(let waiters, let error):
             fail(waiters, with: error)
         case .none:
@@ -164,7 +158,8 @@ extension StreamTask {
     /// Takes write `id` out of the ledger and fails it with `error`, if it still waits for room
     /// (its caller was cancelled, or its time ran out); the writes behind it may then have room.
     /// Returns whether it was waiting.
-    private func withdrawWaitingWrite(_ id: OperationID, failingWith error: StreamTaskError) -> Bool {
+    @discardableResult
+    func withdrawWaitingWrite(_ id: OperationID, failingWith error: StreamTaskError) -> Bool {
         guard let waiter = withShared({ $0.machine.writeBehind.withdraw(id) }) else { return false }
         fail([waiter], with: error)
         releaseRoomWaiters()
@@ -173,10 +168,7 @@ extension StreamTask {
 
     /// Fails writes taken out of the ledger: none of their bytes were sent.
     func fail(_ waiters: [RoomWaiter], with error: StreamTaskError) {
-        for waiter in waiters {
-            waiter.timer?.cancel()
-            waiter.continuation.resume(throwing: error)
-        }
+        for waiter in waiters { waiter.continuation.resume(throwing: error) }
     }
 
     /// Queues `waiter`'s write as one that waits for its outcome, and resumes its caller then.

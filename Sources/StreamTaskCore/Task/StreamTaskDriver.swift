@@ -252,13 +252,19 @@ package final class StreamTaskDriver: @unchecked Sendable {
         shared.deadlineTimer = (deadline, timer)
     }
 
-    /// Withdraws every operation whose time is up, then arms the timer for the next deadline.
+    /// Withdraws every operation whose time is up, and every write whose wait for room is,
+    /// then arms the timer for the next deadline.
     private func deadlineTimerFired() {
-        let (due, unwrapping) = shared.withLockedValue { shared in
+        let (due, dueForRoom, unwrapping) = shared.withLockedValue { shared in
             shared.deadlineTimer = nil
-            let (due, next) = shared.machine.expired(at: .now())
-            if let next { armDeadlineTimer(at: next, in: &shared) }
-            return (due, shared.machine.tlsUnwrapping)
+            let now = NIODeadline.now()
+            let (due, next) = shared.machine.expired(at: now)
+            let (dueForRoom, nextForRoom) = shared.machine.writeBehind.expired(at: now)
+            if let next = [next, nextForRoom].compactMap({ $0 }).min() { armDeadlineTimer(at: next, in: &shared) }
+            return (due, dueForRoom, shared.machine.tlsUnwrapping)
+        }
+        for (id, waiter) in dueForRoom {
+            owner?.withdrawWaitingWrite(id, failingWith: waiter.timeoutError)
         }
         for (id, operation, deadline) in due {
             if unwrapping == id {

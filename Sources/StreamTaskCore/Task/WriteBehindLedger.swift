@@ -7,6 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+import NIOCore
+
 /// The async writes that returned before their bytes reached the kernel, counted under the
 /// task's lock, and the writes waiting for room to do the same.
 ///
@@ -78,8 +80,9 @@ struct WriteBehindLedger<Waiter: Sendable>: Sendable {
     /// done: while any is, every write waits for its outcome, so that none returns before the
     /// handshake it follows has succeeded (if it fails, so does every write after it).
     private(set) var transitionsAhead = 0
-    /// The writes waiting for room, oldest first.
-    private var waiting: [(id: OperationID, count: Int, waiter: Waiter)] = []
+    /// The writes waiting for room, oldest first, each with the deadline of its wait, if it
+    /// has one.
+    private var waiting: [(id: OperationID, count: Int, deadline: NIODeadline?, waiter: Waiter)] = []
 
     /// How many writes wait for room.
     var waitingCount: Int { waiting.count }
@@ -95,15 +98,26 @@ struct WriteBehindLedger<Waiter: Sendable>: Sendable {
     }
 
     /// Parks a write that was told to ``Admission/waitForRoom``, behind those waiting already.
-    mutating func park(_ waiter: Waiter, id: OperationID, count: Int) {
-        waiting.append((id, count, waiter))
+    /// Its wait ends at `deadline`, if it has one: the task's one timer withdraws it then (see
+    /// ``expired(at:)``).
+    mutating func park(_ waiter: Waiter, id: OperationID, count: Int, deadline: NIODeadline? = nil) {
+        waiting.append((id, count, deadline, waiter))
     }
 
-    /// Changes the parked waiter `id`; returns `false` when it is no longer parked.
-    mutating func updateWaiter(_ id: OperationID, _ body: (inout Waiter) -> Void) -> Bool {
-        guard let index = waiting.firstIndex(where: { $0.id == id }) else { return false }
-        body(&waiting[index].waiter)
-        return true
+    /// The writes whose wait for room is over at `now` (they stay parked: the caller
+    /// withdraws each), and the earliest deadline of those still waiting.
+    func expired(at now: NIODeadline) -> (due: [(id: OperationID, waiter: Waiter)], next: NIODeadline?) {
+        var due: [(id: OperationID, waiter: Waiter)] = []
+        var next: NIODeadline?
+        for entry in waiting {
+            guard let deadline = entry.deadline else { continue }
+            if deadline <= now {
+                due.append((entry.id, entry.waiter))
+            } else if next.map({ deadline < $0 }) ?? true {
+                next = deadline
+            }
+        }
+        return (due, next)
     }
 
     /// Takes the parked waiter `id` away (its caller stopped waiting, or its time ran out).
