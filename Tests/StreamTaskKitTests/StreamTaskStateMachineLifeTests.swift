@@ -64,6 +64,8 @@ import Testing
         var machine = Machine()
         machine.refuse(StreamTaskError(.invalidArgument, "no such scheme"))
         #expect(machine.taskState == .completed)
+        #expect(machine.closeError?.code == .invalidArgument, "its connection reads as closed with the refusal")
+        #expect(machine.closed(error: nil).isEmpty)
         #expect(machine.taskError?.code == .invalidArgument)
         #expect(!machine.hasStarted, "whoever starts tasks on first use still hears of the refusal")
         let started = machine.start()
@@ -112,6 +114,13 @@ import Testing
         }
     }
 
+    @Test func aTaskCannotCompleteWithItsConnectionUp() async {
+        await #expect(processExitsWith: .failure) {
+            var machine = Machine.connectedForTests()
+            machine.complete()
+        }
+    }
+
     @Test func aTaskThatWasNotStartedCannotConnect() async {
         await #expect(processExitsWith: .failure) {
             var machine = Machine()
@@ -138,6 +147,7 @@ import Testing
     @Test func streamsCannotBeCapturedFromACompletedTask() async {
         await #expect(processExitsWith: .failure) {
             var machine = Machine.connectedForTests()
+            _ = machine.closed(error: nil)
             machine.complete()
             machine.handOverToStreams()
         }

@@ -225,8 +225,10 @@ extension StreamTaskDriver {
             error, verification: record.verificationFailure, configuration: record.role.configuration)
         configuration.logger.debug(
             "TLS handshake failed", metadata: ["task": "\(taskIdentifier)", "error": "\(failure)"])
-        if channelFailure == nil { channelFailure = failure }
-        step { $0.tlsTransitionCompleted(id, error: failure) }
+        step {
+            $0.channelFailed(failure)
+            return $0.tlsTransitionCompleted(id, error: failure)
+        }
         return true
     }
 

@@ -35,19 +35,10 @@ extension StreamTaskDriver {
     /// The writes up to and including `id` finished with `result`: their outcomes go back to
     /// the machine, and their bytes to the metrics.
     private func writesFinished(through id: OperationID, _ result: Result<Void, any Error>) {
-        var failure: StreamTaskError?
-        if case .failure(let error) = result {
-            var mapped = ChannelErrorMapper.map(error)
-            if mapped.code == .connectionClosed, let cause = channelFailure {
-                // Closed because of an error seen first (a reset noticed by a read): the
-                // write failed for that reason, so it says so.
-                mapped = cause
-            } else if channelFailure == nil, mapped.code != .connectionClosed {
-                channelFailure = mapped
-            }
-            failure = mapped
-        }
+        let mapped: StreamTaskError? =
+            if case .failure(let error) = result { ChannelErrorMapper.map(error) } else { nil }
         stepShared { shared in
+            let failure = mapped.map { shared.machine.writeFailed($0) }
             let (actions, bytes) = shared.machine.writesCompleted(through: id, error: failure)
             shared.metrics.countOfBytesSent += Int64(bytes)
             return actions

@@ -61,8 +61,6 @@ package final class StreamTaskDriver: @unchecked Sendable {
     /// The task's state under its lock, shared with the façade: the machine lives there, so
     /// that both sides step the same value (see `step(_:thenComplete:)`).
     let shared: NIOLockedValueBox<StreamTask.Shared>
-    /// The first error the channel reported; the connection closes with it.
-    var channelFailure: StreamTaskError?
     /// This task's own TLS handler, while it has one (not the one of a tunnel through an
     /// HTTPS proxy); the machine holds what its handshake learnt (``StreamTaskStateMachine/Security``).
     var tlsHandler: NIOSSLHandler?
@@ -162,10 +160,8 @@ package final class StreamTaskDriver: @unchecked Sendable {
 
     /// A task the session refused: completed before it was ever linked.
     func bornFailed(_ failure: StreamTaskError) {
-        withMachine {
-            _ = $0.closed(error: failure)
-            $0.refuse(failure)
-        }
+        // Refused, its connection reads as closed with `failure`.
+        withMachine { $0.refuse(failure) }
         phase = .completed
     }
 
@@ -530,7 +526,7 @@ package final class StreamTaskDriver: @unchecked Sendable {
             step { $0.inputEnded(truncation: failure.at(host: host, port: port)) }
         }
         configuration.logger.debug("connection error", metadata: ["task": "\(taskIdentifier)", "error": "\(failure)"])
-        if channelFailure == nil { channelFailure = failure }
+        withMachine { $0.channelFailed(failure) }
         handler?.close()
     }
 
@@ -539,15 +535,15 @@ package final class StreamTaskDriver: @unchecked Sendable {
     /// so the task completes here.
     func channelClosedBeforeActive() {
         guard handler != nil else { return }
-        if channelFailure == nil {
-            channelFailure = StreamTaskError(.connectionClosed, "the connection closed before it was established")
+        withMachine {
+            $0.channelFailed(StreamTaskError(.connectionClosed, "the connection closed before it was established"))
         }
         channelClosed()
     }
 
     func channelClosed() {
         let task = owner
-        step(thenComplete: true) { $0.closed(error: channelFailure) }
+        step(thenComplete: true) { $0.channelClosed() }
         // Writes waiting for room fail as queued writes do, with the reason the connection closed.
         task?.releaseRoomWaiters { $0.stopEarlyReturns() }
     }

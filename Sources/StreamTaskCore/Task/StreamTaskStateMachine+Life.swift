@@ -13,17 +13,19 @@ extension StreamTaskStateMachine {
     /// exists only in it: whether operations may move exists only while the task runs.
     ///
     /// ```
-    /// created ──start──▶ started(activity) ──cancelIssued──▶ canceling(activity)
-    ///    │  │               │        ▲ suspend/resume               │
-    ///    │  │               │        └──────┘                       │
-    ///    │  │               ├──captureStreams──▶ handedToStreams     │
-    ///    │  └───────────────┴──────────────complete─────────────────┴──▶ completed(error)
+    /// created ──start──▶ started(activity, connection) ──cancelIssued──▶ canceling(activity, connection)
+    ///    │  │               │        ▲ suspend/resume                               │
+    ///    │  │               │        └──────┘                                       │
+    ///    │  │               ├──captureStreams──▶ handedToStreams(connection)         │
+    ///    │  └───────────────┴──────────────────complete─────────────────────────────┴──▶ completed(error)
     ///    └──refuse──▶ refused(error)
     /// ```
     ///
-    /// The connection (``Connection``) has a life of its own beside it: a task completes only
-    /// once its connection has closed (or was never made), and the streams that took a
-    /// connection over keep it open after the task has completed.
+    /// The connection (``Connection``) exists only in the cases that carry it: a task never
+    /// started has none, a completed or refused one has none left (it completes only once its
+    /// connection has closed), and the streams that took a connection over keep it after the
+    /// task has completed. Before the cases that carry it, it reads as not connected; after
+    /// them, as closed with the task's error.
     enum Life {
         /// Made and never resumed: operations queue and wait for a connection.
         case created
@@ -32,14 +34,14 @@ extension StreamTaskStateMachine {
         case refused(StreamTaskError)
         /// Resumed (or accepted by a listener): connecting or connected, running or paused
         /// by `suspend()`.
-        case started(Activity)
+        case started(Activity, Connection)
         /// `cancel()` was called: the task takes nothing new, and completes once its
         /// connection is closed. Until the loop carries the cancel out, operations move or
         /// wait as they did (`activity`).
-        case canceling(Activity)
+        case canceling(Activity, Connection)
         /// `captureStreams` took effect: the task completed, and the connection is the
         /// streams'. Only their own operations are accepted.
-        case handedToStreams
+        case handedToStreams(Connection)
         /// The task is over: its connection closed with `error` (`nil` for an orderly
         /// close), or it never had one.
         case completed(StreamTaskError?)
@@ -49,8 +51,8 @@ extension StreamTaskStateMachine {
     var taskState: StreamSessionTask.State {
         switch life {
         case .created: .suspended
-        case .started(.running): .running
-        case .started(.suspending), .started(.suspended): .suspended
+        case .started(.running, _): .running
+        case .started(.suspending, _), .started(.suspended, _): .suspended
         case .canceling: .canceling
         case .refused, .handedToStreams, .completed: .completed
         }
@@ -76,8 +78,18 @@ extension StreamTaskStateMachine {
 
     /// Whether the task runs: started, not paused, not cancelling and not over.
     var isRunning: Bool {
-        if case .started(.running) = life { return true }
+        if case .started(.running, _) = life { return true }
         return false
+    }
+
+    /// The connection, as the operations see it (see ``Life``).
+    var connection: Connection {
+        switch life {
+        case .created: .notConnected
+        case .started(_, let connection), .canceling(_, let connection), .handedToStreams(let connection): connection
+        case .refused(let error): .closed(error)
+        case .completed(let error): .closed(error)
+        }
     }
 
     /// Whether the task is cancelling or over: nothing new is asked of its attachments.
@@ -104,7 +116,7 @@ extension StreamTaskStateMachine {
     /// not started, or is over, has nothing to hold.
     var activity: Activity {
         switch life {
-        case .started(let activity), .canceling(let activity): activity
+        case .started(let activity, _), .canceling(let activity, _): activity
         case .created, .refused, .handedToStreams, .completed: .running
         }
     }
@@ -122,7 +134,7 @@ extension StreamTaskStateMachine {
     /// whether it did (only a task never started starts).
     mutating func start() -> Bool {
         guard case .created = life else { return false }
-        life = .started(.running)
+        life = .started(.running, .notConnected)
         return true
     }
 
@@ -130,19 +142,23 @@ extension StreamTaskStateMachine {
     /// call returns). A task that completed, or whose streams took its connection, stays so.
     mutating func cancelIssued() {
         switch life {
-        case .created: life = .canceling(.running)
-        case .started(let activity): life = .canceling(activity)
+        case .created: life = .canceling(.running, .notConnected)
+        case .started(let activity, let connection): life = .canceling(activity, connection)
         case .refused, .canceling, .handedToStreams, .completed: break
         }
     }
 
-    /// The task completed: its error is the connection's. Completing twice traps; the streams
-    /// that took the connection over end it as they close, and the task, completed when they
-    /// took it, keeps no error of theirs.
+    /// The task completed: its error is the connection's. Completing twice, or with the
+    /// connection still up, traps; the streams that took the connection over end it as they
+    /// close, and the task, completed when they took it, keeps no error of theirs.
     mutating func complete() {
         switch life {
-        case .created, .started, .canceling:
-            life = .completed(closeError)
+        case .created, .started(_, .notConnected), .canceling(_, .notConnected):
+            life = .completed(nil)
+        case .started(_, .closed(let error)), .canceling(_, .closed(let error)):
+            life = .completed(error)
+        case .started(_, .open), .started(_, .closing), .canceling(_, .open), .canceling(_, .closing):
+            preconditionFailure("a task completed with its connection up")
         case .handedToStreams:
             break
         case .refused, .completed:
@@ -153,8 +169,8 @@ extension StreamTaskStateMachine {
     /// Records that `captureStreams` took effect.
     mutating func handOverToStreams() {
         switch life {
-        case .started, .canceling:
-            life = .handedToStreams
+        case .started(_, let connection), .canceling(_, let connection):
+            life = .handedToStreams(connection)
         case .created, .refused, .handedToStreams, .completed:
             preconditionFailure("streams captured from a task that was not running")
         }
@@ -164,10 +180,24 @@ extension StreamTaskStateMachine {
     /// ``suspend()`` and ``resume(deciding:)``.
     private mutating func setActivity(_ activity: Activity) {
         switch life {
-        case .started: life = .started(activity)
-        case .canceling: life = .canceling(activity)
+        case .started(_, let connection): life = .started(activity, connection)
+        case .canceling(_, let connection): life = .canceling(activity, connection)
         case .created, .refused, .handedToStreams, .completed:
             preconditionFailure("operations held or let go on a task that is not started")
+        }
+    }
+
+    /// Changes the connection, in the cases that carry one. A task never started has no
+    /// connection to change; a refused or completed one has only its closed one.
+    mutating func setConnection(_ connection: Connection) {
+        switch life {
+        case .started(let activity, _): life = .started(activity, connection)
+        case .canceling(let activity, _): life = .canceling(activity, connection)
+        case .handedToStreams: life = .handedToStreams(connection)
+        case .created:
+            preconditionFailure("the connection of a task that was not started changed")
+        case .refused, .completed:
+            preconditionFailure("the connection of a completed task changed")
         }
     }
 }
@@ -226,8 +256,8 @@ extension StreamTaskStateMachine {
     /// false) nothing is decided, and the loop must make a pass.
     mutating func resume(deciding: Bool = true) -> Actions {
         switch life {
-        case .started(.suspending), .started(.suspended): setActivity(.running)
-        case .created, .refused, .started(.running), .canceling, .handedToStreams, .completed:
+        case .started(.suspending, _), .started(.suspended, _): setActivity(.running)
+        case .created, .refused, .started(.running, _), .canceling, .handedToStreams, .completed:
             preconditionFailure("resumed a task that was not suspended")
         }
         guard deciding else {

@@ -44,7 +44,8 @@ import NIOCore
 /// - While the task is suspended (``Life`` and ``Activity``), no operation moves and the connection stays
 ///   open; input still comes up to `highWaterMark`. `resume()` moves everything, in order.
 struct StreamTaskStateMachine {
-    /// The connection, as the operations see it.
+    /// The connection, as the operations see it: part of the task's ``Life``, which it is read
+    /// from (``connection``).
     enum Connection {
         /// Not connected yet: operations wait.
         case notConnected
@@ -147,10 +148,12 @@ struct StreamTaskStateMachine {
     var writeBehind = WriteBehindLedger<RoomWaiter>()
     static let confirmationInterval = 32
     static let confirmationBytes = 64 * 1024
+    /// The first error the channel reported, while the connection is not closed: the
+    /// connection closes with it (see ``channelFailed(_:)``).
+    private(set) var channelFailure: StreamTaskError?
     /// The task's life (see ``Life``): changed only by the inputs beside it, in
     /// `StreamTaskStateMachine+Life.swift`.
     var life = Life.created
-    private(set) var connection = Connection.notConnected
     var inbound = Inbound.flowing
     var input = Direction.open
     var output = Direction.open
@@ -302,7 +305,7 @@ struct StreamTaskStateMachine {
         guard hasStarted else { preconditionFailure("connected before the task started") }
         switch connection {
         case .notConnected:
-            connection = .open
+            setConnection(.open)
             return process()
         case .closed:
             // Cancelled while the channel was being set up.
@@ -329,8 +332,16 @@ struct StreamTaskStateMachine {
 
     /// The channel finished a burst of reads asked for with ``Action/requestInput``.
     mutating func receiveCompleted() -> Actions {
-        if case .requested = inbound { inbound = .flowing }
-        return process()
+        switch connection {
+        case .notConnected:
+            preconditionFailure("a read pass completed before the connection was up")
+        case .closed:
+            // The close decided whatever waited for input.
+            return Actions()
+        case .open, .closing:
+            if case .requested = inbound { inbound = .flowing }
+            return process()
+        }
     }
 
     /// The peer closed its side of the stream (a FIN arrived). With `truncation`, that end is
@@ -347,7 +358,14 @@ struct StreamTaskStateMachine {
 
     mutating func writabilityChanged(_ isWritable: Bool) -> Actions {
         writability = isWritable ? .writable : .full
-        return isWritable ? process() : Actions()
+        switch connection {
+        case .notConnected, .closed:
+            // Nothing of the task's is in the channel before the connection is up, and after
+            // the close no write moves: the writability is only kept, for the write ledger.
+            return Actions()
+        case .open, .closing:
+            return isWritable ? process() : Actions()
+        }
     }
 
     /// Every write handed to the channel up to and including `id` finished, with `error` if
@@ -443,10 +461,32 @@ struct StreamTaskStateMachine {
         return actions
     }
 
+    /// The channel reported `error` (a read or write failed, a TLS handshake broke): the
+    /// first such error is the one the connection closes with (see ``channelClosed()``).
+    mutating func channelFailed(_ error: StreamTaskError) {
+        if channelFailure == nil, !connection.isClosed { channelFailure = error }
+    }
+
+    /// A write the channel had failed with `error`; returns what the write reports. One that
+    /// failed only because the channel was closing over an error seen first (a reset noticed
+    /// by a read) says that error; any other failure is the channel's, as
+    /// ``channelFailed(_:)`` records it.
+    mutating func writeFailed(_ error: StreamTaskError) -> StreamTaskError {
+        if error.code == .connectionClosed, let cause = channelFailure { return cause }
+        if error.code != .connectionClosed { channelFailed(error) }
+        return error
+    }
+
+    /// The channel closed: the connection is gone, with the first error the channel reported,
+    /// or in order.
+    mutating func channelClosed() -> Actions {
+        closed(error: channelFailure)
+    }
+
     /// The connection is gone: in order (`nil`) or with an error.
     mutating func closed(error: StreamTaskError?) -> Actions {
         if case .closed = connection { return Actions() }
-        connection = .closed(error)
+        setConnection(.closed(error))
         var actions = Actions()
         if error == nil && !inbound.hasEnded && input != .shutDown {
             // An orderly close ends the input too (SwiftNIO closes at once, without an
@@ -474,7 +514,7 @@ struct StreamTaskStateMachine {
         buffer.removeAll()
         let wasConnected = isConnected
         if case .closed = connection { return actions }
-        connection = .closed(.cancelled)
+        setConnection(.closed(.cancelled))
         if wasConnected { actions.append(.close) }
         return actions
     }
@@ -504,7 +544,7 @@ struct StreamTaskStateMachine {
     /// Records that the machine asked for the connection's close.
     mutating func closeAsked() {
         precondition(connection == .open, "close asked twice, or for a connection that is not open")
-        connection = .closing
+        setConnection(.closing)
     }
 
     private func validate(_ operation: Operation) -> StreamTaskError? {
