@@ -65,6 +65,35 @@ import Testing
         await server.stop()
     }
 
+    @Test func aRequestIsCountedAsSentOnceItsReplyIsRead() async throws {
+        // Async writes that returned early, and writes nobody hears of, are not confirmed one
+        // by one; yet, as on Darwin, a reply read after a request finds the request counted.
+        let (server, client, peer) = try await LoopbackServer.connectedPair()
+        try await client.write(Data("abc".utf8), timeout: 0)
+        #expect(try await peer.readText(count: 3) == "abc")
+        try await peer.write("de")
+        #expect(try await client.readText(count: 2) == "de")
+        #expect(client.countOfBytesSent == 3)
+        try await client.eventLoop.submit { client.write(ByteBuffer(string: "fgh"), timeout: 0, promise: nil) }.get()
+        #expect(try await peer.readText(count: 3) == "fgh")
+        try await peer.write("i")
+        #expect(try await client.readText(count: 1) == "i")
+        #expect(client.countOfBytesSent == 6)
+        client.cancel()
+        await server.stop()
+    }
+
+    @Test func aRequestIsCountedAsSentWhenThePeerEndsTheStream() async throws {
+        let (server, client, peer) = try await LoopbackServer.connectedPair()
+        try await client.write(Data("request".utf8), timeout: 0)
+        #expect(try await peer.readText(count: 7) == "request")
+        peer.closeWrite()
+        #expect(try await client.readToEnd() == "", "the peer's end, and nothing before it")
+        #expect(client.countOfBytesSent == 7)
+        client.cancel()
+        await server.stop()
+    }
+
     @Test func writesThatReturnedAreConfirmedWhenAWriterWaitsForRoom() async throws {
         // Room for two writes: the third waits until the first two are confirmed, which they
         // would not be on their own (none of them is awaited).

@@ -100,6 +100,11 @@ final class StreamTaskChannelHandler: ChannelInboundHandler, RemovableChannelHan
 
     func flush() { context?.flush() }
     func read() { context?.read() }
+    /// The bytes the channel holds and has not written to the socket yet, if it can say.
+    var bufferedOutboundBytes: Int? {
+        guard let context else { return nil }
+        return try? context.channel.syncOptions?.getOption(.bufferedWritableBytes)
+    }
     /// Closes the socket beneath TLS at once. A cancelled task has sent its close_notify and
     /// need not wait for the peer's (RFC 8446, section 6.1): a peer that keeps its side open
     /// would otherwise hold the close for the whole shutdown timeout. Without TLS it does nothing.

@@ -32,6 +32,31 @@ extension StreamTaskDriver {
         handler.write(bytes, promise: promise)
     }
 
+    /// Whether every write handed to the channel has left it for the socket: all of them were
+    /// flushed (a TLS handler encrypts and passes on what it holds as it is flushed), and the
+    /// channel holds none of their bytes.
+    var outputDrained: Bool {
+        guard !flushQueued, unflushedBytes == 0, let buffered = handler?.bufferedOutboundBytes else { return false }
+        return buffered == 0
+    }
+
+    /// Under the task's lock, as input arrives: the writes in flight that went unconfirmed are
+    /// done if the channel has written everything it was handed, and then complete without a
+    /// confirmation. So a reply read after a request finds the request counted in
+    /// `countOfBytesSent` (as on Darwin, where the count grows as bytes reach the socket), and
+    /// the write ledger's room comes back, at the cost of asking the channel, not of a promise
+    /// per write. With `passing` false the machine makes no pass: the caller's step makes one.
+    func settleUnconfirmedWrites(
+        in shared: inout StreamTask.Shared, passing: Bool
+    ) -> StreamTaskStateMachine.Actions {
+        guard shared.machine.unconfirmedWrites > 0, let last = shared.machine.writesInFlight.last, outputDrained else {
+            return StreamTaskStateMachine.Actions()
+        }
+        let (actions, bytes) = shared.machine.writesCompleted(through: last.id, error: nil, passing: passing)
+        shared.metrics.countOfBytesSent += Int64(bytes)
+        return actions
+    }
+
     /// The writes up to and including `id` finished with `result`: their outcomes go back to
     /// the machine, and their bytes to the metrics.
     private func writesFinished(through id: OperationID, _ result: Result<Void, any Error>) {

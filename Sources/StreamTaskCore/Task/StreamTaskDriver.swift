@@ -484,7 +484,13 @@ package final class StreamTaskDriver: @unchecked Sendable {
     }
 
     func channelReceiveCompleted() {
-        step { $0.receiveCompleted() }
+        stepShared { shared in
+            // The read pass's own step makes the machine's pass (on an open connection; on a
+            // closed one nothing is in flight).
+            var actions = settleUnconfirmedWrites(in: &shared, passing: false)
+            actions += shared.machine.receiveCompleted()
+            return actions
+        }
     }
 
     func channelInputClosed() {
@@ -496,7 +502,11 @@ package final class StreamTaskDriver: @unchecked Sendable {
             configuration.logger.debug("peer ended TLS (close_notify)", metadata: ["task": "\(taskIdentifier)"])
             return
         }
-        step { $0.inputEnded() }
+        stepShared { shared in
+            var actions = settleUnconfirmedWrites(in: &shared, passing: true)
+            actions += shared.machine.inputEnded()
+            return actions
+        }
     }
 
     func channelWritabilityChanged(_ isWritable: Bool) {

@@ -371,7 +371,10 @@ struct StreamTaskStateMachine {
     /// Every write handed to the channel up to and including `id` finished, with `error` if
     /// they failed: the channel completes writes in order, so one outcome stands for all of
     /// them (see `StreamTaskDriver.writeToChannel(_:id:confirms:)`). Returns the bytes that left.
-    mutating func writesCompleted(through id: OperationID, error: StreamTaskError?) -> (actions: Actions, bytes: Int) {
+    /// With `passing` false, no pass follows: the caller makes one in the same step.
+    mutating func writesCompleted(
+        through id: OperationID, error: StreamTaskError?, passing: Bool = true
+    ) -> (actions: Actions, bytes: Int) {
         guard writesInFlight.contains(where: { $0.id == id }) else {
             // Gone already (withdrawn, which closed the connection, or failed by the close,
             // which took every write before it too), or never handed over.
@@ -393,7 +396,7 @@ struct StreamTaskStateMachine {
             if write.id == id { break }
         }
         if writesInFlight.isEmpty { forgetUnconfirmedWrites() }
-        actions += process()
+        if passing { actions += process() }
         return (actions, error == nil ? bytes : 0)
     }
 
