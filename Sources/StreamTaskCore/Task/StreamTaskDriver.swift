@@ -479,7 +479,11 @@ package final class StreamTaskDriver: @unchecked Sendable {
         let count = Int64(bytes.readableBytes)
         stepShared { shared in
             shared.metrics.countOfBytesReceived += count
-            return shared.machine.received(bytes)
+            // Before the reads these bytes complete: whoever reads a reply finds the request
+            // counted. The machine's pass follows (here, or at the read pass's end).
+            var actions = settleUnconfirmedWrites(in: &shared, passing: false)
+            actions += shared.machine.received(bytes)
+            return actions
         }
     }
 
