@@ -480,7 +480,9 @@ package final class StreamTaskDriver: @unchecked Sendable {
         stepShared { shared in
             shared.metrics.countOfBytesReceived += count
             // Before the reads these bytes complete: whoever reads a reply finds the request
-            // counted. The machine's pass follows (here, or at the read pass's end).
+            // counted. The machine's pass follows (here, or at the read pass's end). Only here:
+            // settled again at the pass's end, a reply written during the pass would cost a
+            // question to the channel per request, for a count the next bytes bring anyway.
             var actions = settleUnconfirmedWrites(in: &shared, passing: false)
             actions += shared.machine.received(bytes)
             return actions
@@ -488,13 +490,7 @@ package final class StreamTaskDriver: @unchecked Sendable {
     }
 
     func channelReceiveCompleted() {
-        stepShared { shared in
-            // The read pass's own step makes the machine's pass (on an open connection; on a
-            // closed one nothing is in flight).
-            var actions = settleUnconfirmedWrites(in: &shared, passing: false)
-            actions += shared.machine.receiveCompleted()
-            return actions
-        }
+        step { $0.receiveCompleted() }
     }
 
     func channelInputClosed() {
