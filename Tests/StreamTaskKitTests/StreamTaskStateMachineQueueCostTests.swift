@@ -58,7 +58,7 @@ import Testing
         // A read queued behind them still completes from what arrives, at once.
         let read = queue.enqueue(.read(minLength: 1, maxLength: 10), id: id(Self.many + 3))
         #expect(!read.contains { if case .succeedRead = $0 { true } else { false } })
-        let received = queue.received(ByteBuffer(string: "hi"))
+        let received = queue.receivedPass(ByteBuffer(string: "hi"))
         #expect(
             received.contains {
                 if case .succeedRead(let read, _, _, _) = $0 { read == id(Self.many + 3) } else { false }

@@ -23,7 +23,7 @@ import Testing
     private func connected(with bytes: String = "", highWaterMark: Int = 256 * 1024) -> StreamTaskStateMachine {
         var machine = StreamTaskStateMachine.startedForTests(highWaterMark: highWaterMark)
         _ = machine.connected()
-        if !bytes.isEmpty { _ = machine.received(ByteBuffer(string: bytes)) }
+        if !bytes.isEmpty { _ = machine.receivedPass(ByteBuffer(string: bytes)) }
         return machine
     }
 
@@ -37,7 +37,7 @@ import Testing
         _ = machine.enqueue(.read(minLength: 1, maxLength: 1), id: OperationID(rawValue: 2))
         #expect(!machine.mayReadAtOnce, "a read waits for the input")
         #expect(text(machine.readAtOnce(.read(minLength: 0, maxLength: 1))) == nil, "nothing overtakes it")
-        _ = machine.received(ByteBuffer(string: "y"))
+        _ = machine.receivedPass(ByteBuffer(string: "y"))
         #expect(machine.mayReadAtOnce, "the read completed")
         _ = machine.suspend()
         #expect(!machine.mayReadAtOnce, "a suspended task's reads wait")
@@ -49,7 +49,7 @@ import Testing
     @Test func aReadTakesWhatSatisfiesItAndLeavesTheRestInOrder() {
         var machine = connected(with: "hello")
         #expect(text(machine.readAtOnce(.read(minLength: 1, maxLength: 3))) == "hel")
-        _ = machine.received(ByteBuffer(string: "!!"))
+        _ = machine.receivedPass(ByteBuffer(string: "!!"))
         let actions = machine.enqueue(.read(minLength: 4, maxLength: 4), id: OperationID(rawValue: 1))
         let read = actions.compactMap { action -> String? in
             if case .succeedRead(_, let bytes, _, _) = action { return String(buffer: bytes) }
@@ -125,7 +125,7 @@ import Testing
         var machine = StreamTaskStateMachine.startedForTests()
         _ = machine.connected()
         _ = machine.enqueue(.read(minLength: 1, maxLength: 1), id: OperationID(rawValue: 1), deadline: timed(100))
-        _ = machine.received(ByteBuffer(string: "z"))
+        _ = machine.receivedPass(ByteBuffer(string: "z"))
         let (due, next) = machine.expired(at: at(1000))
         #expect(due.isEmpty)
         #expect(next == nil, "nothing is timed: the timer is not armed again")

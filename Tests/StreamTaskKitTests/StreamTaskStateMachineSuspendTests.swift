@@ -42,12 +42,12 @@ extension StreamTaskStateMachineTests {
 
     @Test func aSuspensionWithNothingOwedAPassHoldsAtOnce() {
         var queue = openQueue()
-        _ = queue.received(bytes("x"))
+        _ = queue.receivedPass(bytes("x"))
         #expect(queue.admit(.read(minLength: 2, maxLength: 2), id: id(1)).passNeeded, "a byte is buffered for it")
         _ = queue.process()
         #expect(queue.suspend().isEmpty)
         #expect(queue.activity == .suspended, "every operation had its pass")
-        #expect(reads(queue.received(bytes("y"))).isEmpty)
+        #expect(reads(queue.receivedPass(bytes("y"))).isEmpty)
         #expect(reads(queue.resume()).map(\.1) == ["xy"])
     }
 
@@ -57,7 +57,7 @@ extension StreamTaskStateMachineTests {
         #expect({ if case .requested = queue.inbound { true } else { false } }(), "input is on its way")
         #expect(!queue.admit(.read(minLength: 1, maxLength: 2), id: id(1)).passNeeded)
         #expect(queue.undecidedFrom == nil)
-        #expect(reads(queue.received(bytes("ok"))).map(\.1) == ["ok"])
+        #expect(reads(queue.receivedPass(bytes("ok"))).map(\.1) == ["ok"])
     }
 
     @Test func aResumeOffTheLoopDecidesNothingAndOwesAPass() {
@@ -70,10 +70,10 @@ extension StreamTaskStateMachineTests {
 
     @Test func aSuspendedTaskCompletesNoReadEvenFromItsBuffer() {
         var queue = openQueue()
-        _ = queue.received(bytes("hello"))
+        _ = queue.receivedPass(bytes("hello"))
         _ = queue.suspend()
         #expect(reads(queue.enqueue(.read(minLength: 1, maxLength: 20), id: id(1))).isEmpty)
-        #expect(reads(queue.received(bytes(" world"))).isEmpty)
+        #expect(reads(queue.receivedPass(bytes(" world"))).isEmpty)
         #expect(queue.bufferedByteCount == 11)
         #expect(reads(queue.resume()).map(\.1) == ["hello world"])
     }
@@ -119,7 +119,7 @@ extension StreamTaskStateMachineTests {
     @Test func aSuspendedTaskKeepsItsConnectionWhenBothDirectionsHaveEnded() {
         var queue = openQueue()
         _ = queue.enqueue(.closeWrite, id: id(1))
-        _ = queue.received(bytes("last"))
+        _ = queue.receivedPass(bytes("last"))
         _ = queue.suspend()
         _ = queue.enqueue(.read(minLength: 1, maxLength: 10), id: id(2))
         let ended = queue.inputEnded()
@@ -131,7 +131,7 @@ extension StreamTaskStateMachineTests {
 
     @Test func theConnectionGoingAwayEndsWhatASuspendedTaskHeld() {
         var queue = suspendedQueue()
-        _ = queue.received(bytes("abc"))
+        _ = queue.receivedPass(bytes("abc"))
         _ = queue.enqueue(.read(minLength: 1, maxLength: 10), id: id(1))
         _ = queue.enqueue(.write(bytes("never sent")), id: id(2))
         let actions = queue.closed(error: StreamTaskError(.connectionReset, "reset"))
@@ -142,7 +142,7 @@ extension StreamTaskStateMachineTests {
 
     @Test func cancellingASuspendedTaskFailsEverythingAndCloses() {
         var queue = suspendedQueue()
-        _ = queue.received(bytes("abc"))
+        _ = queue.receivedPass(bytes("abc"))
         _ = queue.enqueue(.read(minLength: 1, maxLength: 10), id: id(1))
         _ = queue.enqueue(.write(bytes("x")), id: id(2))
         let actions = queue.cancel()
@@ -160,7 +160,7 @@ extension StreamTaskStateMachineTests {
 
     @Test func aTimeoutWhileSuspendedWithdrawsTheOperationAndLosesNothing() {
         var queue = suspendedQueue()
-        _ = queue.received(bytes("kept"))
+        _ = queue.receivedPass(bytes("kept"))
         _ = queue.enqueue(.read(minLength: 1, maxLength: 10), id: id(1))
         _ = queue.enqueue(.write(bytes("withdrawn")), id: id(2))
         let timeout = StreamTaskError(.timedOut, "test")

@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+import NIOCore
 import Testing
 
 @testable import StreamTaskCore
@@ -26,5 +27,17 @@ extension StreamTaskStateMachine {
         let started = machine.start()
         #expect(started)
         return machine
+    }
+}
+
+extension StreamTaskStateMachine {
+    /// `bytes` arriving as the channel delivers them: as a read pass the machine asked for
+    /// when it asked (bytes, then the pass's end, the actions of both), or by themselves when
+    /// it did not (a TLS handler's leftovers).
+    mutating func receivedPass(_ bytes: ByteBuffer) -> Actions {
+        guard case .requested = inbound else { return received(bytes) }
+        var actions = received(bytes)
+        actions += receiveCompleted()
+        return actions
     }
 }

@@ -99,7 +99,7 @@ import Testing
     @Test func bytesCannotArriveBeforeTheConnection() async {
         await #expect(processExitsWith: .failure) {
             var machine = Machine.startedForTests(highWaterMark: 1024)
-            _ = machine.received(ByteBuffer(string: "early"))
+            _ = machine.receivedPass(ByteBuffer(string: "early"))
         }
     }
 
@@ -121,7 +121,7 @@ import Testing
         var machine = Machine.startedForTests(highWaterMark: 1024)
         _ = machine.cancel()
         #expect(machine.connected().isEmpty)
-        #expect(machine.received(ByteBuffer(string: "late")).isEmpty)
+        #expect(machine.receivedPass(ByteBuffer(string: "late")).isEmpty)
         #expect(machine.bufferedByteCount == 0)
         #expect(machine.closeError?.code == .cancelled)
     }
@@ -169,7 +169,7 @@ import Testing
 
     @Test func anOrderlyCloseEndsTheInputAndReportsIt() {
         var machine = Machine.connectedForTests()
-        _ = machine.received(ByteBuffer(string: "tail"))
+        _ = machine.receivedPass(ByteBuffer(string: "tail"))
         #expect(count(machine.closed(error: nil), isReadClosed) == 1)
         let read = machine.enqueue(.read(minLength: 1, maxLength: 10), id: Self.id(1))
         let outcome = read.compactMap { action -> (String, Bool)? in
@@ -235,7 +235,7 @@ import Testing
         #expect(machine.writability == .full)
         let held = machine.enqueue(.write(ByteBuffer(string: "x")), id: Self.id(1))
         #expect(count(held) { if case .write = $0 { return true } else { return false } } == 0)
-        _ = machine.received(ByteBuffer(string: "y"))
+        _ = machine.receivedPass(ByteBuffer(string: "y"))
         let read = machine.enqueue(.read(minLength: 1, maxLength: 1), id: Self.id(2))
         #expect(count(read) { if case .succeedRead = $0 { return true } else { return false } } == 1)
         let resumed = machine.writabilityChanged(true)

@@ -327,6 +327,12 @@ struct StreamTaskStateMachine {
         }
         guard input != .shutDown, !inbound.hasEnded else { return Actions() }
         buffer.enqueue(bytes)
+        // Bytes of a read pass the machine asked for are decided at the pass's end
+        // (``receiveCompleted()``), together, as if they had come in one read: a reader off the
+        // loop then wakes once a pass, not once for each read of the socket. TCP may cut the
+        // stream anywhere, so nothing decided here could depend on how the pass was cut. Bytes
+        // outside such a pass (a TLS handler's leftovers as it leaves) are decided at once.
+        if case .requested = inbound { return Actions() }
         return process()
     }
 

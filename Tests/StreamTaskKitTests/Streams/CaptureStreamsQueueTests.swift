@@ -44,7 +44,7 @@ import Testing
         #expect(captured(queue.enqueue(.captureStreams, id: id(3))).isEmpty)
         #expect(
             captured(queue.writesCompleted(through: id(2), error: nil).actions).isEmpty, "the read is still waiting")
-        let done = queue.received(ByteBuffer(string: "abc"))
+        let done = queue.receivedPass(ByteBuffer(string: "abc"))
         #expect(captured(done) == [3])
         #expect(queue.streamsCaptured)
     }
@@ -68,7 +68,7 @@ import Testing
 
     @Test func unreadBytesStayForTheStreams() {
         var queue = openQueue()
-        _ = queue.received(ByteBuffer(string: "buffered"))
+        _ = queue.receivedPass(ByteBuffer(string: "buffered"))
         #expect(captured(queue.enqueue(.captureStreams, id: id(1))) == [1])
         #expect(queue.bufferedByteCount == 8)
         let read = queue.enqueue(.read(minLength: 1, maxLength: 100), id: id(2), fromStreams: true)

@@ -30,6 +30,13 @@ import Testing
         }
     }
 
+    private func reads(_ actions: StreamTaskStateMachine.Actions) -> [String] {
+        actions.compactMap {
+            if case .succeedRead(_, let buffer, _, _) = $0 { return String(buffer: buffer) }
+            return nil
+        }
+    }
+
     private func openQueue() -> StreamTaskStateMachine {
         var queue = StreamTaskStateMachine.startedForTests()
         _ = queue.connected()
@@ -48,14 +55,14 @@ import Testing
         let later = queue.enqueue(.write(ByteBuffer(string: "secret")), id: id(4))
         #expect(!later.contains { if case .write(let id, _, _) = $0 { return id == self.id(4) } else { return false } })
         _ = queue.writesCompleted(through: id(2), error: nil).actions
-        #expect(started(queue.received(ByteBuffer(string: "220 "))).map(\.0) == [3])
+        #expect(started(queue.receivedPass(ByteBuffer(string: "220 "))).map(\.0) == [3])
         let done = queue.tlsTransitionCompleted(id(3), error: nil)
         #expect(done.contains { if case .write(let id, _, _) = $0 { return id == self.id(4) } else { return false } })
     }
 
     @Test func aClientRefusesBytesBufferedWhenTheUpgradeStarts() {
         var queue = openQueue()
-        _ = queue.received(ByteBuffer(string: "injected"))
+        _ = queue.receivedPass(ByteBuffer(string: "injected"))
         let actions = queue.enqueue(.startTLS(client), id: id(1))
         #expect(failed(actions).map(\.1) == [.tlsPlaintextInjection])
         #expect(actions.contains { if case .close = $0 { return true } else { return false } })
@@ -66,7 +73,7 @@ import Testing
         var queue = openQueue()
         var hello = ByteBuffer(bytes: [0x16, 0x03, 0x01, 0x00, 0x05])
         hello.writeString("hello")
-        _ = queue.received(hello)
+        _ = queue.receivedPass(hello)
         let early = started(queue.enqueue(.startTLS(server), id: id(1)))
         #expect(early.map(\.0) == [1])
         #expect(early.first?.1 == hello)
@@ -75,7 +82,7 @@ import Testing
 
     @Test func aServerRefusesBufferedPlaintext() {
         var queue = openQueue()
-        _ = queue.received(ByteBuffer(string: "RCPT TO:<x>\r\n"))
+        _ = queue.receivedPass(ByteBuffer(string: "RCPT TO:<x>\r\n"))
         #expect(failed(queue.enqueue(.startTLS(server), id: id(1))).map(\.1) == [.tlsPlaintextInjection])
     }
 
@@ -98,6 +105,17 @@ import Testing
         #expect(failed(actions).map(\.0) == [1])
         #expect(
             actions.contains { if case .write(let id, _, _) = $0 { return id == self.id(2) } else { return false } })
+    }
+
+    @Test func plaintextLeftBehindByStopTLSReachesTheReadQueuedAfterIt() {
+        var queue = openQueue()
+        _ = queue.enqueue(.stopTLS, id: id(1))
+        #expect(reads(queue.enqueue(.read(minLength: 1, maxLength: 16), id: id(2))).isEmpty)
+        // The TLS handler hands on the plaintext that followed the peer's close_notify as it
+        // leaves: bytes with no read pass's end after them.
+        _ = queue.received(ByteBuffer(string: "plain"))
+        let done = queue.tlsTransitionCompleted(id(1), error: nil)
+        #expect(reads(done) == ["plain"])
     }
 
     /// A TLS 1.2-style ServerHello record choosing `suite`, split wherever the test likes.
