@@ -81,6 +81,22 @@ import Testing
         }
     }
 
+    /// The flush that code on the executor holds goes out as the job running the code returns
+    /// (here, as it suspends to wait for a loop job queued before its write), not in a loop
+    /// job queued behind the others.
+    @Test func aFlushHeldOnTheExecutorGoesOutAsItsJobReturns() async throws {
+        try await withCountedClient { client, peer, counter in
+            let flushesSeenByTheJobBefore = try await Task(executorPreference: client.executor) {
+                let queuedBefore = client.eventLoop.submit { counter.flushes.withLockedValue { $0 } }
+                try await client.write(Data("held".utf8), timeout: 10)
+                return try await queuedBefore.get()
+            }.value
+            #expect(flushesSeenByTheJobBefore == 1, "the write was flushed before the loop's next job ran")
+            let received = try await peer.readText(count: 4)
+            #expect(received == "held")
+        }
+    }
+
     /// A held flush waits for no more than 64 KiB: large writes from async code go out as
     /// they are made, so the socket is not idle while a bulk writer fills its outbound limit.
     @Test func largeWritesFromTheExecutorGoOutAsTheyAreMade() async throws {

@@ -14,7 +14,8 @@ import NIOCore
 ///
 /// A task's operations start on its event loop and complete there. Code that waits for them
 /// from Swift's cooperative pool crosses threads twice per operation (onto the loop, and back
-/// to the pool for the continuation); code that runs on the loop crosses none.
+/// to the pool for the continuation); code that runs on the loop crosses none. The flushes
+/// that the code's writes held go out as each job returns (see ``HeldFlushes``).
 @available(macOS 15, iOS 18, tvOS 18, watchOS 11, *)
 final class EventLoopTaskExecutor: TaskExecutor {
     let eventLoop: any EventLoop
@@ -26,7 +27,9 @@ final class EventLoopTaskExecutor: TaskExecutor {
     func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
         eventLoop.execute {
-            job.runSynchronously(on: self.asUnownedTaskExecutor())
+            HeldFlushes.runningJob {
+                job.runSynchronously(on: self.asUnownedTaskExecutor())
+            }
         }
     }
 }

@@ -79,10 +79,13 @@ extension StreamTaskDriver {
     ///
     /// The job flushes as an action list would: a flush completes writes, and through them
     /// can end the output (a `closeWrite` waiting for them), which must not happen while the
-    /// channel's handlers are still inside the flush (NIOSSL's is, under TLS).
+    /// channel's handlers are still inside the flush (NIOSSL's is, under TLS). Code on the
+    /// task's executor holds its flush in the running job's list instead, which flushes the
+    /// same way as the job returns, with no loop job of its own (see `HeldFlushes`).
     func flushSoon() {
         guard !flushQueued else { return }
         flushQueued = true
+        if !inQueuedJob, HeldFlushes.hold(self) { return }
         eventLoop.execute {
             self.holdingActions { self.flushNow() }
         }

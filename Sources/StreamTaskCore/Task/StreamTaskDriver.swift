@@ -95,7 +95,8 @@ package final class StreamTaskDriver: @unchecked Sendable {
     /// is queued already); code on the executor holds the flush only while less than
     /// ``heldFlushLimit`` waits, since the loop runs nothing else until that code suspends.
     var holdsFlush: Bool {
-        inQueuedJob || (withUnsafeCurrentTask { $0 != nil } && unflushedBytes < Self.heldFlushLimit)
+        inQueuedJob
+            || (unflushedBytes < Self.heldFlushLimit && (HeldFlushes.jobRunning || withUnsafeCurrentTask { $0 != nil }))
     }
 
     init(
