@@ -87,11 +87,20 @@ let package = Package(
             ]
         ),
         .target(name: "CStreamTaskRouteWatch"),
-        // The umbrella: re-exports the core and HTTP, so that one import is enough, and links
-        // route watching in.
+        // Messages, not bytes: framers (lines, length prefixes, type-length-value, delimiters)
+        // and the task's reads and writes of framed messages, on the core's frame reads.
+        .target(
+            name: "StreamTaskFraming",
+            dependencies: [
+                "StreamTaskCore",
+                .product(name: "NIOCore", package: "swift-nio"),
+            ]
+        ),
+        // The umbrella: re-exports the core, framing and HTTP, so that one import is enough, and
+        // links route watching in.
         .target(
             name: "StreamTaskKit",
-            dependencies: ["StreamTaskCore", "StreamTaskHTTP", "StreamTaskRouteWatch"]
+            dependencies: ["StreamTaskCore", "StreamTaskFraming", "StreamTaskHTTP", "StreamTaskRouteWatch"]
         ),
         // dns_sd.h: Avahi's compatibility library on Linux, the system's on Darwin. No pkgConfig:
         // the .pc file's `-D_REENTRANT` is a flag SwiftPM refuses, with a warning on every build,
@@ -262,6 +271,7 @@ let package = Package(
             name: "StreamTaskKitTests",
             dependencies: [
                 "StreamTaskCore",
+                "StreamTaskFraming",
                 "StreamTaskRoutes",
                 "StreamTaskRouteWatch",
                 "StreamTaskHTTP",

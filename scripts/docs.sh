@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds the DocC catalogs of StreamTaskCore, StreamTaskHTTP, StreamTaskKit (the umbrella) and
+# Builds the DocC catalogs of StreamTaskCore, StreamTaskFraming, StreamTaskHTTP, StreamTaskKit (the umbrella) and
 # StreamTaskDNSSD, and fails on any warning: a symbol link that does not resolve (or resolves to more than one overload), a topic that
 # names nothing.
 #
@@ -32,7 +32,7 @@ if ! docc convert Sources/StreamTaskKit/Docs.docc \
     echo "docs.sh: StreamTaskKit's catalog has warnings (above)" >&2
     status=1
 fi
-for module in StreamTaskCore StreamTaskHTTP StreamTaskDNSSD; do
+for module in StreamTaskCore StreamTaskFraming StreamTaskHTTP StreamTaskDNSSD; do
     echo "docs.sh: building $module's symbol graph"
     swift build --target "$module" --scratch-path "$scratch" \
         -Xswiftc -emit-symbol-graph -Xswiftc -emit-symbol-graph-dir -Xswiftc "$PWD/$graphs"

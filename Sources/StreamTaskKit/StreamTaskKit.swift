@@ -11,6 +11,7 @@
 // and the HTTP data tasks that can become stream tasks. Each is also a module of its own, for a
 // program that wants the core without HTTP.
 @_exported import StreamTaskCore
+@_exported import StreamTaskFraming
 @_exported import StreamTaskHTTP
 
 // Foundation's networking types (URLRequest, URLResponse, URLAuthenticationChallenge,

@@ -156,9 +156,26 @@ struct ByteQueue: Sendable {
         return first!.startsLikeATLSHandshake
     }
 
-    /// Joins every buffer into one.
+    /// Every byte queued, in one buffer (the buffers are joined first when there are several),
+    /// to look at without taking anything; `nil` when none are queued.
+    mutating func contiguousView() -> ByteBuffer? {
+        guard !isEmpty else { return nil }
+        if let rest, !rest.isEmpty { coalesce() }
+        return first
+    }
+
+    /// Joins every buffer into the first. The first grows as SwiftNIO's buffers grow (its
+    /// capacity doubling), so that bytes arriving in many reads while a long frame or line is
+    /// looked for are copied a bounded number of times in all, not once for each arrival.
     private mutating func coalesce() {
-        if let joined = takeAll() { enqueue(joined) }
+        guard var joined = first, var others = rest, !others.isEmpty else { return }
+        first = nil  // so that `joined` holds the only reference the queue has
+        rest = nil
+        while var chunk = others.popFirst() {
+            joined.writeBuffer(&chunk)
+        }
+        first = joined
+        rest = others
     }
 
     // MARK: The buffers

@@ -21,7 +21,7 @@ extension StreamTaskDriver {
         -> StreamTaskError
     {
         switch operation {
-        case .read, .readThrough:
+        case .read, .readThrough, .readFrame:
             return StreamTaskError(
                 .timedOut,
                 "the read timed out after \(seconds) s; no bytes were lost, the next read gets them"

@@ -42,7 +42,9 @@ extension StreamTaskError: CustomNSError {
         case .connectionReset, .connectionClosed, .readClosed, .writeClosed, .tlsTruncated: .networkConnectionLost
         case .proxyAuthenticationRequired: .userAuthenticationRequired
         case .proxyProtocolError, .httpProtocolError: .badServerResponse
-        case .delimiterNotFound: .dataLengthExceedsMaximum
+        case .delimiterNotFound, .invalidFrame: .dataLengthExceedsMaximum
+        case .truncatedFrame: .networkConnectionLost
+        case .invalidMessage: .cannotParseResponse
         case .invalidArgument: .badURL
         case .tlsUntrustedCertificate, .tlsHostnameMismatch, .tlsPinMismatch: .serverCertificateUntrusted
         case .tlsCertificateExpired: .serverCertificateHasBadDate

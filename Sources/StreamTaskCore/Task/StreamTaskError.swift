@@ -36,6 +36,9 @@ public struct StreamTaskError: Error, Sendable, CustomStringConvertible {
             case readClosed
             case writeClosed
             case delimiterNotFound
+            case invalidFrame
+            case truncatedFrame
+            case invalidMessage
             case sessionInvalidated
             case listenerClosed
             case bindFailed
@@ -87,6 +90,14 @@ public struct StreamTaskError: Error, Sendable, CustomStringConvertible {
         public static let writeClosed = Code(base: .writeClosed)
         /// A delimited read found no delimiter within its maximum length; the bytes stay buffered.
         public static let delimiterNotFound = Code(base: .delimiterNotFound)
+        /// The bytes at the head of the stream are not a frame the framer accepts (a length over
+        /// its maximum, a line longer than its limit, …); they stay buffered.
+        public static let invalidFrame = Code(base: .invalidFrame)
+        /// The stream ended inside a frame: the description says how many bytes were left.
+        public static let truncatedFrame = Code(base: .truncatedFrame)
+        /// A whole frame arrived, but its message could not be made of it (a decoder's error,
+        /// in the description and ``StreamTaskError/underlyingError``); the frame was taken.
+        public static let invalidMessage = Code(base: .invalidMessage)
         /// The session was invalidated before the task could start.
         public static let sessionInvalidated = Code(base: .sessionInvalidated)
         /// The listener is shut down.

@@ -36,6 +36,11 @@ extension StreamTaskStateMachine.Operation {
                 )
             }
             return nil
+        case .readFrame(let scan):
+            if scan.maxLength < 1 {
+                return .invalidArgument("a frame's maximum length must be at least 1 (got \(scan.maxLength))")
+            }
+            return nil
         case .write, .closeRead, .closeWrite, .startTLS, .stopTLS, .captureStreams:
             return nil
         }
@@ -47,7 +52,7 @@ extension StreamTaskStateMachine.Operation {
     /// do not touch the input.
     var claimsInput: Bool {
         switch self {
-        case .read, .readThrough, .closeRead, .startTLS, .stopTLS, .captureStreams: true
+        case .read, .readThrough, .readFrame, .closeRead, .startTLS, .stopTLS, .captureStreams: true
         case .write, .closeWrite: false
         }
     }
@@ -88,6 +93,11 @@ extension StreamTaskStateMachine {
         case .readThrough(let delimiter, let maxLength):
             guard let end = buffer.endOfFirst(delimiter, within: Swift.min(available, maxLength)) else { return nil }
             bytes = buffer.dequeue(end)
+        case .readFrame(let scan):
+            guard let view = buffer.contiguousView(), case .frame(let length) = scan.find(in: view),
+                length <= available
+            else { return nil }
+            bytes = buffer.dequeue(length)
         case .write, .closeRead, .closeWrite, .startTLS, .stopTLS, .captureStreams:
             return nil
         }

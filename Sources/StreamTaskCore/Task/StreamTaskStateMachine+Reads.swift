@@ -56,6 +56,35 @@ extension StreamTaskStateMachine {
         return nil
     }
 
+    /// The outcome of a read of one frame at the head of the read lane, or `nil` while it must
+    /// wait; and the bytes it waits for (the frame's length once the bytes tell it, the
+    /// framer's maximum until then), which input may fill past the high-water mark. A frame
+    /// the bytes cannot start fails the read and leaves them buffered. At the end of the
+    /// stream the read gets what is left, at the end: less than a frame, which the framer
+    /// reports as it likes.
+    mutating func completeReadFrame(_ item: Pending, scan: FrameScan) -> (action: Action?, bytesWanted: Int) {
+        if input == .shutDown { return (.fail(item.id, .readClosed, to: item.completion), 0) }
+        var bytesWanted = scan.maxLength
+        if let view = buffer.contiguousView() {
+            switch scan.find(in: view) {
+            case .refused(let error):
+                return (.fail(item.id, error, to: item.completion), 0)
+            case .frame(let length) where length <= view.readableBytes:
+                let bytes = take(length)
+                return (.succeedRead(item.id, bytes, atEOF: atCleanEnd, to: item.completion), 0)
+            case .frame(let length):
+                bytesWanted = length
+            case .notYet:
+                break
+            }
+        }
+        if inbound.hasEnded { return (readAtEnd(item), 0) }
+        if case .closed(let error?) = connection {
+            return (.fail(item.id, error, to: item.completion), 0)
+        }
+        return (nil, bytesWanted)
+    }
+
     /// A read that reached the end of input: what is left, at the end of stream, or, after a
     /// truncation, its error (leaving what is left for a smaller read).
     private mutating func readAtEnd(_ item: Pending) -> Action {

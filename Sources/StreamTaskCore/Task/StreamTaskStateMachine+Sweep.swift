@@ -157,6 +157,15 @@ extension StreamTaskStateMachine {
             return stepRead(wanting: maxLength, &sweep) {
                 $0.completeReadThrough(item, delimiter: delimiter, maxLength: maxLength)
             }
+        case .readFrame(let scan):
+            guard sweep.readsMove else { return .stays }
+            let (action, bytesWanted) = completeReadFrame(item, scan: scan)
+            guard let action else {
+                sweep.blockReads(wanting: bytesWanted)
+                return .stays
+            }
+            sweep.actions.append(action)
+            return .done
         case .closeRead:
             return stepCloseRead(item, &sweep)
         case .write(let bytes):

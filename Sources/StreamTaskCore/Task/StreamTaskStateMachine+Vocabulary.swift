@@ -15,6 +15,8 @@ extension StreamTaskStateMachine {
         case read(minLength: Int, maxLength: Int)
         /// Read up to and including `delimiter`, which must end within `maxLength` bytes.
         case readThrough(delimiter: [UInt8], maxLength: Int)
+        /// Read one whole frame, as `scan` finds it among the buffered bytes.
+        case readFrame(FrameScan)
         case write(ByteBuffer)
         case closeRead
         case closeWrite
@@ -32,7 +34,7 @@ extension StreamTaskStateMachine {
         var isTLSTransition: Bool {
             switch self {
             case .startTLS, .stopTLS: true
-            case .read, .readThrough, .write, .closeRead, .closeWrite, .captureStreams: false
+            case .read, .readThrough, .readFrame, .write, .closeRead, .closeWrite, .captureStreams: false
             }
         }
     }

@@ -276,7 +276,7 @@ struct StreamTaskStateMachine {
     /// move it.
     private func readWaitsQuietly(_ operation: Operation) -> Bool {
         switch operation {
-        case .read, .readThrough: break
+        case .read, .readThrough, .readFrame: break
         case .write, .closeRead, .closeWrite, .startTLS, .stopTLS, .captureStreams: return false
         }
         guard case .requested = inbound, connection == .open, activity == .running else { return false }
@@ -290,7 +290,7 @@ struct StreamTaskStateMachine {
     mutating func withdrawQueued(_ id: OperationID, error: StreamTaskError) -> Actions? {
         guard let index = pending.firstOffset(where: { $0.id == id }), !pending[index].isUnderway else { return nil }
         switch pending[index].operation {
-        case .read, .readThrough, .write:
+        case .read, .readThrough, .readFrame, .write:
             break
         case .closeRead, .closeWrite, .startTLS, .stopTLS, .captureStreams:
             // What they changed as they were queued is the loop's to undo.
@@ -558,7 +558,7 @@ struct StreamTaskStateMachine {
 
     private func validate(_ operation: Operation) -> StreamTaskError? {
         switch operation {
-        case .read, .readThrough:
+        case .read, .readThrough, .readFrame:
             if let error = operation.argumentError { return error }
             return input == .open ? nil : .readClosed
         case .write:

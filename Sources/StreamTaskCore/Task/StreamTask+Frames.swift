@@ -1,0 +1,56 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the swift-stream-task-kit open source project
+//
+// Licensed under Apache License v2.0; see LICENSE for license information
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
+import Foundation
+import NIOCore
+
+extension StreamTask {
+    /// Reads one whole frame, as `scan` finds it among the buffered bytes: a read like the
+    /// others, in their order, under their rules (a timeout or a cancellation loses nothing;
+    /// a frame the bytes cannot start fails the read and leaves them buffered).
+    ///
+    /// - Returns: Exactly the frame's bytes; at the end of the stream, what was left (less than
+    ///   a frame, possibly nothing), with `atEOF`.
+    package func readFrame(_ scan: FrameScan, timeout: TimeInterval) async throws -> (bytes: ByteBuffer, atEOF: Bool) {
+        let operation = StreamTaskStateMachine.Operation.readFrame(scan)
+        if !Task.isCancelled, let bytes = readAtOnce(operation) { return (bytes, false) }
+        let outcome = try await awaitOperation(operation, timeout: timeout)
+        return (outcome.bytes, outcome.atEOF)
+    }
+
+    /// Reads one whole frame as ``readFrame(_:timeout:)`` does, and hands the outcome to
+    /// `completion` on the session's delegate queue, as the completion-handler reads do.
+    package func readFrame(
+        _ scan: FrameScan,
+        timeout: TimeInterval,
+        completion: @escaping @Sendable (Result<(bytes: ByteBuffer, atEOF: Bool), StreamTaskError>) -> Void
+    ) {
+        let queue = session.callbackQueue
+        let operation = StreamTaskStateMachine.Operation.readFrame(scan)
+        if let bytes = readAtOnce(operation) {
+            queue.async { completion(.success((bytes, false))) }
+            return
+        }
+        submit(operation, timeout: timeout) { result in
+            let outcome = result.map { (bytes: $0.bytes, atEOF: $0.atEOF) }
+            queue.async { completion(outcome) }
+        }
+    }
+
+    /// Runs `body` on the session's delegate queue, where completion handlers run.
+    package func onDelegateQueue(_ body: @escaping @Sendable () -> Void) {
+        session.callbackQueue.async(body)
+    }
+
+    /// The session's read timeout, for reads other modules of the package make.
+    package var sessionReadTimeout: TimeInterval { configuration.timeoutIntervalForRead }
+
+    /// The session's write timeout, for writes other modules of the package make.
+    package var sessionWriteTimeout: TimeInterval { configuration.timeoutIntervalForWrite }
+}
