@@ -94,6 +94,7 @@ let package = Package(
             dependencies: [
                 "StreamTaskCore",
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOFoundationCompat", package: "swift-nio"),
             ]
         ),
         // The umbrella: re-exports the core, framing and HTTP, so that one import is enough, and
