@@ -333,6 +333,45 @@ def certificate_der():
     write("certificate-der", inputs)
 
 
+
+def framers():
+    """Seeds for the framers' targets: option bytes, read sizes, then a stream of frames."""
+    def prefixed(messages, width=4, order="big", counts=False):
+        out = b""
+        for m in messages:
+            n = len(m) + (width if counts else 0)
+            out += n.to_bytes(width, order) + m
+        return out
+
+    lines = b"NICK alice\r\nUSER a 0 * :A\r\n\r\nPING x\nlast"
+    write("line-framer", [
+        bytes([1, 63, 3, 1, 7, 200]) + lines,                 # CR LF, fail
+        bytes([0, 4, 1, 1, 1, 1]) + b"abcd\nabcde\n",        # LF, a line one over
+        bytes([5, 4, 5, 1, 2, 3]) + b"abcd\r\nabcdefghij\r\nok\r\n",  # cut
+        bytes([10, 8, 0, 0, 0, 0]) + b"\r\r\n\n\rend",    # either, unended last line
+    ])
+    messages = [b"", b"a", b"hello", b"x" * 300]
+    write("length-prefixed-framer", [
+        bytes([2, 100, 3, 1, 9, 64]) + prefixed(messages),
+        bytes([0, 255, 1, 1, 1, 1]) + prefixed([b"abc", b"defg"], width=1),
+        bytes([5, 100, 2, 2, 2, 2]) + prefixed(messages[:3], width=2, order="little"),
+        bytes([3 | 8, 100, 4, 4, 4, 4]) + prefixed(messages, width=8, counts=True),
+        bytes([3, 10, 1, 1, 1, 1]) + (1 << 63).to_bytes(8, "big") + b"hostile",
+    ])
+    def tlv(items, type_width=2, length_width=4):
+        return b"".join(t.to_bytes(type_width, "big") + len(v).to_bytes(length_width, "big") + v for t, v in items)
+    write("tlv-framer", [
+        bytes([1 | (2 << 2), 100, 3, 5, 7, 11]) + tlv([(1, b"one"), (0, b""), (513, b"x" * 40)]),
+        bytes([0, 10, 1, 1, 1, 1]) + tlv([(7, b"seven")], type_width=1, length_width=1),
+        bytes([3 | (3 << 2), 2, 1, 1, 1, 1]) + tlv([(1, b"too long for two")], type_width=4, length_width=8),
+    ])
+    write("delimiter-framer", [
+        bytes([4, 13, 10, 46, 13, 60, 3, 1, 7, 2]) + b"first\r\n.\r\nsecond\r\n.\r\nrest",
+        bytes([0, 0, 0, 0, 0, 8, 1, 1, 1, 1]) + b"a\x00bc\x00defghijkl\x00",
+        bytes([1, 13, 10, 0, 0, 20, 1, 2, 3, 4]) + b"crlf\r\nends\r\n\r",
+    ])
+
+
 irc()
 chat_server_state()
 txt_records()
@@ -343,3 +382,4 @@ socks5()
 server_hello()
 ats_exceptions()
 certificate_der()
+framers()

@@ -37,7 +37,7 @@ case "$seconds" in
 '' | *[!0-9]*) echo "fuzz.sh: seconds must be a whole number, got '$seconds'" >&2; exit 2 ;;
 esac
 
-all_targets=(irc-message irc-tag irc-line-framer dnssd-txt-record netservice-txt chat-service-record netlink-message no-proxy-list http-connect socks5 server-hello http-head-gate peer-address-group chat-server-state ats-exceptions certificate-der)
+all_targets=(irc-message irc-tag irc-line-framer dnssd-txt-record netservice-txt chat-service-record netlink-message no-proxy-list http-connect socks5 server-hello http-head-gate peer-address-group chat-server-state ats-exceptions certificate-der line-framer length-prefixed-framer tlv-framer delimiter-framer)
 if [ $# -gt 0 ]; then targets=("$@"); else targets=("${all_targets[@]}"); fi
 
 chat=(Examples/ChatProtocol/*.swift)
@@ -52,6 +52,11 @@ state=("$server"/ChatServerState*.swift "$server/ChatServerClient.swift" "$serve
     "$server/ChatServerAction.swift" "$server/ChatServerIdentity.swift" "$kit/Listener/PeerAddressGroup.swift"
     "$server"/Links/ChatServerState*.swift "$server/Links/ChatLinkPeer.swift" "$server/Links/ChatServerLink.swift"
     "$server/Links/ChatNetworkServer.swift" "$server/Links/ChatLinkTraffic.swift")
+# The framers, with the machine's rule for reading a frame (FrameScan) and the error they throw.
+framing=(Sources/StreamTaskFraming/MessageFramer.swift Sources/StreamTaskFraming/LineFramer.swift
+    Sources/StreamTaskFraming/LengthPrefixedFramer.swift Sources/StreamTaskFraming/TypeLengthValueFramer.swift
+    Sources/StreamTaskFraming/DelimiterFramer.swift "$kit/Task/FrameScan.swift" "$kit/Task/StreamTaskError.swift"
+    Fuzz/Targets/FramerFuzzSupport.swift)
 # App Transport Security: its code names StreamTLSConfiguration.Version, and that file's
 # certificate, key and pin types (NIOSSL's) are stood in for by TransportSecurityFuzzSupport.
 ats=("$kit/TransportSecurity/StreamTransportSecurity.swift" "$kit/TransportSecurity/TransportSecurityHost.swift"
@@ -84,10 +89,19 @@ sources() {
     ats-exceptions) echo Fuzz/Targets/ATSExceptionsFuzz.swift "${ats[@]}" \
         "$kit/TransportSecurity/StreamTransportSecurity+Dictionary.swift" ;;
     certificate-der) echo Fuzz/Targets/CertificateDERFuzz.swift "${ats[@]}" ;;
+    line-framer) echo Fuzz/Targets/LineFramerFuzz.swift "${framing[@]}" ;;
+    length-prefixed-framer) echo Fuzz/Targets/LengthPrefixedFramerFuzz.swift "${framing[@]}" ;;
+    tlv-framer) echo Fuzz/Targets/TypeLengthValueFramerFuzz.swift "${framing[@]}" ;;
+    delimiter-framer) echo Fuzz/Targets/DelimiterFramerFuzz.swift "${framing[@]}" ;;
     *) echo "fuzz.sh: no target named '$1' (targets: ${all_targets[*]})" >&2; return 1 ;;
     esac
 }
-needs_nio() { case "$1" in http-connect | socks5 | server-hello | http-head-gate) return 0 ;; *) return 1 ;; esac; }
+needs_nio() {
+    case "$1" in
+    http-connect | socks5 | server-hello | http-head-gate | *-framer) return 0 ;;
+    *) return 1 ;;
+    esac
+}
 
 out="$root/.build-fuzz"
 mkdir -p "$out/bin" "$out/logs"
@@ -142,13 +156,13 @@ build() {
     module="Fuzz_$(echo "$target" | tr -c 'a-zA-Z0-9\n' '_')"
     local files file
     read -r -a files <<<"$(sources "$target")"
-    # The chat server's files import the modules that are compiled into the target here.
+    # The chat server's and the framers' files import the modules compiled into the target here.
     for i in "${!files[@]}"; do
         file="${files[$i]}"
         case "$file" in
-        Examples/ChatServerCore/*)
+        Examples/ChatServerCore/* | Sources/StreamTaskFraming/*)
             mkdir -p "$out/src/$target"
-            sed -E '/^import (ChatProtocol|StreamTaskKit)$/d' "$file" >"$out/src/$target/$(basename "$file")"
+            sed -E '/^import (ChatProtocol|StreamTaskKit|StreamTaskCore)$/d' "$file" >"$out/src/$target/$(basename "$file")"
             files[$i]="$out/src/$target/$(basename "$file")"
             ;;
         esac

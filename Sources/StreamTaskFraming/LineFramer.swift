@@ -15,7 +15,8 @@ import StreamTaskCore
 /// Reading, a line ends at LF; with ``Ending/crlf`` or ``Ending/either``, a CR before the LF is
 /// part of the ending too (``Ending/crlf`` and ``Ending/either`` read alike: a protocol that
 /// says CRLF meets peers that send LF alone). Writing, ``Ending/lf`` and ``Ending/either`` end
-/// a line with LF, ``Ending/crlf`` with CRLF.
+/// a line with LF (``Ending/either`` with CR LF when the line itself ends with a CR), and
+/// ``Ending/crlf`` with CR LF.
 ///
 /// A line longer than ``maximumLineLength`` (its ending not counted) fails the read with
 /// `StreamTaskError.Code.invalidFrame` and stays buffered, or, with
@@ -70,23 +71,25 @@ public struct LineFramer: MessageFramer {
     public func frameLength(in bytes: ByteBuffer) throws -> Int? {
         let view = bytes.readableBytesView
         // A CR LF ending lets a line of the maximum length take two bytes more.
-        let searched = view.prefix(maximumLineLength + 2)
-        if let newline = searched.firstIndex(of: UInt8(ascii: "\n")) {
+        if let newline = view.prefix(maximumLineLength + 2).firstIndex(of: UInt8(ascii: "\n")) {
             let length = newline - view.startIndex + 1
-            let endingLength = endingLength(ofLineEndingAt: newline, in: view)
-            if length - endingLength <= maximumLineLength { return length }
+            if length - endingLength(ofLineEndingAt: newline, in: view) <= maximumLineLength { return length }
+            return try overlong()
         }
-        guard view.count > maximumLineLength else { return nil }
+        // No line feed yet: the line may still end within the maximum, or it cannot.
+        if view.count <= maximumLineLength { return nil }
+        if ending != .lf, view.count == maximumLineLength + 1, view.last == UInt8(ascii: "\r") { return nil }
+        return try overlong()
+    }
+
+    /// What a line known to be longer than the maximum does: fail, or its next piece.
+    private func overlong() throws -> Int {
         switch overlongLines {
         case .fail:
             throw StreamTaskError.invalidFrame(
                 "a line is longer than the maximum of \(maximumLineLength) bytes; the bytes stay buffered")
         case .cut:
-            // A piece of the maximum length, unless a CR that may begin the ending is its last byte.
-            let cut =
-                view[view.startIndex + maximumLineLength - 1] == UInt8(ascii: "\r")
-                ? maximumLineLength - 1 : maximumLineLength
-            return Swift.max(cut, 1)
+            return maximumLineLength
         }
     }
 
@@ -108,7 +111,10 @@ public struct LineFramer: MessageFramer {
             throw StreamTaskError.invalidArgument("a line to send holds a line feed, which would end it early")
         }
         buffer.writeImmutableBuffer(message)
-        if ending == .crlf { buffer.writeInteger(UInt8(ascii: "\r")) }
+        // A line that ends with a CR of its own takes CR LF under `either` too: LF alone would
+        // make its CR part of the ending.
+        let endsWithCR = message.readableBytesView.last == UInt8(ascii: "\r")
+        if ending == .crlf || (ending == .either && endsWithCR) { buffer.writeInteger(UInt8(ascii: "\r")) }
         buffer.writeInteger(UInt8(ascii: "\n"))
     }
 

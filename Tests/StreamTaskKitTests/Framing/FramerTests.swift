@@ -85,6 +85,17 @@ func strings(_ buffers: [ByteBuffer]) -> [String] { buffers.map { String(buffer:
         }
     }
 
+    /// A line of exactly the maximum length whose CR has come and whose LF has not is not
+    /// refused early, nor cut: the way the stream is cut makes no difference.
+    @Test(arguments: [LineFramer.OverlongLines.fail, .cut])
+    func aLineOfTheMaximumLengthIsNotJudgedBeforeItsLineFeed(overlong: LineFramer.OverlongLines) throws {
+        let framer = LineFramer(ending: .crlf, maximumLineLength: 4, overlongLines: overlong)
+        let stream = Array("abcd\r\nefg\r\n".utf8)
+        for cuts in cuttings(of: stream.count) {
+            #expect(strings(try frameMessages(stream, cutAt: cuts, by: framer)) == ["abcd", "efg"], "cut at \(cuts)")
+        }
+    }
+
     @Test func overlongLinesCanArriveInPieces() throws {
         let framer = LineFramer(ending: .crlf, maximumLineLength: 4, overlongLines: .cut)
         let stream = Array("abcdefghij\r\nok\r\n".utf8)
@@ -113,7 +124,12 @@ func strings(_ buffers: [ByteBuffer]) -> [String] { buffers.map { String(buffer:
         }
         try LineFramer(ending: .crlf).frame(ByteBuffer(string: "a"), into: &buffer)
         try LineFramer(ending: .lf).frame(ByteBuffer(string: "b"), into: &buffer)
-        #expect(String(buffer: buffer) == "a\r\nb\n")
+        try LineFramer(ending: .either).frame(ByteBuffer(string: "c"), into: &buffer)
+        // A line that ends with a CR of its own keeps it when read back.
+        try LineFramer(ending: .either).frame(ByteBuffer(string: "d\r"), into: &buffer)
+        #expect(String(buffer: buffer) == "a\r\nb\nc\nd\r\r\n")
+        let lines = try frameMessages(Array(buffer.readableBytesView), cutAt: [], by: LineFramer(ending: .either))
+        #expect(strings(lines) == ["a", "b", "c", "d\r"])
     }
 
     /// Every prefix width, in both byte orders, counting itself and not.
