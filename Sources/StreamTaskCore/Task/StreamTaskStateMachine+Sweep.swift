@@ -150,22 +150,15 @@ extension StreamTaskStateMachine {
         let item = pending[index]
         switch item.operation {
         case .read(let minLength, let maxLength):
-            return stepRead(wanting: minLength, &sweep) {
-                $0.completeRead(item, minLength: minLength, maxLength: maxLength)
+            return stepRead(&sweep) {
+                ($0.completeRead(item, minLength: minLength, maxLength: maxLength), minLength)
             }
         case .readThrough(let delimiter, let maxLength):
-            return stepRead(wanting: maxLength, &sweep) {
-                $0.completeReadThrough(item, delimiter: delimiter, maxLength: maxLength)
+            return stepRead(&sweep) {
+                ($0.completeReadThrough(item, delimiter: delimiter, maxLength: maxLength), maxLength)
             }
         case .readFrame(let scan):
-            guard sweep.readsMove else { return .stays }
-            let (action, bytesWanted) = completeReadFrame(item, scan: scan)
-            guard let action else {
-                sweep.blockReads(wanting: bytesWanted)
-                return .stays
-            }
-            sweep.actions.append(action)
-            return .done
+            return stepRead(&sweep) { $0.completeReadFrame(item, scan: scan) }
         case .closeRead:
             return stepCloseRead(item, &sweep)
         case .write(let bytes):
@@ -180,14 +173,14 @@ extension StreamTaskStateMachine {
     }
 
     /// A read at the head of the read lane: `complete` gives its outcome, or `nil` while it
-    /// waits for `bytesWanted` bytes (which then hold the lane).
+    /// waits, with the bytes it waits for (which then hold the lane).
     private mutating func stepRead(
-        wanting bytesWanted: Int,
         _ sweep: inout Sweep,
-        complete: (inout Self) -> Action?
+        complete: (inout Self) -> (action: Action?, bytesWanted: Int)
     ) -> Step {
         guard sweep.readsMove else { return .stays }
-        guard let action = complete(&self) else {
+        let (action, bytesWanted) = complete(&self)
+        guard let action else {
             sweep.blockReads(wanting: bytesWanted)
             return .stays
         }
