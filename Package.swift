@@ -22,6 +22,7 @@ let package = Package(
         .executable(name: "echo-client", targets: ["echo-client"]),
         .executable(name: "chat-server", targets: ["chat-server"]),
         .executable(name: "chat-client", targets: ["chat-client"]),
+        .executable(name: "json-kv", targets: ["json-kv"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
@@ -207,6 +208,15 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Examples/echo-client"
+        ),
+        .executableTarget(
+            name: "json-kv",
+            dependencies: [
+                "ExampleSupport",
+                "StreamTaskKit",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Examples/json-kv"
         ),
         // The Swift samples of README.md and the DocC articles, compiled: the fragments as
         // function bodies, the whole programs as executables that scripts/test.sh runs against

@@ -22,7 +22,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 # The end-to-end checks (functions below), and how many have passed so far. A check that
 # never ran (the script stopped early) counts as failed.
 e2e_checks=(check_round_trip check_long_line check_samples_match check_sample_client check_sample_server
-    check_sample_dnssd check_graceful_shutdown check_refused check_demo_with_lan_daemon)
+    check_sample_dnssd check_json_kv check_graceful_shutdown check_refused check_demo_with_lan_daemon)
 e2e_passed=0
 e2e_failed=0
 e2e_skipped=0
@@ -52,7 +52,7 @@ cleanup() {
     # What failed, just above the summary, so a log cut down to its end still names it.
     if [[ -s "$workdir/failures" ]]; then
         echo "test.sh: what failed:"
-        head -n 60 "$workdir/failures"
+        head -n 100 "$workdir/failures"
     fi
     rm -rf "$workdir"
     local not_run=$((${#e2e_checks[@]} - e2e_passed - e2e_failed - e2e_skipped))
@@ -98,8 +98,14 @@ count_run() {
          { detail = 0 }' "$log" | head -n 40 | sed "s/^/  [$name] /" >>"$workdir/failures" || true
     # A run that failed without a failed test: a sanitizer's report or a crash says why.
     if [[ "$status" -ne 0 && "$run_failed" -eq 0 ]]; then
-        grep -E -m 3 -A 8 'WARNING: [A-Za-z]+Sanitizer|ERROR: [A-Za-z]+Sanitizer|Fatal error|Crash|error: ' "$log" |
-            head -n 40 | sed "s/^/  [$name] /" >>"$workdir/failures" || true
+        # The runtime's own message (a trap's reason), then the crashed thread's frames; a
+        # test's name that merely contains "Crash" is not a crash.
+        {
+            grep -E -m 5 'Fatal error|Precondition failed|Assertion failed|Program crashed|WARNING: [A-Za-z]+Sanitizer|ERROR: [A-Za-z]+Sanitizer' "$log" || true
+            awk '/^Thread [0-9]+( "[^"]*")? crashed:/ { n = 40 } /^Registers:/ { n = 0 } n > 0 { print; n-- }' "$log" | grep -v '^$' | head -n 40 || true
+            [[ -n "$(grep -E -m 1 'Program crashed|Thread [0-9]+.* crashed:|Sanitizer' "$log")" ]] ||
+                grep -E -m 3 -A 8 'error: ' "$log" || true
+        } | head -n 50 | sed "s/^/  [$name] /" >>"$workdir/failures" || true
     fi
     passed=$((passed + run_passed))
     failed=$((failed + run_failed))
@@ -311,6 +317,53 @@ check_sample_dnssd() {
         grep -q '^advertised as Team Chat' "$workdir/sample-dnssd.out"
 }
 
+# The length-prefixed JSON example: typed requests get typed answers; a length prefix past the
+# maximum and a message that is not JSON end or refuse that client only; SIGTERM ends it.
+check_json_kv() {
+    local kv="$bin/json-kv" out="$workdir/json-kv.out"
+    : >"$out"
+    (exec env -u https_proxy -u HTTPS_PROXY -u all_proxy -u ALL_PROXY "$kv" serve --port 0) >"$out" 2>"$workdir/json-kv.err" &
+    local pid=$!
+    sample_pids+=("$pid")
+    wait_for_line "$out" '^listening on ' "$pid" || return 1
+    local kv_port
+    kv_port="$(sed -n 's/^listening on .*://p' "$out")"
+    ask() { run_without_proxy_variables timeout 30 "$kv" "$@" --port "$kv_port"; }
+    local code=0 missing=0
+    ask set color 'deep blue' 2>/dev/null || code=1
+    ask set shape round 2>/dev/null || code=1
+    [[ "$(ask get color 2>/dev/null)" == 'deep blue' ]] || code=1
+    ask get nothing >/dev/null 2>&1 || missing=$?
+    [[ $missing -eq 2 ]] || code=1
+    # A prefix announcing 2 GiB, then a frame that is not JSON followed by a good request on the
+    # same connection: the first is cut off, the second refused and answered in order.
+    printf '\x7f\xff\xff\xff' | timeout 10 python3 -c '
+import socket, sys
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
+s.sendall(sys.stdin.buffer.read()); s.shutdown(socket.SHUT_WR); s.recv(1)' "$kv_port" || code=1
+    timeout 10 python3 -c '
+import json, socket, struct, sys
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
+for m in (b"not json", json.dumps({"get": {"key": "shape"}}).encode()):
+    s.sendall(struct.pack(">I", len(m)) + m)
+s.shutdown(socket.SHUT_WR)
+data = b""
+while chunk := s.recv(4096):
+    data += chunk
+answers = []
+while data:
+    n = struct.unpack(">I", data[:4])[0]
+    answers.append(json.loads(data[4:4 + n]))
+    data = data[4 + n:]
+assert list(answers[0]) == ["refused"] and answers[1] == {"value": {"found": "round"}}, answers' "$kv_port" || code=1
+    [[ "$(ask list 2>/dev/null)" == $'color\nshape' ]] || code=1
+    grep -q 'invalidFrame' "$workdir/json-kv.err" || code=1
+    kill -TERM "$pid" 2>/dev/null || true
+    wait "$pid" 2>/dev/null || code=1
+    [[ $code -eq 0 ]] || echo "test.sh: json-kv: $(cat "$out" "$workdir/json-kv.err")" >&2
+    return "$code"
+}
+
 # SIGTERM shuts the server down gracefully: with no connection open it exits 0 at once (we
 # allow 10 s).
 check_graceful_shutdown() {
@@ -350,7 +403,7 @@ check_refused() {
 # Build the products explicitly: `--build-tests` above may have failed before linking them.
 if swift build --product echo-server && swift build --product echo-client &&
     swift build --product sample-client && swift build --product sample-server &&
-    swift build --product sample-dnssd &&
+    swift build --product sample-dnssd && swift build --product json-kv &&
     start_server "$server" "$workdir/server.out" "$workdir/server.err"; then
     for check in "${e2e_checks[@]}"; do
         code=0
