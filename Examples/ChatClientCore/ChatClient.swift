@@ -31,7 +31,6 @@ public actor ChatClient {
     private let session: StreamSession
     private var state: ChatClientState
     private var task: StreamTask?
-    private var framer = IRCLineFramer(maxLineLength: 8192)
     /// Keeps what the user sends within the server's flood limits, across lines.
     private var pacer: ChatSendPacer
     /// Which of the user's lines the server is known to have; what a drop may have lost.
@@ -48,6 +47,8 @@ public actor ChatClient {
     /// it is asked for, so that nothing typed goes out in plaintext before it.
     private var registrationSent = false
     private var awaitingCapabilities = false
+    /// How many lines read in one batch with the line being handled are still to come after it.
+    private var linesLeftInBatch = 0
     private var lastTraffic = ContinuousClock.now
     /// Set when a better route to the server appeared: reconnect at the next quiet moment.
     private var betterRoutePending = false
@@ -109,7 +110,6 @@ public actor ChatClient {
             confirmationTimer = nil
             reportLostLines(ledger.connectionEnded())
             state.connectionEnded()
-            framer = IRCLineFramer(maxLineLength: 8192)
             betterRoutePending = false
             // Input that ended before a first connection stops the client after this attempt,
             // though the task reading the input may not have seen the end yet.
@@ -180,28 +180,23 @@ public actor ChatClient {
         }
 
         let capabilityDeadline = Date().addingTimeInterval(options.capabilityTimeout)
-        while true {
-            let (data, atEOF) = try await read(from: task, capabilityDeadline: capabilityDeadline)
-            if let data, !data.isEmpty {
-                lastTraffic = .now
-                framer.append(data)
-                while let event = framer.next() {
-                    guard case .line(let bytes) = event, let message = try? IRCMessage(parsing: bytes, maxLength: 8190)
-                    else { continue }
-                    if ledger.received(message) {
-                        scheduleConfirmation()
-                        continue
-                    }
-                    try await unlessClosedByServer { try await apply(state.handle(message)) }
-                    if message.command == "005" { pacer = pacer.tightened(to: state.floodLimits) }
+        while let lines = try await readLines(from: task, capabilityDeadline: capabilityDeadline) {
+            lastTraffic = .now
+            for (index, line) in lines.enumerated() {
+                linesLeftInBatch = lines.count - index - 1
+                guard let message = try? IRCMessage(parsing: line, maxLength: 8190) else {
+                    continue
                 }
-                try await unlessClosedByServer { try await apply(state.flushNetsplits()) }
+                if ledger.received(message) {
+                    scheduleConfirmation()
+                    continue
+                }
+                try await unlessClosedByServer { try await apply(state.handle(message)) }
+                if message.command == "005" { pacer = pacer.tightened(to: state.floodLimits) }
             }
-            if atEOF {
-                if !quitting && !movingToBetterRoute { show(.error, "the server closed the connection") }
-                return
-            }
+            try await unlessClosedByServer { try await apply(state.flushNetsplits()) }
         }
+        if !quitting && !movingToBetterRoute { show(.error, "the server closed the connection") }
     }
 
     /// Where to connect to a server found through DNS-SD: where it was found, the first time;
@@ -234,16 +229,34 @@ public actor ChatClient {
         }
     }
 
-    /// The next bytes from the server. While the answer to `CAP LS` is awaited for STARTTLS,
-    /// a read that outlasts `capabilityDeadline` ends the attempt: no STARTTLS is on offer.
-    private func read(from task: StreamTask, capabilityDeadline: Date) async throws -> (Data?, Bool) {
-        guard awaitingCapabilities else {
-            return try await task.readData(ofMinLength: 1, maxLength: 16 * 1024, timeout: 0)
-        }
+    /// How the server's lines are read: CR LF or LF, and at most 8 KiB, which leaves room for
+    /// any server's tags. A longer line is skipped, as the server skips one of ours.
+    private static let lines = LineFramer(ending: .crlf, maximumLineLength: 8190)
+
+    /// The server's next lines: the next one, and those that came with it, handled as one
+    /// batch; `nil` when the server closed the connection. While the answer to `CAP LS` is
+    /// awaited for STARTTLS, a read that outlasts `capabilityDeadline` ends the attempt: no
+    /// STARTTLS is on offer.
+    private func readLines(from task: StreamTask, capabilityDeadline: Date) async throws -> [[UInt8]]? {
         do {
-            return try await task.readData(
-                ofMinLength: 1, maxLength: 16 * 1024, timeout: max(0.001, capabilityDeadline.timeIntervalSinceNow))
-        } catch let error as StreamTaskError where error.code == .timedOut {
+            while true {
+                let timeout = awaitingCapabilities ? max(0.001, capabilityDeadline.timeIntervalSinceNow) : 0
+                do {
+                    guard let first = try await task.readMessage(framedBy: Self.lines, timeout: timeout) else {
+                        return nil
+                    }
+                    var lines = [Array(first.readableBytesView)]
+                    while let line = try task.readBufferedMessage(framedBy: Self.lines) {
+                        lines.append(Array(line.readableBytesView))
+                    }
+                    return lines
+                } catch let error as StreamTaskError where error.code == .invalidFrame {
+                    guard try await task.skipLine(timeout: timeout) else { return nil }
+                } catch let error as StreamTaskError where error.code == .truncatedFrame {
+                    return nil
+                }
+            }
+        } catch let error as StreamTaskError where awaitingCapabilities && error.code == .timedOut {
             throw FatalError(
                 description:
                     "\(options.targetDescription) did not answer CAP LS within \(options.capabilityTimeout) s: it seems to have no capability negotiation, so no STARTTLS; not going on in plaintext"
@@ -308,14 +321,18 @@ public actor ChatClient {
     }
 
     /// Upgrades after `670`. Anything the server sent after `670` in plaintext is an attack:
-    /// the library refuses it, and so does this framer.
+    /// the library refuses it (`tlsPlaintextInjection`) and closes the connection.
     private func upgrade() async throws {
         guard let task else { return }
-        guard framer.bufferedByteCount == 0 else {
+        // Lines read with `670` are plaintext after it too; the library sees only what is
+        // still buffered.
+        guard linesLeftInBatch == 0 else {
             throw FatalError(description: "the server sent plaintext after 670; closing")
         }
         do {
             try await task.startTLS(timeout: 30)
+        } catch let error as StreamTaskError where error.code == .tlsPlaintextInjection {
+            throw FatalError(description: "the server sent plaintext after 670; closing")
         } catch let error as StreamTaskError {
             throw FatalError(description: "TLS upgrade failed: \(Self.describe(error))")
         }

@@ -34,6 +34,13 @@ struct ChatConnection: Sendable {
         case tooLong
     }
 
+    /// How a client's lines are read: CR LF or LF (Protocol.md, "Lines"), at most 512 bytes
+    /// with CR LF, or longer by the tag section when tagged (`@…`). A tagless line over 512
+    /// bytes passes here and is refused by the parser; a line over even the tagged limit fails
+    /// the read, and the rest of it is skipped (``StreamTask/skipLine(timeout:)``).
+    static let lines = LineFramer(
+        ending: .crlf, maximumLineLength: IRCLimits.messageLength + IRCLimits.tagSectionLength)
+
     /// One line for the server, parsed.
     enum Inbound: Sendable {
         case message(IRCMessage)
@@ -56,8 +63,9 @@ struct ChatConnection: Sendable {
     func run() async -> Bool {
         let clock = ContinuousClock()
         let connectedAt = clock.now
-        var framer = IRCLineFramer()
         var pending: [Input] = []
+        // Set when a line over the limit failed its read: its rest is dropped before the next.
+        var skippingLine = false
         var bucket = configuration.floodBurst.map {
             FloodBucket(burst: $0, linesPerSecond: configuration.floodLinesPerSecond, now: connectedAt)
         }
@@ -112,7 +120,8 @@ struct ChatConnection: Sendable {
                     }
                 case .startTLS:
                     // Protocol.md, section 7: nothing may follow STARTTLS before the handshake.
-                    if framer.bufferedByteCount > 0 || !pending.isEmpty || !admitted.isEmpty {
+                    // (Plaintext still buffered in the task is refused by `startTLS` itself.)
+                    if skippingLine || !pending.isEmpty || !admitted.isEmpty {
                         await finish(server.disconnect(id, reason: "Plaintext after STARTTLS"))
                         return everRegistered
                     }
@@ -199,29 +208,40 @@ struct ChatConnection: Sendable {
             }
             if !pending.isEmpty, let next = bucket?.nextToken(now: now) { deadline = min(deadline, next) }
 
-            let data: Data?
+            // A watched link wakes every 2 s, to notice a path that went away.
+            let wake = pathWatch == nil ? deadline : min(deadline, now + .seconds(2))
+            let wait = max(0.001, (wake - now).inSeconds)
             do {
-                // A watched link wakes every 2 s, to notice a path that went away.
-                let wake = pathWatch == nil ? deadline : min(deadline, now + .seconds(2))
-                let wait = max(0.001, (wake - now).inSeconds)
-                (data, atEOF) = try await task.readData(ofMinLength: 1, maxLength: 16 * 1024, timeout: wait)
+                if skippingLine {
+                    if try await task.skipLine(timeout: wait) { skippingLine = false } else { atEOF = true }
+                    continue
+                }
+                // The first line waits; those that came with it are taken as one batch.
+                guard let first = try await task.readMessage(framedBy: Self.lines, timeout: wait) else {
+                    atEOF = true
+                    continue
+                }
+                pending.append(.line(Array(first.readableBytesView)))
+                while let line = try task.readBufferedMessage(framedBy: Self.lines) {
+                    pending.append(.line(Array(line.readableBytesView)))
+                }
             } catch let error as StreamTaskError where error.code == .timedOut {
+                continue
+            } catch let error as StreamTaskError where error.code == .invalidFrame {
+                // Over the limit: answered with 417 in its turn, and dropped up to its LF.
+                pending.append(.tooLong)
+                skippingLine = true
+            } catch let error as StreamTaskError where error.code == .truncatedFrame {
+                // The client closed in the middle of a line: that part-line is not a line.
+                atEOF = true
                 continue
             } catch {
                 await finish(server.disconnect(id, reason: Self.reason(for: error)), abort: true)
                 return everRegistered
             }
-            guard let data, !data.isEmpty else { continue }
-            framer.append(data)
-            while let event = framer.next() {
-                switch event {
-                case .line(let bytes): pending.append(.line(bytes))
-                case .tooLong: pending.append(.tooLong)
-                }
-                lastLine = clock.now
-                pingSent = false
-                probedAt = nil
-            }
+            lastLine = clock.now
+            pingSent = false
+            probedAt = nil
         }
     }
 

@@ -19,7 +19,8 @@ import StreamTaskCore
 /// ``Ending/crlf`` with CR LF.
 ///
 /// A line longer than ``maximumLineLength`` (its ending not counted) fails the read with
-/// `StreamTaskError.Code.invalidFrame` and stays buffered, or, with
+/// `StreamTaskError.Code.invalidFrame` and stays buffered (`StreamTask.skipLine(timeout:)`
+/// drops it, as a line protocol answering "line too long" does), or, with
 /// ``OverlongLines/cut``, arrives in pieces of the maximum length, the last piece ending where
 /// the line does. A stream that ends inside a line fails the last read with
 /// `StreamTaskError.Code.truncatedFrame`, unless ``acceptsUnendedLastLine``.

@@ -38,6 +38,22 @@ extension StreamTask {
         try await readMessage(framedBy: framer, timeout: sessionReadTimeout)
     }
 
+    /// The next message, if its whole frame has arrived already; never waits.
+    ///
+    /// For a reader that handles what has come as one batch: after a `readMessage(framedBy:timeout:)`
+    /// returns, this takes the messages that came with it, and `nil` says the batch is over.
+    /// It takes a message exactly as that read would, in order with the other reads; it
+    /// returns `nil`, taking nothing, when the frame is not all there, when another read is
+    /// queued, and when the stream has ended or failed (a read then says how). Bytes that
+    /// cannot start a frame are left for a read to report, too.
+    ///
+    /// - Throws: `StreamTaskError.Code.invalidMessage` when the framer could make no message
+    ///   of the frame, which is then gone.
+    public func readBufferedMessage<Framer: MessageFramer>(framedBy framer: Framer) throws -> Framer.Message? {
+        guard let frame = readBufferedFrame(framer.scan) else { return nil }
+        return try framer.messageOfFrame(frame)
+    }
+
     /// Frames `message` with `framer` and writes it: returns as `write(_:timeout:)`
     /// does, under its rules. A message the framer cannot frame throws
     /// `StreamTaskError.Code.invalidArgument`, and nothing is sent.

@@ -51,6 +51,29 @@ struct ChatClientSessionTests {
         }
     }
 
+    /// A line that comes in plaintext with `670`, in the same read, is an injection
+    /// (CVE-2011-0411): the client refuses it and closes, and never handles it, though the
+    /// library no longer holds it (it was read with `670`).
+    @Test func aLineInjectedWith670IsRefused() async throws {
+        try await ScriptedIRCServer.with(replies: { line in
+            switch line {
+            case "CAP LS 302": return [":srv CAP * LS :tls"]
+            // One write, so one read brings both lines.
+            case "STARTTLS": return [":srv 670 * :go ahead\r\n:srv 001 alice :Welcome, injected"]
+            default: return []
+            }
+        }) { server in
+            var options = options(server, nick: "alice", security: .startTLS)
+            options.capabilityTimeout = 5
+            let ui = RecordingUserInterface()
+            _ = await ChatClient(options: options, ui: ui).run()
+            #expect(ui.lines.contains { $0.contains("plaintext after 670") }, "\(ui.lines)")
+            #expect(!ui.lines.contains { $0.contains("registered as") || $0.contains("injected") }, "\(ui.lines)")
+            #expect(await eventually { server.endedConnections == 1 })
+            #expect(server.received == ["CAP LS 302", "STARTTLS"], "nothing went out after STARTTLS")
+        }
+    }
+
     /// A server password (a bouncer's, say) goes out before the nickname, as RFC 2812 asks.
     @Test func aServerPasswordIsSentBeforeNickAndUser() async throws {
         try await ScriptedIRCServer.with(replies: { line in

@@ -236,6 +236,27 @@ struct ChatEndToEndTests {
         }
     }
 
+    /// A line past even the tagged limit (an endless one, as a hostile client sends) is
+    /// answered once with `417` and skipped up to its end; the line after it counts.
+    @Test func aLineOverEvenTheTaggedLimitGetsOne417AndIsSkippedWhole() async throws {
+        try await ChatServerFixture.with { server, port in
+            let client = IRCTestClient(port: port)
+            try await client.register("endless")
+            let endless = "PRIVMSG endless :" + String(repeating: "z", count: 100_000)
+            try await client.sendRaw(Array((endless + "\r\nPING after\r\n").utf8))
+            #expect(try await client.waitFor(command: "PONG").parameters.last == "after")
+            #expect(await client.received.filter { $0.command == "417" }.count == 1)
+            // A piece of the line handled as a line would be an unknown command.
+            #expect(await !client.received.contains { $0.command == "421" }, "a piece of the line was handled")
+            // A tagged line may pass 512 bytes by its tags.
+            let tags = "@+example/long=" + String(repeating: "t", count: 3000)
+            try await client.sendRaw(Array((tags + " PING tagged\r\n").utf8))
+            try await client.waitFor("the tagged line's PONG") { $0.command == "PONG" && $0.parameters.last == "tagged" }
+            #expect(await server.clientCount == 1)
+            await client.close()
+        }
+    }
+
     @Test func aClientThatNeverRegistersIsDropped() async throws {
         try await ChatServerFixture.with({ $0.registrationTimeout = .milliseconds(500) }) { _, port in
             let client = IRCTestClient(port: port)

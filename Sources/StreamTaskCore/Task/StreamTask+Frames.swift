@@ -24,6 +24,13 @@ extension StreamTask {
         return (outcome.bytes, outcome.atEOF)
     }
 
+    /// The next frame, when its bytes are all buffered now and a read issued now would
+    /// complete with it at once: no other read is queued, the input is open. `nil` otherwise,
+    /// with nothing taken (bytes that cannot start a frame included: a read reports them).
+    package func readBufferedFrame(_ scan: FrameScan) -> ByteBuffer? {
+        readAtOnce(.readFrame(scan))
+    }
+
     /// Reads one whole frame as ``readFrame(_:timeout:)`` does, and hands the outcome to
     /// `completion` on the session's delegate queue, as the completion-handler reads do.
     package func readFrame(

@@ -106,6 +106,51 @@ import Testing
         await server.stop()
     }
 
+    /// What came with a read is taken as a batch without waiting: the whole frames, then `nil`
+    /// at a frame not all there, while a read waits, and at the end of the stream.
+    @Test func theMessagesThatCameWithAReadAreTakenWithoutWaiting() async throws {
+        let (server, client, peer) = try await LoopbackServer.connectedPair()
+        let lines = LineFramer(ending: .crlf, maximumLineLength: 64)
+        #expect(try peer.readBufferedMessage(framedBy: lines) == nil, "nothing has come yet")
+        // One small write: one segment on loopback, so one read pass brings all of it.
+        try await client.write("one\r\ntwo\r\nthree\r\nfo")
+        #expect(try await peer.readMessage(framedBy: lines, timeout: 10).map { String(buffer: $0) } == "one")
+        var batch: [String] = []
+        while let line = try peer.readBufferedMessage(framedBy: lines) { batch.append(String(buffer: line)) }
+        #expect(batch == ["two", "three"])
+        // A read that waits comes first: a whole line behind it is not taken ahead of it.
+        async let waiting = peer.readBuffer(ofMinLength: 17, maxLength: 17, timeout: 10)
+        try await Task.sleep(for: .milliseconds(50))
+        try await client.write("ur\r\nfive\r\n")
+        try await Task.sleep(for: .milliseconds(50))
+        #expect(try peer.readBufferedMessage(framedBy: lines) == nil, "a line was taken ahead of a waiting read")
+        try await client.write("six\r\n")
+        #expect(try await String(buffer: waiting.0) == "four\r\nfive\r\nsix\r\n")
+        client.closeWrite()
+        #expect(try await peer.readMessage(framedBy: lines, timeout: 10) == nil)
+        #expect(try peer.readBufferedMessage(framedBy: lines) == nil, "the stream has ended")
+        client.cancel()
+        await server.stop()
+    }
+
+    /// A line far over the maximum fails its read; dropping it, in bounded pieces, lets the
+    /// next line through. A stream that ends inside the line ends the skip.
+    @Test func anOverlongLineIsSkippedAndTheNextComesThrough() async throws {
+        let (server, client, peer) = try await LoopbackServer.connectedPair()
+        let lines = LineFramer(ending: .crlf, maximumLineLength: 64)
+        let long = String(repeating: "x", count: 100_000)
+        async let written: Void = client.write(Data((long + "\r\nnext\r\n" + long).utf8), timeout: 10)
+        await expectStreamError(.invalidFrame) { _ = try await peer.readMessage(framedBy: lines, timeout: 10) }
+        #expect(try await peer.skipLine(timeout: 10))
+        #expect(try await peer.readMessage(framedBy: lines, timeout: 10).map { String(buffer: $0) } == "next")
+        try await written
+        client.closeWrite()
+        await expectStreamError(.invalidFrame) { _ = try await peer.readMessage(framedBy: lines, timeout: 10) }
+        #expect(try await peer.skipLine(timeout: 10) == false, "the stream ended inside the line")
+        client.cancel()
+        await server.stop()
+    }
+
     /// A framed read takes its frame and nothing more: a plain read after it gets what follows.
     @Test func framedAndPlainReadsShareTheStream() async throws {
         let (server, client, peer) = try await LoopbackServer.connectedPair()
