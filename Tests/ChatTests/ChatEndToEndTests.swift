@@ -251,7 +251,9 @@ struct ChatEndToEndTests {
             // A tagged line may pass 512 bytes by its tags.
             let tags = "@+example/long=" + String(repeating: "t", count: 3000)
             try await client.sendRaw(Array((tags + " PING tagged\r\n").utf8))
-            try await client.waitFor("the tagged line's PONG") { $0.command == "PONG" && $0.parameters.last == "tagged" }
+            try await client.waitFor("the tagged line's PONG") {
+                $0.command == "PONG" && $0.parameters.last == "tagged"
+            }
             #expect(await server.clientCount == 1)
             await client.close()
         }
