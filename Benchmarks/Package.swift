@@ -19,6 +19,8 @@ let package = Package(
         .package(name: "swift-stream-task-kit", path: ".."),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
+        // The framed-message baseline: NIOAsyncChannel with LengthFieldBasedFrameDecoder.
+        .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
         // The harness for the allocation benchmark: it counts mallocs through its interposer.
         .package(
             url: "https://github.com/ordo-one/benchmark.git", exact: "1.38.1",
@@ -34,6 +36,7 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOExtras", package: "swift-nio-extras"),
             ],
             path: "Sources/stk-bench"
         ),

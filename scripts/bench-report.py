@@ -104,6 +104,9 @@ GOALS = {
     "rtt.vs_nio_pool": [Goal("rate", "per_second", None, None), Goal("p99", "p99_us", None, None)],
     "rtt.vs_asyncchannel_pool": _rate_cpu("per_second", "cpu_us"),
     "rtt.vs_asyncchannel_executor": _rate_cpu("per_second", "cpu_us"),
+    "framed.vs_asyncchannel_pool": _rate_cpu("per_second", "cpu_us"),
+    "framed.vs_asyncchannel_executor": _rate_cpu("per_second", "cpu_us"),
+    "framed.lines_vs_delimiter": _rate_cpu("per_second", "cpu_us"),
     "fanout.vs_asyncchannel_pool": _rate_cpu("per_second", "cpu_us"),
     "fanout.vs_asyncchannel_executor": _rate_cpu("per_second", "cpu_us"),
     "bulk.vs_asyncchannel_pool_timeout": _rate_cpu("bytes_per_second", "cpu_seconds_per_gib"),
@@ -420,6 +423,8 @@ def rows(r):
     for workload, label, unit, per in [
         ("bulk", "bulk, 64 KiB ByteBuffer writes", "MB/s", "GiB"),
         ("rtt", "round trips, 64 bytes", "/s", "round trip"),
+        ("framed", "framed messages one way, 64 bytes after a 4-byte length (NIOAsyncChannel: "
+         "swift-nio-extras' LengthFieldBasedFrameDecoder)", "/s", "message"),
         ("fanout", "fan-out, one writer to 50 connections, 64-byte messages", "/s", "message"),
     ]:
         for placement, where, ours, theirs, timed in [
@@ -450,6 +455,22 @@ def rows(r):
                 combine(verdicts),
                 counts(r, name, per),
             ])
+    if present("framed.lines_vs_delimiter", "framed.lines_vs_delimiter.rate_ratio"):
+        name = "framed.lines_vs_delimiter"
+        text, verdicts = decided(r, name, {
+            "per_second": (g(f"{name}.rate_ratio"), f"{name}.rate_ratio"),
+            "cpu_us": (g(f"{name}.cpu_ratio"), f"{name}.cpu_ratio")})
+        out.append([
+            "64-byte lines read from the cooperative pool, as LineFramer messages",
+            f"{fmt(side(r, name, 'per_second', 0, 'framed.library_lines.per_second'), '/s')}, "
+            f"CPU {fmt(side(r, name, 'cpu_us', 0, 'framed.library_lines.cpu_us'))}",
+            f"readData(upToAndIncluding:) {fmt(side(r, name, 'per_second', 1, 'framed.library_delimiter.per_second'), '/s')}, "
+            f"CPU {fmt(side(r, name, 'cpu_us', 1, 'framed.library_delimiter.cpu_us'))}",
+            text,
+            ">= 1x rate, <= 1x CPU per line",
+            combine(verdicts),
+            counts(r, name, "line"),
+        ])
     for name, variant, label, goal in [
         ("writecost.vs_nio", "library", "one 64-byte write, flushed, on the writer's loop, no timeout", "<= 1.2x CPU"),
         ("writecost.vs_nio_timeout", "library_timeout", "the same write with a 5 s timeout", "none: for comparison"),

@@ -6,7 +6,7 @@
 #   scripts/bench.sh                 # the issue's sizes (about 40 minutes after the build; up to
 #                                    # about 70 when rows stay undecided and get more pairs)
 #   BENCH_QUICK=1 scripts/bench.sh   # small sizes, for trying the machinery
-#   BENCH_ONLY="bulk rtt" scripts/bench.sh   # a subset: bulk rtt fanout writecost tls idle alloc chat network
+#   BENCH_ONLY="bulk rtt" scripts/bench.sh   # a subset: bulk rtt framed fanout writecost tls idle alloc chat network
 #   BENCH_MIN_PAIRS=10 BENCH_MAX_PAIRS=20 scripts/bench.sh   # pairs per ratio (the defaults; quick: 4, 6)
 #
 # Each ratio with a goal comes from pairs, library and baseline back to back in ABBA order, each
@@ -19,15 +19,15 @@ root="$PWD"
 source scripts/lib.sh
 
 quick="${BENCH_QUICK:-}"
-only="${BENCH_ONLY:-bulk rtt fanout writecost tls idle alloc chat network}"
+only="${BENCH_ONLY:-bulk rtt framed fanout writecost tls idle alloc chat network}"
 if [[ -n "$quick" ]]; then
-    bulk_bytes=$((128 << 20)); rtt_count=10000; rounds=2; idle_count=1000
+    bulk_bytes=$((128 << 20)); rtt_count=10000; framed_count=20000; rounds=2; idle_count=1000
     chat_messages=500; chat_seconds=3; flood_messages=500; fanout_messages=2000; writecost_count=20000
     min_pairs="${BENCH_MIN_PAIRS:-4}"; max_pairs="${BENCH_MAX_PAIRS:-6}"
 else
     # One round's ratio swings from 0.44x to 1.93x on this shared machine: at least ten pairs
     # before an interval can decide a ratio near its goal, and at most twenty, fixed in advance.
-    bulk_bytes=$((1 << 30)); rtt_count=100000; rounds=3; idle_count=10000
+    bulk_bytes=$((1 << 30)); rtt_count=100000; framed_count=200000; rounds=3; idle_count=10000
     chat_messages=2000; chat_seconds=10; flood_messages=2500; fanout_messages=20000; writecost_count=200000
     min_pairs="${BENCH_MIN_PAIRS:-10}"; max_pairs="${BENCH_MAX_PAIRS:-20}"
 fi
@@ -227,6 +227,18 @@ if wants bulk; then
         unset 'pids[-1]'
     done
     record bulk.iperf3.bytes_per_second "$(median "${rates[@]}")"
+fi
+
+# --- framed messages -----------------------------------------------------------------------------
+if wants framed; then
+    say "framed: $framed_count messages of 64 bytes one way, length-prefixed and as lines, in ABBA pairs"
+    units=$((framed_count + (framed_count < 5000 ? framed_count : 5000)))
+    paired framed.vs_asyncchannel_pool stk_pair framed vs_asyncchannel_pool library_pool asyncchannel_pool \
+        "$units" --count "$framed_count"
+    paired framed.vs_asyncchannel_executor stk_pair framed vs_asyncchannel_executor library asyncchannel \
+        "$units" --count "$framed_count"
+    paired framed.lines_vs_delimiter stk_pair framed lines_vs_delimiter library_lines library_delimiter \
+        "$units" --count "$framed_count"
 fi
 
 # --- round trips ---------------------------------------------------------------------------------
@@ -661,6 +673,6 @@ cp "$results" Benchmarks/.build/bench-results.txt
 [[ -f "$work/alloc.out" ]] && cp "$work/alloc.out" Benchmarks/.build/bench-alloc.txt
 report=(python3 scripts/bench-report.py --results Benchmarks/.build/bench-results.txt --command "$command"
     --date "$started" --alloc-output Benchmarks/.build/bench-alloc.txt --write Benchmarks/BENCHMARKS.md
-    --sizes "bulk $bulk_bytes bytes; $rtt_count round trips; TLS $bulk_bytes bytes; $idle_count idle connections; chat $chat_messages messages per sender, open loop $flood_messages per sender, paced ${chat_seconds} s; fan-out 50 connections × $fanout_messages messages; iperf3 $rounds rounds; every ratio in ABBA pairs, at least $min_pairs, at most $max_pairs (more only while a goal is undecided), the floor and single chat servers in the first $floor_rounds rounds")
+    --sizes "bulk $bulk_bytes bytes; $rtt_count round trips; $framed_count framed messages; TLS $bulk_bytes bytes; $idle_count idle connections; chat $chat_messages messages per sender, open loop $flood_messages per sender, paced ${chat_seconds} s; fan-out 50 connections × $fanout_messages messages; iperf3 $rounds rounds; every ratio in ABBA pairs, at least $min_pairs, at most $max_pairs (more only while a goal is undecided), the floor and single chat servers in the first $floor_rounds rounds")
 printf '%q ' "${report[@]}" >Benchmarks/.build/bench-report-again.sh
 "${report[@]}"

@@ -57,15 +57,22 @@ final class LoopExecutor: TaskExecutor {
 /// `count` connected pairs of `NIOAsyncChannel`s on loopback: clients on ``Loops/client``,
 /// accepted ends on ``Loops/server``, as the library's pairs and the raw ones.
 enum AsyncChannelPairs {
+    /// `prepareClient` and `prepareServer` add handlers to each end's pipeline (a framer, say)
+    /// before it is wrapped.
     static func with<T: Sendable>(
         count: Int = 1,
+        prepareClient: @escaping @Sendable (any Channel) throws -> Void = { _ in },
+        prepareServer: @escaping @Sendable (any Channel) throws -> Void = { _ in },
         _ body: @Sendable ([(client: AsyncChannelEnd, server: AsyncChannelEnd)]) async throws -> T
     ) async throws -> T {
         let listener = try await ServerBootstrap(group: Loops.server, childGroup: Loops.server)
             .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
             .childChannelOption(ChannelOptions.socketOption(.tcp_nodelay), value: 1)
             .bind(host: "127.0.0.1", port: 0) { channel in
-                channel.eventLoop.makeCompletedFuture { try ByteChannel(wrappingChannelSynchronously: channel) }
+                channel.eventLoop.makeCompletedFuture {
+                    try prepareServer(channel)
+                    return try ByteChannel(wrappingChannelSynchronously: channel)
+                }
             }
         let port = listener.channel.localAddress!.port!
         return try await listener.executeThenClose { accepted in
@@ -78,7 +85,8 @@ enum AsyncChannelPairs {
                         .channelOption(ChannelOptions.socketOption(.tcp_nodelay), value: 1)
                         .connect(host: "127.0.0.1", port: port) { channel in
                             channel.eventLoop.makeCompletedFuture {
-                                try ByteChannel(wrappingChannelSynchronously: channel)
+                                try prepareClient(channel)
+                                return try ByteChannel(wrappingChannelSynchronously: channel)
                             }
                         })
                 guard let server = try await iterator.next() else { throw BenchError("the listener accepted nothing") }

@@ -16,6 +16,7 @@ import NIOPosix
 //   stk-bench bulk --bytes N --rounds R [--only VARIANT[,VARIANT…]] [--outbound-limit BYTES]
 //   stk-bench rtt --count N --rounds R [--only VARIANT[,VARIANT…]]
 //   stk-bench fanout --connections C --messages N --rounds R [--only VARIANT[,VARIANT…]] [--outbound-limit BYTES]
+//   stk-bench framed --count N --rounds R [--only VARIANT[,VARIANT…]]
 //   stk-bench writecost --count N --rounds R [--only VARIANT[,VARIANT…]]
 //   stk-bench tls-bulk --bytes N --cert PEM --key PEM
 //   stk-bench idle-listener --count N
@@ -157,6 +158,45 @@ do {
             report("fanout.\(name).cpu_us", median(cpu[name]!))
         }
         if options.string("only") == nil { reportAgainstAsyncChannel("fanout", rates: rate, cpu: cpu) }
+    case "framed":
+        let count = options.int("count", 100_000)
+        let rounds = options.int("rounds", 3)
+        let session = benchSession()
+        // Each variant: a name, and a run that returns messages per second.
+        var variants: [(String, (Int) async throws -> Double)] = Placement.dataWrites.map { placement in
+            (placement.rawValue, { try await Framed.library(count: $0, session: session, placement: placement) })
+        }
+        variants += AsyncChannelPlacement.allCases.map { placement in
+            (placement.rawValue, { try await Framed.asyncChannel(count: $0, placement: placement) })
+        }
+        variants += Framed.LineReading.allCases.map { reading in
+            (reading.rawValue, { try await Framed.lines(count: $0, session: session, reading: reading) })
+        }
+        // `--only NAME[,NAME…]`: those variants, in that order; the report then has no ratios.
+        let only = options.string("only")
+        if let only { variants = selected(variants, only) }
+        for (_, run) in variants { _ = try await run(min(count, 5_000)) }
+        var rate: [String: [Double]] = [:]
+        var cpu: [String: [Double]] = [:]  // CPU microseconds per message
+        for round in 1...rounds {
+            for (name, run) in variants {
+                let before = processCPUSeconds()
+                rate[name, default: []].append(try await run(count))
+                cpu[name, default: []].append((processCPUSeconds() - before) / Double(count) * 1e6)
+            }
+            note(
+                "framed round \(round): "
+                    + variants.map { name, _ in "\(name) \(Int(rate[name]!.last!))/s \(cpu[name]!.last!) µs CPU" }
+                    .joined(separator: ", "))
+        }
+        for name in rate.keys.sorted() {
+            report("framed.\(name).per_second", median(rate[name]!))
+            report("framed.\(name).cpu_us", median(cpu[name]!))
+        }
+        guard only == nil else { break }
+        reportAgainstAsyncChannel("framed", rates: rate, cpu: cpu)
+        reportRatios("framed.lines_vs_delimiter.rate_ratio", rate["library_lines"]!, rate["library_delimiter"]!)
+        reportRatios("framed.lines_vs_delimiter.cpu_ratio", cpu["library_lines"]!, cpu["library_delimiter"]!)
     case "writecost":
         let count = options.int("count", 200_000)
         let rounds = options.int("rounds", 3)
@@ -190,7 +230,7 @@ do {
         try await Idle.clients(port: port, count: options.int("count", 10_000))
     default:
         throw BenchError(
-            "usage: stk-bench bulk|rtt|fanout|writecost|tls-bulk|idle-listener|idle-clients [--option value …]")
+            "usage: stk-bench bulk|rtt|fanout|framed|writecost|tls-bulk|idle-listener|idle-clients [--option value …]")
     }
 } catch {
     note("error: \(error)")
