@@ -11,13 +11,15 @@ import Foundation
 
 /// Turns a value into the bytes of one message, as Combine's `TopLevelEncoder` does with
 /// `Data` for output (which Linux lacks). `JSONEncoder` and `PropertyListEncoder` conform; so
-/// can any encoder of your own.
+/// can any encoder of your own, and on Darwin any of Combine's, wrapped in
+/// `CombineMessageEncoder`.
 public protocol MessageEncoder {
     func encode<Value: Encodable>(_ value: Value) throws -> Data
 }
 
 /// Makes a value of the bytes of one message, as Combine's `TopLevelDecoder` does with `Data`
-/// for input. `JSONDecoder` and `PropertyListDecoder` conform; so can any decoder of your own.
+/// for input. `JSONDecoder` and `PropertyListDecoder` conform; so can any decoder of your own,
+/// and on Darwin any of Combine's, wrapped in `CombineMessageDecoder`.
 public protocol MessageDecoder {
     func decode<Value: Decodable>(_ type: Value.Type, from data: Data) throws -> Value
 }
@@ -40,3 +42,42 @@ public struct MessageDecodingError: Error, Sendable, CustomStringConvertible {
         "message \(position) (\(byteCount) bytes) did not decode: \(underlyingError)"
     }
 }
+
+#if canImport(Combine)
+import Combine
+
+/// Any of Combine's encoders whose output is `Data`, as a ``MessageEncoder``: pass
+/// `CombineMessageEncoder(encoder)` where a task's typed-message calls take an encoder.
+/// (`JSONEncoder` and `PropertyListEncoder` need no wrapping.)
+public struct CombineMessageEncoder<Encoder: TopLevelEncoder>: MessageEncoder where Encoder.Output == Data {
+    /// The encoder that does the work.
+    public let encoder: Encoder
+
+    public init(_ encoder: Encoder) {
+        self.encoder = encoder
+    }
+
+    public func encode<Value: Encodable>(_ value: Value) throws -> Data {
+        try encoder.encode(value)
+    }
+}
+
+/// Any of Combine's decoders whose input is `Data`, as a ``MessageDecoder``: pass
+/// `CombineMessageDecoder(decoder)` where a task's typed-message calls take a decoder.
+/// (`JSONDecoder` and `PropertyListDecoder` need no wrapping.)
+public struct CombineMessageDecoder<Decoder: TopLevelDecoder>: MessageDecoder where Decoder.Input == Data {
+    /// The decoder that does the work.
+    public let decoder: Decoder
+
+    public init(_ decoder: Decoder) {
+        self.decoder = decoder
+    }
+
+    public func decode<Value: Decodable>(_ type: Value.Type, from data: Data) throws -> Value {
+        try decoder.decode(type, from: data)
+    }
+}
+
+extension CombineMessageEncoder: Sendable where Encoder: Sendable {}
+extension CombineMessageDecoder: Sendable where Decoder: Sendable {}
+#endif

@@ -30,14 +30,19 @@ enum Framed {
             let started = now()
             let reader = Task(executorPreference: placement.executor(for: pair.server)) {
                 for _ in 0..<count {
-                    guard let received = try await pair.server.readMessage(
-                        framedBy: lengthPrefixed, timeout: operationTimeout)
+                    guard
+                        let received = try await pair.server.readMessage(
+                            framedBy: lengthPrefixed, timeout: operationTimeout)
                     else { throw BenchError("end of stream") }
-                    guard received.readableBytes == size else { throw BenchError("a message of \(received.readableBytes) bytes") }
+                    guard received.readableBytes == size else {
+                        throw BenchError("a message of \(received.readableBytes) bytes")
+                    }
                 }
             }
             try await withTaskExecutorPreference(placement.executor(for: pair.client)) {
-                for _ in 0..<count { try await pair.client.send(message, framedBy: lengthPrefixed, timeout: operationTimeout) }
+                for _ in 0..<count {
+                    try await pair.client.send(message, framedBy: lengthPrefixed, timeout: operationTimeout)
+                }
             }
             try await reader.value
             return Double(count) / (Double(now() - started) / 1e9)
@@ -62,7 +67,9 @@ enum Framed {
             let reader = Task(executorPreference: placement.executor(for: server)) {
                 var received = 0
                 for try await message in server.inbound {
-                    guard message.readableBytes == size else { throw BenchError("a message of \(message.readableBytes) bytes") }
+                    guard message.readableBytes == size else {
+                        throw BenchError("a message of \(message.readableBytes) bytes")
+                    }
                     received += 1
                     if received == count { return }
                 }
@@ -97,12 +104,15 @@ enum Framed {
                 for _ in 0..<count {
                     switch reading {
                     case .framer:
-                        guard let received = try await pair.server.readMessage(framedBy: framer, timeout: operationTimeout),
+                        guard
+                            let received = try await pair.server.readMessage(
+                                framedBy: framer, timeout: operationTimeout),
                             received.readableBytes == size - 1
                         else { throw BenchError("a short line") }
                     case .delimiter:
-                        guard let received = try await pair.server.readData(
-                            upToAndIncluding: newline, maxLength: 1024, timeout: operationTimeout),
+                        guard
+                            let received = try await pair.server.readData(
+                                upToAndIncluding: newline, maxLength: 1024, timeout: operationTimeout),
                             received.count == size
                         else { throw BenchError("a short line") }
                     }
