@@ -175,6 +175,7 @@ let package = Package(
                 "ExampleSupport",
                 "StreamTaskDNSSD",
                 "StreamTaskKit",
+                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ],
             path: "Examples/ChatClientCore"

@@ -9,6 +9,7 @@
 
 import ChatProtocol
 import Foundation
+import NIOCore
 import StreamTaskDNSSD
 import StreamTaskKit
 
@@ -230,7 +231,8 @@ public actor ChatClient {
     }
 
     /// How the server's lines are read: CR LF or LF, and at most 8 KiB, which leaves room for
-    /// any server's tags. A longer line is skipped, as the server skips one of ours.
+    /// any server's tags. A longer line is skipped, as the server skips one of ours. Ours are
+    /// written with it too, ending in CR LF.
     private static let lines = LineFramer(ending: .crlf, maximumLineLength: 8190)
 
     /// The server's next lines: the next one, and those that came with it, handled as one
@@ -352,9 +354,9 @@ public actor ChatClient {
 
     private func send(_ message: IRCMessage) async throws {
         guard let task else { return }
-        let bytes = try message.fitted().wireBytes()
+        let line = try message.fitted().serialized()
         lastTraffic = .now
-        try await task.write(Data(bytes), timeout: 30)
+        try await task.send(ByteBuffer(string: line), framedBy: Self.lines, timeout: 30)
     }
 
     // MARK: - Routes
