@@ -258,10 +258,7 @@ public actor ChatServer: Service {
                 if message.command == "STATS" { noteLinkTraffic() }
                 directive = perform(state.receive(message, from: id, now: now), for: id)
             case .tooLong:
-                guard let client = state.clients[id] else {
-                    return Received(directive: .closed(lastLine: nil), handled: handled)
-                }
-                directive = perform([.send(id, state.replies(for: client).reply(.inputTooLong))], for: id)
+                directive = perform(state.receiveOverlongLine(from: id), for: id)
             case .dropped:
                 directive = .proceed(registered: state.isRegistered(id))
             }

@@ -124,6 +124,18 @@ public struct ChatServerState: Sendable {
         return actions
     }
 
+    /// A line from connection `id` over the length limit. A client is told (`417`) and goes
+    /// on; a link has broken the protocol, and ends as any lost link does: `ERROR`, and a
+    /// netsplit of everything behind it, so that no server or user of it stays behind.
+    public mutating func receiveOverlongLine(from id: ChatClientID) -> [ChatServerAction] {
+        if links[id] != nil { return linkLost(id, reason: Self.overlongLineReason) }
+        guard let client = clients[id], !client.isRemote else { return [] }
+        return [.send(id, replies(for: client).reply(.inputTooLong))]
+    }
+
+    /// Why a link that sent an over-long line was closed.
+    static let overlongLineReason = "Input line was too long"
+
     /// One message from a client; see Protocol.md, section 8, for what each command does.
     /// `now` is the Unix time, for topics and channel creation.
     public mutating func receive(_ message: IRCMessage, from id: ChatClientID, now: Int) -> [ChatServerAction] {

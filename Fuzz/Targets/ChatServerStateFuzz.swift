@@ -18,9 +18,10 @@
 // - the registry is consistent: every nickname points at a client that has it, every channel
 //   member is a client in that channel, every client's channels list it, no channel is empty.
 // One server may link in (`PASS pw`, `SERVER hub.fuzz`), and then its lines are a linked
-// server's: users and servers behind it, bursts, relays, splits. The network stays consistent
-// too: every remote user and every server is behind an established link, every remote user's
-// server is known, and the limits count only this server's own clients.
+// server's: users and servers behind it, bursts, relays, splits, over-long lines (which end the
+// link). The network stays consistent too: every remote user and every server is behind an
+// established link, every remote user's server is known, and the limits count only this
+// server's own clients.
 
 private let hosts = [
     "127.0.0.1", "127.0.0.2", "192.0.2.7", "2001:db8:1:2::1", "2001:db8:1:2::ffff", "2001:db8:1:3::1", "::1", "0::1",
@@ -51,6 +52,12 @@ public func fuzzChatServerState(_ data: UnsafePointer<UInt8>, _ size: Int) -> CI
             nextID += 1
         case 2 where !known.isEmpty:
             _ = state.disconnect(known[Int(op / 8) % known.count], reason: "gone")
+        case 3 where !known.isEmpty:
+            // A line over the limit: a client is told, a link is split away whole.
+            let id = known[Int(op / 8) % known.count]
+            let wasLink = state.links[id] != nil
+            _ = state.receiveOverlongLine(from: id)
+            if wasLink { require(state.links[id] == nil, "link \(id) stayed after an over-long line") }
         default:
             guard !known.isEmpty, let message = try? IRCMessage(parsing: body) else { break }
             let id = known[Int(op / 8) % known.count]

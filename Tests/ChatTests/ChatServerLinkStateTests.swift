@@ -253,18 +253,79 @@ import Testing
 
     /// Found by the chat-server-state fuzzer: after a split, a link's token for the server
     /// that left introduced a user on a server the network no longer had.
-    @Test mutating func aTokenOfAServerThatSplitAwayNamesNoOne() throws {
+    /// A user said to be on a server the network does not have (a token never introduced, 0,
+    /// or one of a server that split away) is killed on the link that introduced it, as
+    /// ngIRCd does, and never reaches the network: it used to be put on the prefix's server.
+    @Test mutating func aUserOnAServerTheNetworkDoesNotHaveIsKilled() throws {
         _ = try linkHub()
+        _ = state.connect(11, host: "127.0.0.1")
+        _ = try say("PASS theirs 0210-IRC+ chat-server|1:C P", from: 11)
+        state.linkPeers.append(ChatLinkPeer(name: "two.test", sentPassword: "mine", expectedPassword: "theirs"))
+        _ = try say("SERVER two.test 1 :second", from: 11)
         _ = try say(":hub.test SERVER leaf.test 2 2 :a leaf", from: hub)
         _ = try say(":hub.test SQUIT leaf.test :gone", from: hub)
-        // The token names no one now: the user is on the server of the line's prefix, which
-        // the network has.
-        _ = try say(":hub.test NICK ghost 2 g h 2 + :Ghost", from: hub)
-        #expect(state.client(named: "ghost")?.server == "hub.test")
-        // Without a prefix that names a server either, there is no server to put the user on.
-        let actions = try say(":ghost NICK ghost2 2 g h 2 + :Ghost", from: hub)
-        #expect(sent(actions, to: hub) == [":chat.test 461 hub.test NICK :Not enough parameters"])
-        #expect(state.client(named: "ghost2") == nil)
+        for (nick, token) in [("ghost", 2), ("ghostaa", 77), ("ghostab", 0)] {
+            let actions = try say(":hub.test NICK \(nick) 2 ga 198.18.0.98 \(token) + :Ghost", from: hub)
+            #expect(sent(actions, to: hub) == [":chat.test KILL \(nick) :Unknown server"])
+            #expect(sent(actions, to: 11).isEmpty, "the other link heard of \(nick)")
+            #expect(state.client(named: nick) == nil)
+        }
+        // A user on a server the network has comes in as before.
+        _ = try say(":hub.test NICK rudi 1 ~rudi remote.host 1 + :Rudi", from: hub)
+        #expect(state.client(named: "rudi")?.server == "hub.test")
+    }
+
+    /// The token a peer gives itself as it registers names it: its users' NICK lines use it.
+    @Test mutating func aPeerNamesItselfWithTheTokenItRegisteredWith() throws {
+        _ = state.connect(hub, host: "127.0.0.1")
+        _ = try say("PASS theirs 0210-IRC+ chat-server|1:C P", from: hub)
+        _ = try say("SERVER hub.test 1 7 :a hub that counts from 7", from: hub)
+        _ = try say(":hub.test NICK seven 1 s h 7 + :Seven", from: hub)
+        #expect(state.client(named: "seven")?.server == "hub.test")
+        #expect(
+            sent(try say(":hub.test NICK one 1 o h 1 + :One", from: hub), to: hub) == [
+                ":chat.test KILL one :Unknown server"
+            ])
+    }
+
+    /// A line over the limit from a link breaks the protocol: the link gets its ERROR and is
+    /// split away whole, servers and users behind it, with the local users seeing the quits;
+    /// and the peer can link again. (It used to close in silence and leave them all behind.)
+    @Test mutating func anOverlongLineFromALinkSplitsItAway() throws {
+        try register(1, "alice")
+        _ = try say("JOIN #chat", from: 1)
+        _ = try linkHub()
+        _ = try say(":hub.test SERVER leaf.test 2 2 :a leaf", from: hub)
+        _ = try say(":hub.test NICK rudi 1 ~rudi remote.host 1 + :Rudi", from: hub)
+        _ = try say(":rudi JOIN #chat", from: hub)
+        let actions = state.receiveOverlongLine(from: hub)
+        #expect(closeReason(actions, of: hub) == "Input line was too long")
+        #expect(sent(actions, to: 1) == [":rudi!~rudi@remote.host QUIT :chat.test hub.test"])
+        #expect(state.servers["hub.test"] == nil && state.servers["leaf.test"] == nil)
+        #expect(state.client(named: "rudi") == nil && !state.isLink(hub))
+        _ = try linkHub()
+        #expect(state.isLink(hub) && state.isRegistered(hub), "the peer could not link again")
+        // A client's over-long line is answered and the client stays.
+        #expect(sent(state.receiveOverlongLine(from: 1), to: 1) == [":chat.test 417 alice :Input line was too long"])
+        #expect(state.isRegistered(1))
+    }
+
+    /// NJOIN and JOIN pass on only the members new to a channel: a redundant one passed on
+    /// made the ngIRCd hub kill the member ("Internal NJOIN error").
+    @Test mutating func aRedundantNjoinOrJoinIsNotPassedOn() throws {
+        _ = try linkHub()
+        _ = state.connect(11, host: "127.0.0.1")
+        _ = try say("PASS theirs 0210-IRC+ chat-server|1:C P", from: 11)
+        state.linkPeers.append(ChatLinkPeer(name: "two.test", sentPassword: "mine", expectedPassword: "theirs"))
+        _ = try say("SERVER two.test 1 :second", from: 11)
+        _ = try say(":hub.test NICK rudi 1 ~rudi remote.host 1 + :Rudi", from: hub)
+        _ = try say(":hub.test NICK vera 1 ~vera remote.host 1 + :Vera", from: hub)
+        #expect(sent(try say(":hub.test NJOIN #chat :@rudi", from: hub), to: 11) == [":hub.test NJOIN #chat @rudi"])
+        #expect(sent(try say(":hub.test NJOIN #chat :@rudi", from: hub), to: 11).isEmpty)
+        #expect(
+            sent(try say(":hub.test NJOIN #chat :rudi,+vera", from: hub), to: 11) == [":hub.test NJOIN #chat +vera"])
+        #expect(sent(try say(":vera JOIN #chat,#more", from: hub), to: 11) == [":vera JOIN #more"])
+        #expect(sent(try say(":vera JOIN #chat", from: hub), to: 11).isEmpty)
     }
 
     @Test mutating func aNickCollisionKillsBothAndDropsNoOneInSilence() throws {

@@ -199,6 +199,52 @@ import Testing
         await first.stop()
     }
 
+    /// A link that sends a line over the limit (a long message, or a tag section past even the
+    /// tagged limit) gets an ERROR and is split away on every server, with its users; it can
+    /// link again. It used to close in silence and leave its server and users everywhere.
+    @Test func anOverlongLineFromALinkSplitsItAwayEverywhere() async throws {
+        let first = try await LinkedChatServer.start(
+            "one.test",
+            links: [
+                ChatLinkPeer(name: "two.test", sentPassword: Self.password, expectedPassword: Self.password),
+                ChatLinkPeer(name: "evil.test", sentPassword: Self.password, expectedPassword: Self.password),
+            ])
+        let firstPort = try #require(first.server.port)
+        let second = try await LinkedChatServer.start(
+            "two.test",
+            links: [
+                ChatLinkPeer(
+                    name: "one.test", host: "127.0.0.1", port: firstPort, sentPassword: Self.password,
+                    expectedPassword: Self.password)
+            ])
+        #expect(await pollUntil { await first.server.linkedServers == ["two.test"] })
+        let bob = IRCTestClient(port: try #require(second.server.port))
+        try await bob.register("bob")
+        try await bob.join("#bad")
+        for (attempt, overlong) in [
+            ":evu PRIVMSG #bad :OVERSIZED " + String(repeating: "x", count: 3_000),
+            "@+long=" + String(repeating: "t", count: 9_000) + " :evu PRIVMSG #bad :tagged",
+        ].enumerated() {
+            let evil = IRCTestClient(port: firstPort)
+            try await evil.send("PASS \(Self.password) 0210-IRC+ evil|1: P")
+            try await evil.send("SERVER evil.test 1 :not nice")
+            try await evil.send(":evil.test NICK evu 1 e evil.host 1 + :Evu")
+            try await evil.send(":evil.test NJOIN #bad :evu")
+            _ = try await bob.waitFor(command: "JOIN", from: "evu")
+            try await evil.sendRaw(Array((overlong + "\r\n").utf8))
+            let last = try await evil.readToEnd().last
+            #expect(last?.command == "ERROR", "attempt \(attempt): the link closed without an ERROR")
+            #expect(last?.parameters.last?.contains("Input line was too long") == true)
+            let quit = try await bob.waitFor(command: "QUIT", from: "evu")
+            #expect(quit.parameters.last == "one.test evil.test")
+            #expect(await pollUntil { await second.server.networkServers == ["one.test"] }, "evil.test stayed")
+            #expect(await first.server.linkedServers == ["two.test"])
+        }
+        await bob.close()
+        await second.stop()
+        await first.stop()
+    }
+
     /// The `211` lines `client` gets for `STATS l`.
     static func linkStats(asking client: IRCTestClient) async throws -> [IRCMessage] {
         try await client.send("STATS l")

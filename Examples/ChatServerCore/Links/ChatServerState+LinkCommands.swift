@@ -130,13 +130,17 @@ extension ChatServerState {
     /// characters), as long as it cannot be read as something else.
     private mutating func introduceUser(_ message: IRCMessage, on id: ChatClientID, now: Int) -> [ChatServerAction] {
         let parameters = message.parameters
-        // The token must name a server the network still has, behind this link (a token of a
-        // server that split away names no one).
         guard let hopCount = Int(parameters[1]), let token = Int(parameters[4]),
-            let server = links[id]?.tokens[token] ?? servers[Self.folded(server: message.sourceNickname ?? "")]?.name,
-            servers[Self.folded(server: server)]?.link == id, IRCName.isAcceptableRemoteNickname(parameters[0])
+            IRCName.isAcceptableRemoteNickname(parameters[0])
         else { return needMoreParameters("NICK", on: id) }
         let nickname = parameters[0]
+        // The token must name a server the network has, behind this link: a token the peer
+        // never introduced (or one of a server that split away) names no one, and the user
+        // cannot be put anywhere. ngIRCd kills such a nick; so does this server, on the link
+        // that introduced it.
+        guard let server = links[id]?.tokens[token], servers[Self.folded(server: server)]?.link == id else {
+            return [.send(id, IRCMessage(source: identity.serverName, "KILL", nickname, Self.unknownServerReason))]
+        }
         if let existing = client(named: nickname) {
             return collision(existing, with: nickname)
         }
@@ -152,6 +156,9 @@ extension ChatServerState {
         countUsers()
         return relayToLinks(introduction(of: user), except: id)
     }
+
+    /// What a user introduced on an unknown server is killed with (ngIRCd's words).
+    static let unknownServerReason = "Unknown server"
 
     /// Two users with one nickname: `KILL` goes to every link (the one that introduced the
     /// second removes it, the others the first), and the first leaves here.

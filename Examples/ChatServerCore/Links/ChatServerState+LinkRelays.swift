@@ -17,30 +17,48 @@ extension ChatServerState {
         guard message.parameters.count >= 2 else { return needMoreParameters("NJOIN", on: id) }
         let name = message.parameters[0]
         var actions: [ChatServerAction] = []
+        // Only the members new to the channel go on: a redundant NJOIN passed on makes ngIRCd
+        // kill the member ("Internal NJOIN error").
+        var joined: [String] = []
         for item in IRCName.items(of: message.parameters[1]) {
             let nickname = String(item.drop { $0 == "@" || $0 == "+" || $0 == "%" })
             guard let user = client(named: nickname), user.link == id else { continue }
-            actions += add(user, to: name, now: 0)
+            let (added, shown) = add(user, to: name, now: 0)
+            actions += shown
+            if added { joined.append(String(item)) }
         }
-        return actions + relayToLinks(message, except: id)
+        guard !joined.isEmpty else { return actions }
+        let relayed = IRCMessage(
+            source: message.source, command: "NJOIN", parameters: [name, joined.joined(separator: ",")])
+        return actions + relayToLinks(relayed, except: id)
     }
 
     /// `:<user> JOIN <channel>{,<channel>}`; ngIRCd may append `^G<modes>` to a name.
     mutating func join(_ message: IRCMessage, from source: LinkSource, on id: ChatClientID) -> [ChatServerAction] {
         guard case .user(let user) = source, let targets = message.parameters.first else { return [] }
         var actions: [ChatServerAction] = []
+        // As with NJOIN, a channel the user is in already is not passed on.
+        var joined: [String] = []
         for item in IRCName.items(of: targets) {
             let name = String(item.prefix { $0 != "\u{07}" })
-            actions += add(user, to: name, now: 0)
+            let (added, shown) = add(user, to: name, now: 0)
+            actions += shown
+            if added { joined.append(String(item)) }
         }
-        return actions + relayToLinks(message, except: id)
+        guard !joined.isEmpty else { return actions }
+        var relayed = message
+        relayed.parameters[0] = joined.joined(separator: ",")
+        return actions + relayToLinks(relayed, except: id)
     }
 
-    /// Puts a remote user in a channel (made if new) and shows its `JOIN` to local members.
-    private mutating func add(_ user: ChatServerClient, to name: String, now: Int) -> [ChatServerAction] {
-        guard IRCName.isValidChannelName(name) else { return [] }
+    /// Puts a remote user in a channel (made if new) and shows its `JOIN` to local members;
+    /// `added` is false when the name is no channel's or the user is in it already.
+    private mutating func add(
+        _ user: ChatServerClient, to name: String, now: Int
+    ) -> (added: Bool, actions: [ChatServerAction]) {
+        guard IRCName.isValidChannelName(name) else { return (false, []) }
         let key = caseMapping.folded(name)
-        guard clients[user.id]?.channels.contains(key) == false else { return [] }
+        guard clients[user.id]?.channels.contains(key) == false else { return (false, []) }
         var channel = channels[key] ?? ChatChannel(name: name, creationTime: now)
         if channels[key] == nil, let pending = pendingTopics.removeValue(forKey: key) {
             channel.topic = pending.text
@@ -51,7 +69,7 @@ extension ChatServerState {
         channels[key] = channel
         clients[user.id]?.channels.append(key)
         let locals = localMembers(of: channel)
-        return locals.isEmpty ? [] : [.broadcast(locals, IRCMessage(source: user.prefix, "JOIN", channel.name))]
+        return (true, locals.isEmpty ? [] : [.broadcast(locals, IRCMessage(source: user.prefix, "JOIN", channel.name))])
     }
 
     /// `:<user> PART <channel>{,<channel>} [:<reason>]`.

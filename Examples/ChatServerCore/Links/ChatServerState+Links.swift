@@ -69,7 +69,8 @@ extension ChatServerState {
         link.pass = client.pass
         links[context.id] = link
         context.send(registrationLines(for: peer))
-        context.actions += establish(context.id, info: context.parameters.last ?? "")
+        context.actions += establish(
+            context.id, info: context.parameters.last ?? "", token: Self.ownToken(in: context.parameters))
     }
 
     /// The peer's `SERVER` on a link this server opened: the name must be the one configured
@@ -83,15 +84,21 @@ extension ChatServerState {
         guard !knowsServer(link.name) else {
             return drop(id, reason: "ID \"\(link.name)\" already registered")
         }
-        return establish(id, info: message.parameters.last ?? "")
+        return establish(id, info: message.parameters.last ?? "", token: Self.ownToken(in: message.parameters))
+    }
+
+    /// The token a peer gives itself in its registering `SERVER <name> <hopcount> <token>
+    /// :<info>`: 1 when it gives none (`SERVER <name> <hopcount> :<info>`), as ngIRCd does.
+    static func ownToken(in parameters: [String]) -> Int {
+        parameters.count >= 4 ? Int(parameters[2]) ?? 1 : 1
     }
 
     /// The link is registered: the peer becomes a server of the network, learns the network
     /// in a burst, and the rest of the network learns of it.
-    private mutating func establish(_ id: ChatClientID, info: String) -> [ChatServerAction] {
+    private mutating func establish(_ id: ChatClientID, info: String, token: Int) -> [ChatServerAction] {
         guard var link = links[id] else { return [] }
         link.phase = .established
-        link.tokens[1] = link.name
+        link.tokens[token] = link.name
         links[id] = link
         let server = ChatNetworkServer(
             name: link.name, hopCount: 1, info: info, link: id, uplink: identity.serverName, token: nextServerToken)
