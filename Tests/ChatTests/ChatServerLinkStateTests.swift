@@ -310,9 +310,10 @@ import Testing
         #expect(state.isRegistered(1))
     }
 
-    /// NJOIN and JOIN pass on only the members new to a channel: a redundant one passed on
-    /// made the ngIRCd hub kill the member ("Internal NJOIN error").
-    @Test mutating func aRedundantNjoinOrJoinIsNotPassedOn() throws {
+    /// NJOIN and JOIN pass on only the members new to a channel (a redundant one passed on
+    /// made the ngIRCd hub kill the member: "Internal NJOIN error"), PART and KICK only the
+    /// members who were in it.
+    @Test mutating func aLineThatChangesNoMembershipIsNotPassedOn() throws {
         _ = try linkHub()
         _ = state.connect(11, host: "127.0.0.1")
         _ = try say("PASS theirs 0210-IRC+ chat-server|1:C P", from: 11)
@@ -326,6 +327,11 @@ import Testing
             sent(try say(":hub.test NJOIN #chat :rudi,+vera", from: hub), to: 11) == [":hub.test NJOIN #chat +vera"])
         #expect(sent(try say(":vera JOIN #chat,#more", from: hub), to: 11) == [":vera JOIN #more"])
         #expect(sent(try say(":vera JOIN #chat", from: hub), to: 11).isEmpty)
+        // Likewise a PART of a channel the user is not in, and a KICK of someone not in it.
+        #expect(sent(try say(":vera PART #more,#nowhere :bye", from: hub), to: 11) == [":vera PART #more bye"])
+        #expect(sent(try say(":vera PART #more :again", from: hub), to: 11).isEmpty)
+        #expect(sent(try say(":rudi KICK #chat vera :out", from: hub), to: 11) == [":rudi KICK #chat vera out"])
+        #expect(sent(try say(":rudi KICK #chat vera :out again", from: hub), to: 11).isEmpty)
     }
 
     @Test mutating func aNickCollisionKillsBothAndDropsNoOneInSilence() throws {

@@ -76,12 +76,19 @@ extension ChatServerState {
     mutating func part(_ message: IRCMessage, from source: LinkSource, on id: ChatClientID) -> [ChatServerAction] {
         guard case .user(let user) = source, let targets = message.parameters.first else { return [] }
         var actions: [ChatServerAction] = []
+        // Only the channels the user was in go on, as with JOIN.
+        var parted: [String] = []
         for name in IRCName.items(of: targets) {
             var part = IRCMessage(source: user.prefix, "PART", name)
             if message.parameters.count > 1 { part.parameters.append(message.parameters[1]) }
-            actions += remove(user.id, from: name, telling: part.fitted())
+            let (removed, shown) = remove(user.id, from: name, telling: part.fitted())
+            actions += shown
+            if removed { parted.append(String(name)) }
         }
-        return actions + relayToLinks(message, except: id)
+        guard !parted.isEmpty else { return actions }
+        var relayed = message
+        relayed.parameters[0] = parted.joined(separator: ",")
+        return actions + relayToLinks(relayed, except: id)
     }
 
     /// `:<source> KICK <channel> <nick> [:<reason>]`: the user leaves the channel; a local
@@ -92,21 +99,23 @@ extension ChatServerState {
         }
         var kick = IRCMessage(source: prefix(of: source), "KICK", message.parameters[0], victim.nickname ?? "*")
         if message.parameters.count > 2 { kick.parameters.append(message.parameters[2]) }
-        return remove(victim.id, from: message.parameters[0], telling: kick.fitted())
-            + relayToLinks(message, except: id)
+        // A kick of someone not in the channel changes nothing, and goes no further.
+        let (removed, shown) = remove(victim.id, from: message.parameters[0], telling: kick.fitted())
+        return removed ? shown + relayToLinks(message, except: id) : shown
     }
 
     /// Shows `line` to the local members of channel `name` (before the user leaves), then takes
-    /// user `id` out of it.
-    private mutating func remove(_ id: ChatClientID, from name: String, telling line: IRCMessage) -> [ChatServerAction]
-    {
+    /// user `id` out of it; `removed` is false when the user was not in it.
+    private mutating func remove(
+        _ id: ChatClientID, from name: String, telling line: IRCMessage
+    ) -> (removed: Bool, actions: [ChatServerAction]) {
         let key = caseMapping.folded(name)
-        guard let channel = channels[key], channel.contains(id) else { return [] }
+        guard let channel = channels[key], channel.contains(id) else { return (false, []) }
         let locals = localMembers(of: channel)
         channels[key]?.remove(id)
         if channels[key]?.members.isEmpty == true { channels[key] = nil }
         clients[id]?.channels.removeAll { $0 == key }
-        return locals.isEmpty ? [] : [.broadcast(locals, line)]
+        return (true, locals.isEmpty ? [] : [.broadcast(locals, line)])
     }
 
     /// `:<source> MODE <target> <modes> …`: shown to the local members of a channel as it
