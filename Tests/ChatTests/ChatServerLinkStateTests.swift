@@ -275,6 +275,20 @@ import Testing
         #expect(state.client(named: "rudi")?.server == "hub.test")
     }
 
+    /// A SERVER with a token that names a server still behind the link breaks the protocol:
+    /// the link is split away, with an error that says why. A token freed by a split may be
+    /// used again.
+    @Test mutating func aTokenInUseCannotNameASecondServer() throws {
+        _ = try linkHub()
+        _ = try say(":hub.test SERVER leaf.test 2 2 :a leaf", from: hub)
+        _ = try say(":hub.test SQUIT leaf.test :gone", from: hub)
+        _ = try say(":hub.test SERVER other.test 2 2 :another leaf", from: hub)
+        #expect(state.servers["other.test"] != nil, "a token freed by a split could not be used again")
+        let actions = try say(":hub.test SERVER third.test 2 2 :a third", from: hub)
+        #expect(closeReason(actions, of: hub) == "Token 2 already names other.test")
+        #expect(state.servers["third.test"] == nil && state.servers["other.test"] == nil && !state.isLink(hub))
+    }
+
     /// The token a peer gives itself as it registers names it: its users' NICK lines use it.
     @Test mutating func aPeerNamesItselfWithTheTokenItRegisteredWith() throws {
         _ = state.connect(hub, host: "127.0.0.1")

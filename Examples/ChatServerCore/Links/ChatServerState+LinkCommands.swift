@@ -110,6 +110,11 @@ extension ChatServerState {
         guard !knowsServer(name) else {
             return linkLost(id, reason: "ID \"\(name)\" already registered")
         }
+        // A token names one server on a link (RFC 2813, 4.1.2): one that names a server still
+        // behind it would move that server's users, so the link has broken the protocol.
+        if let holder = links[id]?.tokens[peerToken], knowsServer(holder) {
+            return linkLost(id, reason: "Token \(peerToken) already names \(holder)")
+        }
         let server = ChatNetworkServer(
             name: name, hopCount: hopCount, info: message.parameters.last ?? "", link: id, uplink: uplink,
             token: nextServerToken)
