@@ -173,7 +173,8 @@ def server_hello():
 def chat_server_state():
     """Sessions of the chat server's state: a header (client limit, per-address limit, STARTTLS),
     then lines of an operation byte and a body: 0 and 1 connect (from host op/8), 2 disconnects,
-    3 to 7 send the body as a line from connection op/8 among those open."""
+    3 to 6 send the body as a line from connection op/8 among those open, 7 is a line over the
+    length limit from that connection."""
     def line(op, body=""):
         return bytes([op]) + body.encode()
 
@@ -187,7 +188,17 @@ def chat_server_state():
             line(11, "LUSERS"), line(11, "MAP"), line(11, "STATS l"), line(3, ":rudi PRIVMSG alice :hey"),
             line(3, ":rudi KICK #c alice :out"), line(3, ":lena NICK alice"),
             line(3, ":hub.fuzz SQUIT leaf.fuzz :gone"), line(2)]
-    write("chat-server-state", [bytes([10, 0, 0]) + b"\n".join(session) for session in (users, link)])
+    # A link that abuses the protocol (issue 50): a user on an unknown server, a redundant
+    # NJOIN, PART and KICK of members not there, a token still in use, then an over-long line.
+    abuse = [line(0), line(0), line(3, "PASS pw 0210-IRC+ ngIRCd|26.1:CHLMSXZ PZ"), line(3, "SERVER hub.fuzz :hub"),
+             line(11, "NICK alice"), line(11, "USER a 0 * :A"), line(11, "JOIN #c"),
+             line(3, ":hub.fuzz SERVER leaf.fuzz 2 2 :leaf"), line(3, ":hub.fuzz NICK ghost 2 g h 77 + :G"),
+             line(3, ":hub.fuzz NICK ghost0 2 g h 0 + :G"), line(3, ":hub.fuzz NICK rudi 1 r h 1 + :R"),
+             line(3, ":hub.fuzz NJOIN #c :@rudi"), line(3, ":hub.fuzz NJOIN #c :@rudi"),
+             line(3, ":rudi PART #nowhere"), line(3, ":rudi KICK #c ghost :x"),
+             line(3, ":hub.fuzz SERVER twin.fuzz 2 2 :twin"), line(3, "SERVER hub.fuzz :again"),
+             line(3, ":hub.fuzz NICK lena 1 l h 1 + :L"), line(3, ":lena JOIN #c"), line(7), line(15)]
+    write("chat-server-state", [bytes([10, 0, 0]) + b"\n".join(session) for session in (users, link, abuse)])
 
 
 def ats(words, shape=0, arbitrary=None, local=None, media=None, web=None, entries=None, extra=()):

@@ -52,7 +52,7 @@ public func fuzzChatServerState(_ data: UnsafePointer<UInt8>, _ size: Int) -> CI
             nextID += 1
         case 2 where !known.isEmpty:
             _ = state.disconnect(known[Int(op / 8) % known.count], reason: "gone")
-        case 3 where !known.isEmpty:
+        case 7 where !known.isEmpty:
             // A line over the limit: a client is told, a link is split away whole.
             let id = known[Int(op / 8) % known.count]
             let wasLink = state.links[id] != nil
