@@ -53,6 +53,14 @@ import Testing
         return sent(try say("SERVER hub.test :ngIRCd hub", from: hub), to: hub)
     }
 
+    /// two.test, a chat-server, links in on connection 11; what it is sent back.
+    private mutating func linkTwo() throws -> [String] {
+        _ = state.connect(11, host: "127.0.0.1")
+        _ = try say("PASS theirs 0210-IRC+ chat-server|1:C P", from: 11)
+        state.linkPeers.append(ChatLinkPeer(name: "two.test", sentPassword: "mine", expectedPassword: "theirs"))
+        return sent(try say("SERVER two.test 1 :second", from: 11), to: 11)
+    }
+
     @Test mutating func aServerLinksInAndGetsTheWholeNetwork() throws {
         try register(1, "alice")
         _ = try say("JOIN #chat", from: 1)
@@ -76,10 +84,7 @@ import Testing
     @Test mutating func awayIsAUserModeForNgircdAndATextForAChatServer() throws {
         try register(1, "alice")
         _ = try linkHub()
-        _ = state.connect(11, host: "127.0.0.1")
-        _ = try say("PASS theirs 0210-IRC+ chat-server|1:C P", from: 11)
-        state.linkPeers.append(ChatLinkPeer(name: "two.test", sentPassword: "mine", expectedPassword: "theirs"))
-        _ = try say("SERVER two.test 1 :second", from: 11)
+        _ = try linkTwo()
         let away = try say("AWAY :at lunch", from: 1)
         #expect(sent(away, to: hub) == [":alice MODE alice +a"])
         #expect(sent(away, to: 11) == [":alice AWAY :at lunch"])
@@ -101,10 +106,7 @@ import Testing
         _ = try linkHub()
         _ = try say(":hub.test SERVER leaf.test 2 2 :a leaf", from: hub)
         _ = try say(":leaf.test SERVER twig.test 3 3 :a twig", from: hub)
-        _ = state.connect(11, host: "127.0.0.1")
-        _ = try say("PASS theirs 0210-IRC+ chat-server|1:C P", from: 11)
-        state.linkPeers.append(ChatLinkPeer(name: "two.test", sentPassword: "mine", expectedPassword: "theirs"))
-        _ = try say("SERVER two.test 1 :second", from: 11)
+        _ = try linkTwo()
         #expect(
             sent(state.disconnect(hub, reason: "gone"), to: 11) == [
                 ":twig.test SQUIT twig.test gone", ":leaf.test SQUIT leaf.test gone", ":hub.test SQUIT hub.test gone",
@@ -251,17 +253,12 @@ import Testing
         #expect(try say(":hub.test METADATA rudi host :cloaked", from: hub).isEmpty)
     }
 
-    /// Found by the chat-server-state fuzzer: after a split, a link's token for the server
-    /// that left introduced a user on a server the network no longer had.
     /// A user said to be on a server the network does not have (a token never introduced, 0,
     /// or one of a server that split away) is killed on the link that introduced it, as
     /// ngIRCd does, and never reaches the network: it used to be put on the prefix's server.
     @Test mutating func aUserOnAServerTheNetworkDoesNotHaveIsKilled() throws {
         _ = try linkHub()
-        _ = state.connect(11, host: "127.0.0.1")
-        _ = try say("PASS theirs 0210-IRC+ chat-server|1:C P", from: 11)
-        state.linkPeers.append(ChatLinkPeer(name: "two.test", sentPassword: "mine", expectedPassword: "theirs"))
-        _ = try say("SERVER two.test 1 :second", from: 11)
+        _ = try linkTwo()
         _ = try say(":hub.test SERVER leaf.test 2 2 :a leaf", from: hub)
         _ = try say(":hub.test SQUIT leaf.test :gone", from: hub)
         for (nick, token) in [("ghost", 2), ("ghostaa", 77), ("ghostab", 0)] {
@@ -329,10 +326,7 @@ import Testing
     /// members who were in it.
     @Test mutating func aLineThatChangesNoMembershipIsNotPassedOn() throws {
         _ = try linkHub()
-        _ = state.connect(11, host: "127.0.0.1")
-        _ = try say("PASS theirs 0210-IRC+ chat-server|1:C P", from: 11)
-        state.linkPeers.append(ChatLinkPeer(name: "two.test", sentPassword: "mine", expectedPassword: "theirs"))
-        _ = try say("SERVER two.test 1 :second", from: 11)
+        _ = try linkTwo()
         _ = try say(":hub.test NICK rudi 1 ~rudi remote.host 1 + :Rudi", from: hub)
         _ = try say(":hub.test NICK vera 1 ~vera remote.host 1 + :Vera", from: hub)
         #expect(sent(try say(":hub.test NJOIN #chat :@rudi", from: hub), to: 11) == [":hub.test NJOIN #chat @rudi"])
@@ -360,10 +354,7 @@ import Testing
     @Test mutating func aSecondServerLearnsOfTheFirstAndItsUsers() throws {
         _ = try linkHub()
         _ = try say(":hub.test NICK rudi 1 ~rudi remote.host 1 + :Rudi", from: hub)
-        _ = state.connect(11, host: "127.0.0.1")
-        _ = try say("PASS theirs 0210-IRC+ chat-server|1:C P", from: 11)
-        state.linkPeers.append(ChatLinkPeer(name: "two.test", sentPassword: "mine", expectedPassword: "theirs"))
-        let burst = sent(try say("SERVER two.test 1 :second", from: 11), to: 11)
+        let burst = try linkTwo()
         #expect(burst.contains(":chat.test SERVER hub.test 2 2 :ngIRCd hub"))
         #expect(burst.contains(":chat.test NICK rudi 2 ~rudi remote.host 2 + Rudi"))
         // and hub.test hears of two.test.
