@@ -23,20 +23,10 @@ import Testing
     /// `client` waits for a `command` from `nick` and returns it.
 
     @Test func twoChatServersShareAChannelAndSplitCleanly() async throws {
-        let first = try await LinkedChatServer.start(
-            "one.test",
-            links: [ChatLinkPeer(name: "two.test", sentPassword: Self.password, expectedPassword: Self.password)])
+        let (first, second) = try await Self.linkedPair()
         let firstPort = try #require(first.server.port)
-        let second = try await LinkedChatServer.start(
-            "two.test",
-            links: [
-                ChatLinkPeer(
-                    name: "one.test", host: "127.0.0.1", port: firstPort, sentPassword: Self.password,
-                    expectedPassword: Self.password)
-            ])
         var secondStopped = false
         defer { if !secondStopped { Task { [second] in await second.stop() } } }
-        #expect(await pollUntil { await first.server.linkedServers == ["two.test"] }, "the link registered")
 
         let alice = IRCTestClient(port: firstPort)
         try await alice.register("alice")
@@ -142,21 +132,8 @@ import Testing
 
     /// The servers and clients of `aFloodingLinkTakesNoOneDown`, all on `session`'s loop.
     private func floodingLink(on session: StreamSession) async throws {
-        let first = try await LinkedChatServer.start(
-            "one.test",
-            links: [
-                ChatLinkPeer(name: "two.test", sentPassword: Self.password, expectedPassword: Self.password),
-                ChatLinkPeer(name: "flood.test", sentPassword: Self.password, expectedPassword: Self.password),
-            ], session: session, listenerSession: session)
+        let (first, second) = try await Self.linkedPair(alsoAccepting: ["flood.test"], session: session)
         let firstPort = try #require(first.server.port)
-        let second = try await LinkedChatServer.start(
-            "two.test",
-            links: [
-                ChatLinkPeer(
-                    name: "one.test", host: "127.0.0.1", port: firstPort, sentPassword: Self.password,
-                    expectedPassword: Self.password)
-            ], session: session, listenerSession: session)
-        #expect(await pollUntil { await first.server.linkedServers == ["two.test"] })
         let alice = IRCTestClient(port: firstPort, session: session)
         try await alice.register("alice")
         try await alice.join("#flood")
@@ -203,21 +180,8 @@ import Testing
     /// tagged limit) gets an ERROR and is split away on every server, with its users; it can
     /// link again. It used to close in silence and leave its server and users everywhere.
     @Test func anOverlongLineFromALinkSplitsItAwayEverywhere() async throws {
-        let first = try await LinkedChatServer.start(
-            "one.test",
-            links: [
-                ChatLinkPeer(name: "two.test", sentPassword: Self.password, expectedPassword: Self.password),
-                ChatLinkPeer(name: "evil.test", sentPassword: Self.password, expectedPassword: Self.password),
-            ])
+        let (first, second) = try await Self.linkedPair(alsoAccepting: ["evil.test"])
         let firstPort = try #require(first.server.port)
-        let second = try await LinkedChatServer.start(
-            "two.test",
-            links: [
-                ChatLinkPeer(
-                    name: "one.test", host: "127.0.0.1", port: firstPort, sentPassword: Self.password,
-                    expectedPassword: Self.password)
-            ])
-        #expect(await pollUntil { await first.server.linkedServers == ["two.test"] })
         let bob = IRCTestClient(port: try #require(second.server.port))
         try await bob.register("bob")
         try await bob.join("#bad")
@@ -243,6 +207,29 @@ import Testing
         await bob.close()
         await second.stop()
         await first.stop()
+    }
+
+    /// one.test, which takes links from two.test and from the servers `alsoAccepting` names,
+    /// and two.test linked out to it (both on `session`, if given); returned once one.test has
+    /// registered the link.
+    private static func linkedPair(
+        alsoAccepting others: [String] = [], session: StreamSession? = nil
+    ) async throws -> (first: LinkedChatServer, second: LinkedChatServer) {
+        let accepted = (["two.test"] + others).map {
+            ChatLinkPeer(name: $0, sentPassword: password, expectedPassword: password)
+        }
+        let first = try await LinkedChatServer.start(
+            "one.test", links: accepted, session: session, listenerSession: session)
+        let firstPort = try #require(first.server.port)
+        let second = try await LinkedChatServer.start(
+            "two.test",
+            links: [
+                ChatLinkPeer(
+                    name: "one.test", host: "127.0.0.1", port: firstPort, sentPassword: password,
+                    expectedPassword: password)
+            ], session: session, listenerSession: session)
+        #expect(await pollUntil { await first.server.linkedServers == ["two.test"] }, "the link registered")
+        return (first, second)
     }
 
     /// The `211` lines `client` gets for `STATS l`.
