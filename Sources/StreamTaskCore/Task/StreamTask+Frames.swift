@@ -18,9 +18,8 @@ extension StreamTask {
     /// - Returns: Exactly the frame's bytes; at the end of the stream, what was left (less than
     ///   a frame, possibly nothing), with `atEOF`.
     package func readFrame(_ scan: FrameScan, timeout: TimeInterval) async throws -> (bytes: ByteBuffer, atEOF: Bool) {
-        let operation = StreamTaskStateMachine.Operation.readFrame(scan)
-        if !Task.isCancelled, let bytes = readAtOnce(operation) { return (bytes, false) }
-        let outcome = try await awaitOperation(operation, timeout: timeout)
+        if !Task.isCancelled, let bytes = readBufferedFrame(scan) { return (bytes, false) }
+        let outcome = try await awaitOperation(.readFrame(scan), timeout: timeout)
         return (outcome.bytes, outcome.atEOF)
     }
 
@@ -39,12 +38,11 @@ extension StreamTask {
         completion: @escaping @Sendable (Result<(bytes: ByteBuffer, atEOF: Bool), StreamTaskError>) -> Void
     ) {
         let queue = session.callbackQueue
-        let operation = StreamTaskStateMachine.Operation.readFrame(scan)
-        if let bytes = readAtOnce(operation) {
+        if let bytes = readBufferedFrame(scan) {
             queue.async { completion(.success((bytes, false))) }
             return
         }
-        submit(operation, timeout: timeout) { result in
+        submit(.readFrame(scan), timeout: timeout) { result in
             let outcome = result.map { (bytes: $0.bytes, atEOF: $0.atEOF) }
             queue.async { completion(outcome) }
         }
